@@ -1,0 +1,404 @@
+/*
+ * hkspline: decode, encode and re-compress Havok spline-compressed animations
+ * (hkaSplineCompressedAnimation) as shipped in FromSoftware games and Skyrim.
+ *
+ * One public header. Conventions (in the manner of libdeflate and ufbx):
+ *   - Every fallible call returns an hks_result and fills an optional hks_error
+ *     record (message, file, object, member, byte offset, animation/block/track/part).
+ *   - Every reader takes a caller-supplied buffer and its length; nothing reads
+ *     past it. Input is never modified.
+ *   - Options structs whose zero value means "the defaults" (memset 0 or {0}).
+ *   - Memory comes from the allocator in the options (malloc/realloc/free when
+ *     zero) and is bounded by hks_limits, checked before allocating.
+ *   - Stored floats are kept bit for bit (NaN payloads included): the library
+ *     only copies them, and never sanitizes.
+ *
+ * Section markers ("=== SECTION: ... ===") delimit the parts of this header
+ * owned by each module; see docs/DESIGN.md.
+ */
+#ifndef HKSPLINE_H
+#define HKSPLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HKS_VERSION_MAJOR 0
+#define HKS_VERSION_MINOR 1
+#define HKS_VERSION_PATCH 0
+#define HKS_VERSION_STRING "0.1.0"
+
+/* ====================================================================== */
+/* === SECTION: core (results, errors, allocator, limits) =============== */
+/* ====================================================================== */
+
+typedef enum hks_result {
+	HKS_OK = 0,
+	HKS_E_ARGUMENT = 1,        /* invalid argument from the caller */
+	HKS_E_NOMEM = 2,           /* the allocator returned NULL */
+	HKS_E_TRUNCATED = 3,       /* the input ends before a structure it declares */
+	HKS_E_MALFORMED = 4,       /* the input violates the format */
+	HKS_E_UNSUPPORTED = 5,     /* valid but not supported (e.g. DCX KRAK, endian 1) */
+	HKS_E_LIMIT = 6,           /* a caller limit (hks_limits) would be exceeded */
+	HKS_E_COMPENDIUM = 7,      /* a referenced compendium ID was not found */
+	HKS_E_IO = 8,              /* file system error */
+	HKS_E_NOT_FOUND = 9,       /* a requested object/member/entry does not exist */
+	HKS_E_MISMATCH = 10,       /* a round trip / verification did not reproduce the input */
+	HKS_E_INTERNAL = 11        /* a bug: an internal invariant failed */
+} hks_result;
+
+/* Short stable name of a result code ("ok", "truncated", ...). */
+const char *hks_result_name(hks_result r);
+
+/* Which part of a transform track (or a float track) an error concerns. */
+typedef enum hks_part {
+	HKS_PART_NONE = 0,
+	HKS_PART_TRANSLATION = 'T',
+	HKS_PART_ROTATION = 'R',
+	HKS_PART_SCALE = 'S',
+	HKS_PART_FLOAT = 'F'
+} hks_part;
+
+/*
+ * The error record. Filled by the first failure of a call (later failures on
+ * the unwinding path do not overwrite it). Unused fields are "" or -1.
+ */
+typedef struct hks_error {
+	hks_result code;
+	char message[512];
+	char file[512];     /* path, "binder.anibnd.dcx:member.hkx", or the name given in options */
+	char object[128];   /* e.g. "hkaSplineCompressedAnimation (item 3)", "section DATA", "BND4 entry 12" */
+	char member[96];    /* e.g. "blockOffsets", "TBDY" */
+	int64_t offset;     /* byte offset in the file (or in the buffer given), -1 when unknown */
+	int32_t animation;  /* animation index in the file, -1 when n/a */
+	int32_t block;      /* spline block, -1 when n/a */
+	int32_t track;      /* transform or float track, -1 when n/a */
+	hks_part part;      /* HKS_PART_NONE when n/a */
+} hks_error;
+
+/* Reset an error record to "no error" (code HKS_OK, fields empty / -1). */
+void hks_error_clear(hks_error *err);
+
+/*
+ * One line describing the error: "file: object: member: at byte N: block B
+ * track T part R: message". Returns the number of characters that the full
+ * text needs (like snprintf).
+ */
+size_t hks_error_format(const hks_error *err, char *buf, size_t size);
+
+/*
+ * Allocator hook. All three functions or none (all NULL = the C library).
+ * `free` receives the size that was allocated; `realloc` the old size.
+ */
+typedef struct hks_allocator {
+	void *(*alloc)(void *user, size_t size);
+	void *(*realloc)(void *user, void *ptr, size_t old_size, size_t new_size);
+	void (*free)(void *user, void *ptr, size_t size);
+	void *user;
+} hks_allocator;
+
+/*
+ * Limits, checked before allocating. Zero means the default, which admits
+ * every file of the retail games.
+ */
+typedef struct hks_limits {
+	uint64_t max_memory;        /* bytes one call may hold at once; default 16 x input + 64 MiB */
+	uint32_t max_frames;        /* frames per animation; default 1,000,000 */
+	uint32_t max_tracks;        /* transform + float tracks per animation; default 65,535 */
+	uint32_t max_blocks;        /* blocks per animation; default 65,536 */
+	uint64_t max_output_bytes;  /* decompressed / decoded / written bytes; default 4 GiB */
+	uint32_t max_objects;       /* items / objects per container; default 4,000,000 */
+	uint32_t max_depth;         /* nesting of containers (binder in DCX ...); default 8 */
+} hks_limits;
+
+#define HKS_DEFAULT_MAX_FRAMES 1000000u
+#define HKS_DEFAULT_MAX_TRACKS 65535u
+#define HKS_DEFAULT_MAX_BLOCKS 65536u
+#define HKS_DEFAULT_MAX_OUTPUT_BYTES (UINT64_C(4) << 30)
+#define HKS_DEFAULT_MAX_OBJECTS 4000000u
+#define HKS_DEFAULT_MAX_DEPTH 8u
+
+/* Common options carried by every call (zero = defaults). */
+typedef struct hks_options {
+	hks_allocator allocator;
+	hks_limits limits;
+	const char *name;   /* file name used in error messages; may be NULL */
+} hks_options;
+
+/* Free memory the library returned as a plain buffer (hks_dcx_decompress ...),
+ * with the allocator of the options it was created with. */
+void hks_buffer_free(const hks_options *opts, void *ptr, size_t size);
+
+/* ====================================================================== */
+/* === SECTION: object model (what the container readers produce) ======= */
+/* ====================================================================== */
+
+typedef enum hks_container {
+	HKS_CONTAINER_UNKNOWN = 0,
+	HKS_CONTAINER_TAGFILE = 1,     /* TAG0, SDK 2015.1 ... 2019.1 */
+	HKS_CONTAINER_COMPENDIUM = 2,  /* TCM0: types only, no objects */
+	HKS_CONTAINER_PACKFILE = 3,    /* binary hk_2010.2 / hk_2014.1 */
+	HKS_CONTAINER_XML = 4,         /* Havok XML (hkpackfile / hktagfile) */
+	HKS_CONTAINER_BND4 = 5,        /* binder (see hks_bnd4_read) */
+	HKS_CONTAINER_DCX = 6          /* compressed wrapper (see hks_dcx_decompress) */
+} hks_container;
+
+const char *hks_container_name(hks_container c);
+
+/* Sniff the container kind from the first bytes (size may be small). */
+hks_container hks_detect_container(const void *data, size_t size);
+
+/* hkQsTransform: translation (x,y,z,w), rotation quaternion (x,y,z,w), scale (x,y,z,w). */
+typedef struct hks_qs_transform {
+	float translation[4];
+	float rotation[4];
+	float scale[4];
+} hks_qs_transform;
+
+typedef enum hks_animation_kind {
+	HKS_ANIMATION_OTHER = 0,        /* some other hkaAnimation subclass: header only */
+	HKS_ANIMATION_SPLINE = 1,       /* hkaSplineCompressedAnimation */
+	HKS_ANIMATION_INTERLEAVED = 2   /* hkaInterleavedUncompressedAnimation */
+} hks_animation_kind;
+
+/* The members of hkaSplineCompressedAnimation (FORMAT.md §1). Floats are the
+ * stored values, bit for bit. */
+typedef struct hks_spline_header {
+	int32_t num_frames;
+	int32_t num_blocks;
+	int32_t max_frames_per_block;
+	int32_t mask_and_quantization_size;
+	float block_duration;
+	float block_inverse_duration;
+	float frame_duration;
+	int32_t endian;
+	const uint32_t *block_offsets;
+	uint32_t num_block_offsets;
+	const uint32_t *float_block_offsets;
+	uint32_t num_float_block_offsets;
+	const uint32_t *transform_offsets;
+	uint32_t num_transform_offsets;
+	const uint32_t *float_offsets;
+	uint32_t num_float_offsets;
+	const uint8_t *data;
+	uint32_t data_size;
+} hks_spline_header;
+
+typedef struct hks_animation {
+	hks_animation_kind kind;
+	const char *class_name;            /* concrete class, e.g. "hkaSplineCompressedAnimation" */
+	/* hkaAnimation */
+	int32_t type;                      /* stored enum (3 or 5 for spline; see CONTAINERS.md §3.3) */
+	float duration;
+	int32_t number_of_transform_tracks;
+	int32_t number_of_float_tracks;
+	int32_t reference_frame;           /* index into hks_file.reference_frames, -1 when none */
+	const char *const *annotation_track_names; /* trackName of each annotation track (NULL entries allowed) */
+	uint32_t num_annotation_tracks;
+	/* kind == HKS_ANIMATION_SPLINE */
+	hks_spline_header spline;
+	/* kind == HKS_ANIMATION_INTERLEAVED: frames x tracks, frame-major */
+	const hks_qs_transform *transforms;
+	uint32_t num_transforms;
+	const float *floats;
+	uint32_t num_floats;
+	/* where it is */
+	int64_t object_offset;             /* byte offset of the object in the file, -1 unknown */
+	int64_t data_offset;               /* byte offset of spline data in the file, -1 unknown */
+} hks_animation;
+
+typedef struct hks_binding {
+	const char *original_skeleton_name;
+	int32_t animation;                 /* index into hks_file.animations, -1 when null */
+	const int16_t *transform_track_to_bone_indices;
+	uint32_t num_transform_track_to_bone_indices;
+	const int16_t *float_track_to_float_slot_indices;
+	uint32_t num_float_track_to_float_slot_indices;
+	const int16_t *partition_indices;
+	uint32_t num_partition_indices;
+	int8_t blend_hint;                 /* 0 normal, 1 additive (deprecated), 2 additive */
+} hks_binding;
+
+typedef struct hks_skeleton {
+	const char *name;
+	uint32_t num_bones;
+	const char *const *bone_names;     /* num_bones entries (NULL allowed) */
+	const uint8_t *lock_translation;   /* num_bones entries */
+	const int16_t *parent_indices;
+	uint32_t num_parent_indices;
+	const hks_qs_transform *reference_pose;
+	uint32_t num_reference_pose;
+	const char *const *float_slots;
+	uint32_t num_float_slots;
+	const float *reference_floats;
+	uint32_t num_reference_floats;
+} hks_skeleton;
+
+typedef struct hks_reference_frame {
+	const char *class_name;            /* "hkaDefaultAnimatedReferenceFrame" */
+	float up[4];
+	float forward[4];
+	float duration;
+	const float (*samples)[4];         /* referenceFrameSamples, one hkVector4 per frame */
+	uint32_t num_samples;
+} hks_reference_frame;
+
+typedef struct hks_file_internal hks_file_internal;
+
+/* A parsed Havok file (tagfile, compendium, packfile or XML). All pointers
+ * stay valid until hks_file_free. */
+typedef struct hks_file {
+	hks_container container;
+	char sdk[32];                      /* "20160200", "hk_2010.2.0-r1", ... */
+	uint32_t pointer_size;             /* 4 or 8 */
+	uint32_t file_version;             /* packfile fileVersion, else 0 */
+	int has_compendium_reference;      /* TCRF present */
+	uint8_t compendium_id[8];          /* TCRF ID, file byte order */
+	uint32_t num_compendium_ids;       /* container == COMPENDIUM: the TCID list */
+	const uint8_t (*compendium_ids)[8];
+	hks_animation *animations;
+	uint32_t num_animations;
+	hks_binding *bindings;
+	uint32_t num_bindings;
+	hks_skeleton *skeletons;
+	uint32_t num_skeletons;
+	hks_reference_frame *reference_frames;
+	uint32_t num_reference_frames;
+	hks_file_internal *internal;       /* the raw model the writers need */
+} hks_file;
+
+/* A set of compendiums (TCM0) indexed by their 64-bit IDs. */
+typedef struct hks_compendium_set hks_compendium_set;
+
+hks_result hks_compendium_set_create(const hks_options *opts, hks_compendium_set **out, hks_error *err);
+/* Index a compendium; the bytes are copied. `name` is used in messages. When an
+ * ID is already present with different TYPE bytes, the first one stays and
+ * *conflict (if given) is set. */
+hks_result hks_compendium_set_add(hks_compendium_set *set, const void *data, size_t size,
+                                  const char *name, int *conflict, hks_error *err);
+int hks_compendium_set_contains(const hks_compendium_set *set, const uint8_t id[8]);
+size_t hks_compendium_set_count(const hks_compendium_set *set);
+void hks_compendium_set_free(hks_compendium_set *set);
+
+/* Write an 8-byte ID as 16 lower-case hex digits in file order (buf >= 17). */
+void hks_format_id(const uint8_t id[8], char buf[17]);
+
+typedef struct hks_read_options {
+	hks_options base;
+	const hks_compendium_set *compendiums; /* for TCRF tagfiles; may be NULL */
+} hks_read_options;
+
+/* Parse a Havok file from memory. The bytes are copied where needed: the
+ * caller's buffer may be freed after the call. */
+hks_result hks_file_read(const void *data, size_t size, const hks_read_options *opts,
+                         hks_file **out, hks_error *err);
+void hks_file_free(hks_file *file);
+
+/* ====================================================================== */
+/* === SECTION: binders and DCX (owner: src/decode/bnd4.c, dcx.c) ======= */
+/* ====================================================================== */
+
+/* (declarations added by the binder module) */
+
+/* ====================================================================== */
+/* === SECTION: stored structure (owner: src/decode/spline_walk.c) ====== */
+/* ====================================================================== */
+
+/*
+ * The stored structure: exactly what the bytes of a spline animation's data
+ * say, as plain data (FORMAT.md §2). The decoder produces it from the bytes,
+ * the fitter and quantizers produce it from frames, the block packer writes it.
+ * Floats are stored values, bit for bit.
+ */
+
+/* Rotation selectors (FORMAT.md §3.2). */
+enum {
+	HKS_ROT_POLAR32 = 0,
+	HKS_ROT_THREECOMP40 = 1,
+	HKS_ROT_THREECOMP48 = 2,
+	HKS_ROT_THREECOMP24 = 3,
+	HKS_ROT_STRAIGHT16 = 4,
+	HKS_ROT_UNCOMPRESSED = 5
+};
+
+/* Size in bytes and alignment of one packed quaternion of a selector (0 for an invalid one). */
+uint32_t hks_rotation_size(unsigned selector);
+uint32_t hks_rotation_alignment(unsigned selector);
+
+/*
+ * One part (translation, rotation, scale or float) of one track in one block.
+ * For T/S/F: lanes x, y, z (float tracks: x only). For R: the quaternion whole.
+ */
+typedef struct hks_stored_part {
+	uint8_t flags;             /* T/S/R: the mask byte (static bits 0-3, spline bits 4-7);
+	                              F: the float mask byte with bits 1-2 cleared (& 0xF9) */
+	uint8_t quantization;      /* T/S/F: 0 = 8-bit, 1 = 16-bit; R: selector 0..5 */
+	uint8_t degree;            /* spline: 1..3; else 0 */
+	uint8_t is_spline;         /* 1 when a spline is stored */
+	uint16_t num_control_points; /* spline: stored u16 + 1; R static: 1; else 0 */
+	uint16_t num_knots;        /* num_control_points + degree + 1 */
+	const uint8_t *knots;      /* knot bytes as stored */
+	float static_value[4];     /* T/S/F static lanes (only flagged lanes meaningful) */
+	float min[4], max[4];      /* T/S/F spline lanes' bounds */
+	uint8_t spline_lanes;      /* T/S/F: number of lanes in each control point (0..3) */
+	const uint16_t *control_points; /* T/S/F: num_control_points x spline_lanes integers (8-bit widened) */
+	const uint8_t *packed;     /* R: num_control_points x hks_rotation_size(selector) bytes */
+	uint32_t offset;           /* where the part starts, relative to the block start */
+	uint32_t end;              /* where its last stored byte ends (before the align 4) */
+} hks_stored_part;
+
+typedef struct hks_stored_track {
+	uint8_t mask[4];           /* the 4 mask bytes as stored */
+	hks_stored_part part[3];   /* translation, rotation, scale */
+} hks_stored_track;
+
+typedef struct hks_stored_block {
+	uint32_t offset;           /* blockOffsets[b] */
+	uint32_t float_offset;     /* floatBlockOffsets[b] (relative) */
+	uint32_t size;             /* bytes to the next block / end (guard excluded) */
+	uint32_t first_frame;      /* b * (maxFramesPerBlock - 1) */
+	uint32_t num_frames;       /* F_b */
+	hks_stored_track *tracks;  /* T */
+	uint8_t *float_masks;      /* F mask bytes as stored */
+	hks_stored_part *floats;   /* F */
+} hks_stored_block;
+
+typedef struct hks_stored_animation {
+	int32_t num_transform_tracks;
+	int32_t num_float_tracks;
+	int32_t num_frames;
+	int32_t max_frames_per_block;
+	int32_t mask_and_quantization_size;
+	float duration;
+	float frame_duration;
+	float block_duration;
+	float block_inverse_duration;
+	uint32_t num_blocks;
+	hks_stored_block *blocks;
+	uint32_t guard_bytes;      /* trailing bytes after the last padded block (Elden Ring guard: 16) */
+	uint32_t data_size;
+	struct hks_arena *arena;   /* owns everything above */
+} hks_stored_animation;
+
+/* (walk / pack / sampling declarations added by their modules) */
+
+/* ====================================================================== */
+/* === SECTION: sampling (owner: src/decode/sample.c) =================== */
+/* ====================================================================== */
+
+/* (declarations added by the sampling module) */
+
+/* ====================================================================== */
+/* === SECTION: loading paths (owner: src/io/) ========================== */
+/* ====================================================================== */
+
+/* (declarations added by the loader module) */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HKSPLINE_H */

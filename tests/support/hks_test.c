@@ -1,0 +1,145 @@
+#define _DEFAULT_SOURCE
+#include "hks_test.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *hks_test_corpus(void)
+{
+	const char *env = getenv("HKSPLINE_CORPUS");
+	if (!env || !*env)
+		env = getenv("HKSPLINE_CORPUS_DEFAULT");
+	if (!env || !*env)
+		env = "../shared/corpus";
+	struct stat st;
+	if (stat(env, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return env;
+}
+
+const char *hks_test_require_corpus(const char *test_name)
+{
+	const char *c = hks_test_corpus();
+	if (!c) {
+		printf("SKIPPED %s: corpus not found (set HKSPLINE_CORPUS to the corpus folder)\n", test_name);
+		fflush(stdout);
+		exit(77);
+	}
+	return c;
+}
+
+uint8_t *hks_test_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) != 0) {
+		fclose(f);
+		return NULL;
+	}
+	long n = ftell(f);
+	if (n < 0) {
+		fclose(f);
+		return NULL;
+	}
+	rewind(f);
+	uint8_t *p = (uint8_t *)malloc((size_t)n + 1);
+	if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	if (p)
+		*size = (size_t)n;
+	return p;
+}
+
+static int ends_with_ci(const char *name, const char *suffix, size_t slen)
+{
+	size_t n = strlen(name);
+	if (n < slen)
+		return 0;
+	for (size_t i = 0; i < slen; i++)
+		if (tolower((unsigned char)name[n - slen + i]) != tolower((unsigned char)suffix[i]))
+			return 0;
+	return 1;
+}
+
+static int matches(const char *name, const char *suffixes)
+{
+	const char *s = suffixes;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (len && ends_with_ci(name, s, len))
+			return 1;
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	return 0;
+}
+
+typedef struct list {
+	char **items;
+	size_t count, cap;
+} list;
+
+static void push(list *l, const char *path)
+{
+	if (l->count == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->items = (char **)realloc(l->items, l->cap * sizeof(char *));
+	}
+	l->items[l->count++] = strdup(path);
+}
+
+static void walk(const char *dir, const char *suffixes, list *l)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		size_t n = strlen(dir) + strlen(e->d_name) + 2;
+		char *p = (char *)malloc(n);
+		snprintf(p, n, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				walk(p, suffixes, l);
+			else if (S_ISREG(st.st_mode) && matches(e->d_name, suffixes))
+				push(l, p);
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **hks_test_list_files(const char *dir, const char *suffixes, size_t *count)
+{
+	list l = {0};
+	walk(dir, suffixes, &l);
+	if (l.count)
+		qsort(l.items, l.count, sizeof(char *), cmp_str);
+	*count = l.count;
+	return l.items;
+}
+
+void hks_test_free_list(char **list_, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(list_[i]);
+	free(list_);
+}

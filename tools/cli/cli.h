@@ -1,0 +1,58 @@
+/* The hkspline command-line tool: shared declarations. Each subcommand lives in
+ * its own cmd_<name>.c and is listed in main.c. */
+#ifndef HKS_CLI_H
+#define HKS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hkspline.h"
+
+/* Subcommands: return the process exit status (0 ok, 1 failures found, 2 usage / fatal). */
+int cmd_info(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_repack(int argc, char **argv);
+int cmd_bnd(int argc, char **argv);
+
+/* ---- small utilities (cli_util.c) ---- */
+
+/* Read a whole file into malloc'd memory. Returns NULL and prints a message on failure. */
+uint8_t *cli_read_file(const char *path, size_t *size);
+/* Write a buffer to a file; false (with a message) on failure. */
+bool cli_write_file(const char *path, const void *data, size_t size);
+/* Print an hks_error to stderr as "hkspline: <formatted error>". */
+void cli_print_error(const hks_error *err);
+
+/* A minimal streaming JSON writer. Strings are escaped; non-finite floats are
+ * written as the strings "nan", "inf", "-inf". */
+typedef struct cli_json {
+	FILE *out;
+	int depth;
+	bool need_comma[64];
+	bool after_key;
+	bool pretty;
+} cli_json;
+
+void cli_json_init(cli_json *j, FILE *out, bool pretty);
+void cli_json_begin_object(cli_json *j);
+void cli_json_end_object(cli_json *j);
+void cli_json_begin_array(cli_json *j);
+void cli_json_end_array(cli_json *j);
+void cli_json_key(cli_json *j, const char *key);
+void cli_json_string(cli_json *j, const char *s);
+void cli_json_int(cli_json *j, long long v);
+void cli_json_uint(cli_json *j, unsigned long long v);
+void cli_json_bool(cli_json *j, bool v);
+void cli_json_null(cli_json *j);
+/* %.9g (parses back to the same f32); non-finite as strings. */
+void cli_json_f32(cli_json *j, float v);
+/* %.17g for doubles; non-finite as strings. */
+void cli_json_f64(cli_json *j, double v);
+/* Raw pre-formatted token (a number or literal). */
+void cli_json_raw(cli_json *j, const char *token);
+
+#endif

@@ -1,0 +1,219 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint8_t *cli_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "hkspline: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0;
+	for (;;) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
+			uint8_t *p = (uint8_t *)realloc(buf, ncap);
+			if (!p) {
+				free(buf);
+				fclose(f);
+				fprintf(stderr, "hkspline: %s: out of memory\n", path);
+				return NULL;
+			}
+			buf = p;
+			cap = ncap;
+		}
+		size_t k = fread(buf + n, 1, cap - n, f);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	bool bad = ferror(f) != 0;
+	fclose(f);
+	if (bad) {
+		free(buf);
+		fprintf(stderr, "hkspline: %s: read error\n", path);
+		return NULL;
+	}
+	*size = n;
+	return buf;
+}
+
+bool cli_write_file(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		fprintf(stderr, "hkspline: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	bool ok = fwrite(data, 1, size, f) == size;
+	ok = (fclose(f) == 0) && ok;
+	if (!ok)
+		fprintf(stderr, "hkspline: %s: write error\n", path);
+	return ok;
+}
+
+void cli_print_error(const hks_error *err)
+{
+	char buf[2048];
+	hks_error_format(err, buf, sizeof(buf));
+	fprintf(stderr, "hkspline: %s\n", buf);
+}
+
+/* ---- JSON ---- */
+
+void cli_json_init(cli_json *j, FILE *out, bool pretty)
+{
+	memset(j, 0, sizeof(*j));
+	j->out = out;
+	j->pretty = pretty;
+}
+
+static void newline(cli_json *j)
+{
+	if (!j->pretty)
+		return;
+	fputc('\n', j->out);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->out);
+}
+
+static void before_value(cli_json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->depth > 0) {
+		if (j->need_comma[j->depth])
+			fputc(',', j->out);
+		newline(j);
+		j->need_comma[j->depth] = true;
+	}
+}
+
+static void begin(cli_json *j, char c)
+{
+	before_value(j);
+	fputc(c, j->out);
+	if (j->depth < 63)
+		j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void end(cli_json *j, char c)
+{
+	bool had = j->need_comma[j->depth];
+	if (j->depth > 0)
+		j->depth--;
+	if (had)
+		newline(j);
+	fputc(c, j->out);
+	if (j->depth == 0)
+		fputc('\n', j->out);
+}
+
+void cli_json_begin_object(cli_json *j) { begin(j, '{'); }
+void cli_json_end_object(cli_json *j) { end(j, '}'); }
+void cli_json_begin_array(cli_json *j) { begin(j, '['); }
+void cli_json_end_array(cli_json *j) { end(j, ']'); }
+
+static void write_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void cli_json_key(cli_json *j, const char *key)
+{
+	before_value(j);
+	write_string(j->out, key);
+	fputc(':', j->out);
+	if (j->pretty)
+		fputc(' ', j->out);
+	j->after_key = true;
+}
+
+void cli_json_string(cli_json *j, const char *s)
+{
+	before_value(j);
+	if (s)
+		write_string(j->out, s);
+	else
+		fputs("null", j->out);
+}
+
+void cli_json_int(cli_json *j, long long v)
+{
+	before_value(j);
+	fprintf(j->out, "%lld", v);
+}
+
+void cli_json_uint(cli_json *j, unsigned long long v)
+{
+	before_value(j);
+	fprintf(j->out, "%llu", v);
+}
+
+void cli_json_bool(cli_json *j, bool v)
+{
+	before_value(j);
+	fputs(v ? "true" : "false", j->out);
+}
+
+void cli_json_null(cli_json *j)
+{
+	before_value(j);
+	fputs("null", j->out);
+}
+
+static bool nonfinite(cli_json *j, double v)
+{
+	if (isnan(v)) {
+		fputs("\"nan\"", j->out);
+		return true;
+	}
+	if (isinf(v)) {
+		fputs(v > 0 ? "\"inf\"" : "\"-inf\"", j->out);
+		return true;
+	}
+	return false;
+}
+
+void cli_json_f32(cli_json *j, float v)
+{
+	before_value(j);
+	if (!nonfinite(j, v))
+		fprintf(j->out, "%.9g", (double)v);
+}
+
+void cli_json_f64(cli_json *j, double v)
+{
+	before_value(j);
+	if (!nonfinite(j, v))
+		fprintf(j->out, "%.17g", v);
+}
+
+void cli_json_raw(cli_json *j, const char *token)
+{
+	before_value(j);
+	fputs(token, j->out);
+}

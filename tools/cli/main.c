@@ -1,0 +1,50 @@
+/* hkspline: the command-line tool. Dispatches to one file per subcommand. */
+#include "cli.h"
+
+#include <string.h>
+
+typedef struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} command;
+
+static const command commands[] = {
+	{"info", cmd_info, "describe containers, animations, bindings and skeletons"},
+	{"check", cmd_check, "verify every spline animation found under the given paths"},
+	{"decode", cmd_decode, "decode animations to frames (JSON or CSV)"},
+	{"bench", cmd_bench, "benchmarks (decode)"},
+	{"repack", cmd_repack, "decode to the stored structure and write it back"},
+	{"bnd", cmd_bnd, "list, extract, replace and pack BND4 / DCX binders"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "hkspline %s: Havok spline-compressed animation codec\n\nusage: hkspline COMMAND [options]\n\ncommands:\n",
+	        HKS_VERSION_STRING);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nRun 'hkspline COMMAND --help' for a command's options. See docs/CLI.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("hkspline %s\n", HKS_VERSION_STRING);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "hkspline: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
