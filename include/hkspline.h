@@ -297,6 +297,29 @@ hks_result hks_file_read(const void *data, size_t size, const hks_read_options *
                          hks_file **out, hks_error *err);
 void hks_file_free(hks_file *file);
 
+/* ---- writing a file back (tagfile / packfile writers) ---- */
+
+typedef struct hks_write_options {
+	hks_options base;
+} hks_write_options;
+
+/*
+ * Serialize a file read with hks_file_read (possibly modified with
+ * hks_file_replace_spline). An unmodified file gives back its input bytes.
+ * *out is freed with hks_buffer_free(&opts->base, *out, *out_size).
+ */
+hks_result hks_file_write(const hks_file *file, const hks_write_options *opts, uint8_t **out,
+                          size_t *out_size, hks_error *err);
+
+/*
+ * Replace the spline members of animation `animation` (which must be a spline
+ * animation): every scalar field and the four arrays and `data` of `spline`
+ * are copied into the file (pointers may alias the file's own arrays).
+ * `duration` sets hkaAnimation::duration. The file's other objects are kept.
+ */
+hks_result hks_file_replace_spline(hks_file *file, uint32_t animation, float duration,
+                                   const hks_spline_header *spline, hks_error *err);
+
 /* ====================================================================== */
 /* === SECTION: binders and DCX (owner: src/decode/bnd4.c, dcx.c) ======= */
 /* ====================================================================== */

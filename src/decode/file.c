@@ -107,3 +107,78 @@ void hks_file_free(hks_file *file)
 	if (file && file->internal)
 		hks_arena_free(file->internal->arena);
 }
+
+hks_result hks_file_write(const hks_file *file, const hks_write_options *opts, uint8_t **out, size_t *out_size,
+                          hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, opts ? &opts->base : NULL, file && file->internal ? file->internal->source_size : 0, err);
+	if (!file || !file->internal || !out || !out_size)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_file_write: NULL argument");
+	*out = NULL;
+	*out_size = 0;
+	hks_bytebuf buf;
+	hks_bytebuf_init(&buf, &ctx);
+	hks_result r;
+	switch (file->container) {
+	case HKS_CONTAINER_TAGFILE:
+	case HKS_CONTAINER_COMPENDIUM:
+		r = hks_tagfile_write(&ctx, file, &buf);
+		break;
+	case HKS_CONTAINER_PACKFILE:
+		r = hks_packfile_write(&ctx, file, &buf);
+		break;
+	default:
+		r = hks_fail(&ctx, HKS_E_UNSUPPORTED, -1, "writing %s files is not supported",
+		             hks_container_name(file->container));
+	}
+	if (r != HKS_OK) {
+		hks_bytebuf_free(&buf);
+		return r;
+	}
+	*out = hks_bytebuf_take(&buf, out_size);
+	return HKS_OK;
+}
+
+hks_result hks_file_replace_spline(hks_file *file, uint32_t animation, float duration,
+                                   const hks_spline_header *spline, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, err);
+	if (!file || !file->internal || !spline)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_file_replace_spline: NULL argument");
+	if (animation >= file->num_animations || file->animations[animation].kind != HKS_ANIMATION_SPLINE)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "animation %u is not a spline animation", animation);
+	hks_arena *arena = file->internal->arena;
+	hks_arena_set_ctx(arena, &ctx);
+	hks_spline_header h = *spline;
+	/* copy first: the source may alias the arrays being replaced */
+	const void *src[5] = {spline->block_offsets, spline->float_block_offsets, spline->transform_offsets,
+	                      spline->float_offsets, spline->data};
+	size_t bytes[5] = {(size_t)spline->num_block_offsets * 4, (size_t)spline->num_float_block_offsets * 4,
+	                   (size_t)spline->num_transform_offsets * 4, (size_t)spline->num_float_offsets * 4,
+	                   spline->data_size};
+	void *dst[5] = {0};
+	for (int i = 0; i < 5; i++) {
+		if (bytes[i] && !src[i]) {
+			hks_arena_set_ctx(arena, NULL);
+			return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_file_replace_spline: NULL array with a size");
+		}
+		dst[i] = hks_arena_dup(arena, src[i], bytes[i]);
+		if (!dst[i]) {
+			hks_arena_set_ctx(arena, NULL);
+			return err && err->code ? err->code : HKS_E_NOMEM;
+		}
+	}
+	hks_arena_set_ctx(arena, NULL);
+	h.block_offsets = (const uint32_t *)dst[0];
+	h.float_block_offsets = (const uint32_t *)dst[1];
+	h.transform_offsets = (const uint32_t *)dst[2];
+	h.float_offsets = (const uint32_t *)dst[3];
+	h.data = (const uint8_t *)dst[4];
+	hks_animation *a = &file->animations[animation];
+	a->spline = h;
+	a->duration = duration;
+	a->data_offset = -1;
+	return HKS_OK;
+}
