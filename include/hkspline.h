@@ -418,7 +418,50 @@ typedef struct hks_stored_animation {
 /* === SECTION: loading paths (owner: src/io/) ========================== */
 /* ====================================================================== */
 
-/* (declarations added by the loader module) */
+/*
+ * The loader turns user paths into Havok files: loose .hkx / .compendium files,
+ * folders (recursively: .hkx in any case, .anibnd, .dcx, .compendium), BND4
+ * binders and DCX archives (each binder member is one unit). Compendiums are
+ * resolved by ID through: the unit's own binder, its folder, then every
+ * compendium path of the options (CONTAINERS.md §2.11).
+ */
+typedef struct hks_loader hks_loader;
+
+typedef struct hks_load_options {
+	hks_options base;
+	const char *const *compendium_paths;  /* --compendium FILE|DIR (binders and DCX accepted) */
+	size_t num_compendium_paths;
+} hks_load_options;
+
+/* One Havok file found under a path. */
+typedef struct hks_loaded {
+	const char *path;            /* display path: "dir/a.hkx" or "dir/c1060.anibnd.dcx:a000_000000.hkx" */
+	const char *container_path;  /* the file on disk */
+	const char *member;          /* binder member name, NULL for a loose file */
+	const uint8_t *bytes;        /* the Havok file's bytes (after DCX / binder extraction) */
+	size_t size;
+	hks_file *file;              /* parsed file; NULL when status != HKS_OK */
+	hks_result status;
+	hks_error error;             /* the parse error when status != HKS_OK */
+} hks_loaded;
+
+hks_result hks_loader_create(const hks_load_options *opts, hks_loader **out, hks_error *err);
+/* Add a file or folder. Binders and DCX archives are opened here to list their
+ * members; a folder is walked in sorted order. Errors on unreadable paths. */
+hks_result hks_loader_add_path(hks_loader *loader, const char *path, hks_error *err);
+size_t hks_loader_count(const hks_loader *loader);
+const char *hks_loader_path(const hks_loader *loader, size_t index);
+/* Read and parse unit `index`. Safe to call from several threads for
+ * different indices once all paths are added. *out is never NULL on return
+ * unless the result is HKS_E_NOMEM / HKS_E_ARGUMENT; its status says whether
+ * parsing succeeded. */
+hks_result hks_loader_load(hks_loader *loader, size_t index, hks_loaded **out);
+/* Find the skeleton (a file with an hkaSkeleton) for unit `index`: in the same
+ * binder first, then the same folder (Skeleton.HKX / skeleton.hkx any case).
+ * HKS_E_NOT_FOUND when there is none. */
+hks_result hks_loader_find_skeleton(hks_loader *loader, size_t index, hks_loaded **out);
+void hks_loaded_free(hks_loaded *loaded);
+void hks_loader_free(hks_loader *loader);
 
 #ifdef __cplusplus
 }
