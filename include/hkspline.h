@@ -324,7 +324,130 @@ hks_result hks_file_replace_spline(hks_file *file, uint32_t animation, float dur
 /* === SECTION: binders and DCX (owner: src/decode/bnd4.c, dcx.c) ======= */
 /* ====================================================================== */
 
-/* (declarations added by the binder module) */
+/*
+ * DCX (CONTAINERS.md §7): a 0x4C-byte big-endian header ("DCX\0" ... "DCS\0"
+ * sizes, "DCP\0" + compression tag + level, "DCA\0") followed by the payload.
+ * Only DFLT (zlib) is decompressed; KRAK (Oodle Kraken) and ZSTD are reported
+ * as HKS_E_UNSUPPORTED with a message naming them (§7.3).
+ */
+#define HKS_DCX_HEADER_SIZE 0x4C
+
+typedef struct hks_dcx_info {
+	char compression[5];            /* "DFLT", "KRAK", "ZSTD", ... (non-printable bytes shown as '?') */
+	uint32_t version;               /* 0x00011000 (Sekiro/ER), 0x00010000 (DS1-DS3) */
+	uint32_t uncompressed_size;     /* DCS */
+	uint32_t compressed_size;       /* DCS */
+	uint8_t level;                  /* DCP byte at 0x30 (DFLT 8 or 9, KRAK 6 or 9) */
+	uint32_t header_size;           /* bytes before the payload (HKS_DCX_HEADER_SIZE) */
+	uint8_t header[HKS_DCX_HEADER_SIZE]; /* the raw header, kept for rewriting */
+} hks_dcx_info;
+
+/* Parse and validate the DCX header only (any compression tag). The payload
+ * must be present (compressed_size bytes after the header). */
+hks_result hks_dcx_read_info(const void *data, size_t size, hks_dcx_info *info, hks_error *err);
+
+/*
+ * Decompress a DCX. DFLT only; KRAK, ZSTD and other tags give HKS_E_UNSUPPORTED
+ * with an actionable message. The output size must equal the header's
+ * uncompressedSize and stay within limits.max_output_bytes (checked before
+ * allocating). *out is freed with hks_buffer_free(opts, *out, *out_size).
+ * `info` (may be NULL) receives the header.
+ */
+hks_result hks_dcx_decompress(const void *data, size_t size, const hks_options *opts, uint8_t **out,
+                              size_t *out_size, hks_dcx_info *info, hks_error *err);
+
+/*
+ * Compress `data` into a DFLT DCX with zlib. The header is taken from `like`
+ * (sizes updated; zlib level from its level byte) when `like` is a DFLT
+ * header; otherwise (NULL, KRAK, ZSTD ...) a DFLT header of version 0x11000,
+ * level 9 is written (CONTAINERS.md §7.3 point 3).
+ * *out is freed with hks_buffer_free(opts, *out, *out_size).
+ */
+hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *like, const hks_options *opts,
+                            uint8_t **out, size_t *out_size, hks_error *err);
+
+/*
+ * BND4 binders (CONTAINERS.md §6). hks_bnd4_read copies the input: entries
+ * point into memory owned by the binder (its arena) until hks_bnd4_free.
+ * hks_bnd4_write lays the binder out as §6.3 describes (file headers, names,
+ * hash table, 16-aligned data), so an unmodified, conforming binder is written
+ * back byte for byte.
+ */
+#define HKS_BND4_HEADER_SIZE 0x40
+/* Logical file-entry flags (after the bit reversal of §6.2). */
+#define HKS_BND4_ENTRY_COMPRESSED 0x01u   /* the stored bytes are themselves a DCX */
+
+typedef struct hks_bnd4_entry {
+	const char *name;           /* UTF-8 from UTF-16LE (lone surrogates as WTF-8); when the
+	                               binder is not unicode: the stored bytes (Shift-JIS) as is */
+	int32_t id;                 /* -1 (as stored) when the format has no IDs */
+	uint8_t flags;              /* logical flags (bit reversal undone); HKS_BND4_ENTRY_* */
+	const uint8_t *data;        /* the stored bytes (a DCX when flags & COMPRESSED) */
+	uint64_t size;              /* stored size (compressedSize) */
+	uint64_t uncompressed_size; /* as stored; equals size for entries stored raw */
+	uint64_t data_offset;       /* where the data was read (0 for added entries) */
+	uint8_t *header;            /* the raw file header (hks_bnd4.file_header_size bytes); the
+	                               writer rewrites flags, sizes, offset, id and name offset and
+	                               keeps every other byte */
+} hks_bnd4_entry;
+
+typedef struct hks_bnd4 {
+	hks_bnd4_entry *entries;
+	uint32_t num_entries;
+	uint8_t header[HKS_BND4_HEADER_SIZE]; /* raw header; the writer updates fileCount,
+	                                         headersEnd and hashTableOffset only */
+	char version[9];            /* 8 bytes at 0x18, NUL-terminated */
+	uint8_t raw_format;         /* byte 0x31 as stored */
+	uint8_t format;             /* logical format (bit reversal undone): 0x02 IDs, 0x04/0x08
+	                               names, 0x10 long offsets, 0x20 compression fields */
+	uint8_t unicode;            /* 1: UTF-16LE names */
+	uint8_t extended;           /* 4: hash table present */
+	uint64_t file_header_size;  /* per-entry header size (0x24 for format 0x2E) */
+	uint64_t headers_end;
+	uint64_t hash_table_offset; /* 0 when there is no hash table */
+	uint32_t bucket_count;      /* of the stored hash table (0 when none) */
+	int hash_table_conforms;    /* 1 when the stored table equals the one §6.3 computes,
+	                               0 when it differs, -1 when there is none */
+	uint32_t capacity;          /* allocated entries */
+	struct hks_arena *arena;    /* owns the binder and everything it points to */
+	void *internal;             /* allocator, limits: private */
+} hks_bnd4;
+
+/* Parse a BND4 binder (not a DCX: decompress first). Validates offsets, sizes,
+ * names and counts against the file; reads and checks the hash table. */
+hks_result hks_bnd4_read(const void *data, size_t size, const hks_options *opts, hks_bnd4 **out, hks_error *err);
+
+/* An empty binder. `header` (may be NULL) is a raw 0x40-byte header to keep
+ * (version, format, flags...); NULL gives the Sekiro / Elden Ring header:
+ * version "07D7R6", format 0x2E (raw 0x74), unicode, extended 4. */
+hks_result hks_bnd4_create(const uint8_t *header, const hks_options *opts, hks_bnd4 **out, hks_error *err);
+
+/* Find an entry by its full name (exact, then case-insensitive) or by its
+ * basename (last component after '\' or '/', case-insensitive).
+ * HKS_E_NOT_FOUND when none; HKS_E_ARGUMENT when a basename is ambiguous. */
+hks_result hks_bnd4_find(const hks_bnd4 *bnd, const char *name_or_basename, uint32_t *index, hks_error *err);
+
+/* Replace the stored bytes of entry `index` (copied). When the entry is flagged
+ * COMPRESSED and the bytes are a DCX, uncompressed_size is taken from its
+ * header; otherwise it becomes `size`. Name, ID, flags are kept. */
+hks_result hks_bnd4_replace(hks_bnd4 *bnd, uint32_t index, const void *data, size_t size, hks_error *err);
+
+/* Append an entry (name UTF-8, bytes copied) with a default file header
+ * (zero unknowns, -1 at byte 4). */
+hks_result hks_bnd4_add(hks_bnd4 *bnd, const char *name, int32_t id, uint8_t flags, const void *data,
+                        size_t size, hks_error *err);
+
+/* Serialize (CONTAINERS.md §6.3/§6.4). *out is freed with hks_buffer_free(opts, ...). */
+hks_result hks_bnd4_write(const hks_bnd4 *bnd, const hks_options *opts, uint8_t **out, size_t *out_size,
+                          hks_error *err);
+
+void hks_bnd4_free(hks_bnd4 *bnd);
+
+/* The BND4 name hash of §6.3 over a UTF-8 name: lower-case (ASCII), '\' -> '/',
+ * prefix '/' when missing, then h = h*37 + c over the UTF-16 code units (u32). */
+uint32_t hks_bnd4_name_hash(const char *name);
+/* Bucket count of §6.3: the first prime >= num_entries / 7 (at least 2... see docs/BINDERS.md). */
+uint32_t hks_bnd4_bucket_count(uint32_t num_entries);
 
 /* ====================================================================== */
 /* === SECTION: stored structure (owner: src/decode/spline_walk.c) ====== */
@@ -404,15 +527,158 @@ typedef struct hks_stored_animation {
 	uint32_t guard_bytes;      /* trailing bytes after the last padded block (Elden Ring guard: 16) */
 	uint32_t data_size;
 	struct hks_arena *arena;   /* owns everything above */
+	/* Conformance (FORMAT.md §6 rules B8-B12: clamped knots, n + 1 <= F_b, zero
+	 * padding, min <= max, ThreeComp40 fields): violations found by the walk when
+	 * not strict. Retail data has none. Producers (fitter, tests) leave them 0. */
+	uint32_t conformance_issues;
+	hks_error conformance;     /* the first violation, located like an error */
 } hks_stored_animation;
 
-/* (walk / pack / sampling declarations added by their modules) */
+/*
+ * Walk: bytes -> stored structure (src/decode/spline_walk.c).
+ * Pointers of the result (knots, packed quaternions) point into anim->spline.data:
+ * keep the animation alive while the stored structure is used. Everything
+ * else lives in the result's arena. Hard rules of FORMAT.md §6 are errors;
+ * conformance rules are counted in the result, or are errors when `strict`.
+ */
+typedef struct hks_walk_options {
+	hks_options base;
+	int32_t animation_index;   /* for messages (hks_error.animation) */
+	int strict;                /* nonzero: conformance violations are errors too */
+} hks_walk_options;
+
+hks_result hks_stored_read(const hks_animation *anim, const hks_walk_options *opts,
+                           hks_stored_animation **out, hks_error *err);
+void hks_stored_free(hks_stored_animation *stored);
+
+/* Frames in block b (FORMAT.md §2.2): min(mfpb, numFrames - b·(mfpb - 1)). */
+uint32_t hks_block_frames(int32_t num_frames, int32_t max_frames_per_block, uint32_t block);
+
+/*
+ * The Elden Ring trailing guard rule (FORMAT.md §2.8): 1 when 16 zero bytes
+ * follow the final block. `last_rotation_selector` = bits 2-5 of the last
+ * transform track's mask byte 0; `rotation_end` = where that rotation part ends
+ * before its align 4 (where it would start when absent), and
+ * `padded_block_end` = the 16-aligned end of the block, both relative to the
+ * block start.
+ */
+int hks_guard_rule(unsigned last_rotation_selector, uint32_t rotation_end, uint32_t padded_block_end);
+/* Whether the writer of SDK `sdk` applies the guard: 1 for "20180100", else 0. */
+int hks_guard_for_sdk(const char *sdk);
+
+/*
+ * Pack: stored structure -> bytes (src/encode/block_pack.c). Uses the stored
+ * masks, knots, bounds, static values, control points and packed quaternions;
+ * the block offsets, float block offsets and header fields are computed
+ * (ENCODER.md §5.1, §10): frameDuration = duration / (numFrames - 1),
+ * blockDuration = frameDuration · (mfpb - 1), blockInverseDuration =
+ * 1 / blockDuration, in f32; numBlocks; maskAndQuantizationSize =
+ * (4T + F + 3) & ~3. Stored parts' offset/end fields are ignored.
+ */
+typedef struct hks_pack_options {
+	hks_options base;
+	int guard;                 /* 0: never; 1: the Elden Ring rule (hks_guard_for_sdk) */
+} hks_pack_options;
+
+typedef struct hks_packed_spline {
+	hks_spline_header header;  /* arrays point into this object's memory; offsets arrays empty */
+	float duration;            /* hkaAnimation::duration (copied from the stored structure) */
+	int32_t num_transform_tracks;
+	int32_t num_float_tracks;
+	struct hks_arena *arena;   /* owns everything */
+} hks_packed_spline;
+
+hks_result hks_stored_pack(const hks_stored_animation *stored, const hks_pack_options *opts,
+                           hks_packed_spline **out, hks_error *err);
+void hks_packed_spline_free(hks_packed_spline *packed);
+
+/*
+ * Walk then pack animation `anim` and compare with its stored data,
+ * blockOffsets and floatBlockOffsets. HKS_OK when identical; HKS_E_MISMATCH
+ * with the first differing byte offset (in data) and what lies there
+ * (block / track / part) in err; walk errors as hks_stored_read.
+ */
+hks_result hks_spline_repack_compare(const hks_animation *anim, int guard, hks_error *err);
+
+/*
+ * Header relations of spline animation `animation` (FORMAT.md §1.1, §6.1),
+ * src/decode/spline_header.c. FromSoftware tagfiles (SDK 20150100 ... 20190100):
+ * the f32 durations bit for bit, numBlocks, maskAndQuantizationSize,
+ * blockOffsets (first 0, strictly ascending, 16-aligned), endian 0,
+ * floatBlockOffsets count, empty per-track offsets. Packfiles and XML: the
+ * structural relations, durations to a relative 1e-4. The message names the
+ * relation and both values.
+ */
+hks_result hks_spline_check_header(const hks_file *file, uint32_t animation, hks_error *err);
 
 /* ====================================================================== */
 /* === SECTION: sampling (owner: src/decode/sample.c) =================== */
 /* ====================================================================== */
 
-/* (declarations added by the sampling module) */
+/*
+ * Dequantization (src/decode/quantization.c, FORMAT.md §3) and sampling
+ * (src/decode/sample.c, FORMAT.md §4). Reference arithmetic: every f32
+ * operation rounded individually in the spec's order; constants are bit
+ * patterns. Results are bit-identical on every IEEE-754 machine (sinf/cosf
+ * of Polar32 excepted: they come from the C library).
+ */
+
+/*
+ * One scalar control point (FORMAT.md §3.1): ((f32)v · C) · (max − min) + min,
+ * C = 1/65535 (0x37800080) when quantization = 1, 1/255 (0x3B808081) when 0.
+ */
+float hks_dequantize_scalar(unsigned quantization, uint32_t value, float min, float max);
+
+/*
+ * One packed quaternion of `selector` (HKS_ROT_*) from hks_rotation_size(selector)
+ * bytes, as (x, y, z, w). Not normalized (except Straight16, which the format
+ * defines as normalized). Uncompressed keeps NaN bit patterns. An invalid
+ * selector gives four NaNs. Straight16's constants are provisional
+ * (FORMAT.md §3.8 [U]): see hks_selector_verified().
+ */
+void hks_unpack_quaternion(unsigned selector, const uint8_t *bytes, float out[4]);
+/* 1 when the decoding of `selector` is established; 0 for Straight16 (provisional
+ * constants) and invalid selectors. */
+int hks_selector_verified(unsigned selector);
+
+typedef struct hks_sample_options {
+	hks_options base;
+	int normalize_rotations;   /* 0 (default): raw components, as Havok returns them (FORMAT.md §4.6) */
+} hks_sample_options;
+
+/* Floats per transform track-sample: translation xyz, rotation xyzw, scale xyz
+ * (40 bytes, the convention of the Animation Compression Library). */
+#define HKS_TRACK_SAMPLE_FLOATS 10
+
+/*
+ * Frame mode (FORMAT.md §4.2): global frames first_frame .. first_frame +
+ * num_frames − 1. A block-boundary frame is taken from the later block, the
+ * last frame from the last block. Output, frame-major:
+ *   transforms[(f·T + t)·10 + k]   (T·10 floats per frame)
+ *   floats[f·F + i]                (may be NULL when F = 0)
+ * A track whose spline cannot be evaluated (degree out of 1..3, knots
+ * decreasing, not clamped, or an empty boundary span) is an error naming
+ * block, track and part; nothing divides by zero and nothing loops.
+ */
+hks_result hks_sample_frames(const hks_stored_animation *s, const hks_sample_options *opts,
+                             uint32_t first_frame, uint32_t num_frames,
+                             float *transforms, float *floats, hks_error *err);
+
+/*
+ * Time mode (FORMAT.md §4.3): the engine's time → frame/delta mapping with the
+ * end clamp, qTime span search, knots scaled by frameDuration. `time` is
+ * clamped to [0, duration] (NaN gives 0). Output: one frame (T·10 and F floats).
+ */
+hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_sample_options *opts,
+                           float *transforms, float *floats, hks_error *err);
+
+/*
+ * Local frame `local_frame` (0 .. F_b − 1) of block `block`, whatever block
+ * frame mode would choose: both sides of a block seam can be compared.
+ */
+hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block, uint32_t local_frame,
+                                  const hks_sample_options *opts, float *transforms, float *floats,
+                                  hks_error *err);
 
 /* ====================================================================== */
 /* === SECTION: loading paths (owner: src/io/) ========================== */
