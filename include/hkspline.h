@@ -437,6 +437,13 @@ hks_result hks_bnd4_replace(hks_bnd4 *bnd, uint32_t index, const void *data, siz
 hks_result hks_bnd4_add(hks_bnd4 *bnd, const char *name, int32_t id, uint8_t flags, const void *data,
                         size_t size, hks_error *err);
 
+/* The hash table of §6.3 for the binder's current names, as it is stored at
+ * file offset `offset` (16 + 8 x buckets + 8 x entries bytes). The reader
+ * compares the stored table with it (hash_table_conforms); the writer emits it.
+ * *out is freed with hks_buffer_free(opts, ...). */
+hks_result hks_bnd4_hash_table(const hks_bnd4 *bnd, uint64_t offset, const hks_options *opts, uint8_t **out,
+                               size_t *out_size, hks_error *err);
+
 /* Serialize (CONTAINERS.md §6.3/§6.4). *out is freed with hks_buffer_free(opts, ...). */
 hks_result hks_bnd4_write(const hks_bnd4 *bnd, const hks_options *opts, uint8_t **out, size_t *out_size,
                           hks_error *err);
@@ -446,7 +453,7 @@ void hks_bnd4_free(hks_bnd4 *bnd);
 /* The BND4 name hash of §6.3 over a UTF-8 name: lower-case (ASCII), '\' -> '/',
  * prefix '/' when missing, then h = h*37 + c over the UTF-16 code units (u32). */
 uint32_t hks_bnd4_name_hash(const char *name);
-/* Bucket count of §6.3: the first prime >= num_entries / 7 (at least 2... see docs/BINDERS.md). */
+/* Bucket count of §6.3: the first prime >= num_entries / 7 (integer division; so 2 below 14 entries). */
 uint32_t hks_bnd4_bucket_count(uint32_t num_entries);
 
 /* ====================================================================== */
@@ -709,6 +716,9 @@ typedef struct hks_loaded {
 	hks_file *file;              /* parsed file; NULL when status != HKS_OK */
 	hks_result status;
 	hks_error error;             /* the parse error when status != HKS_OK */
+	hks_container container;     /* sniffed from the bytes (also when parsing failed) */
+	char sdk[32];                /* the parsed file's SDK; when parsing failed, the SDKV /
+	                                packfile contentsVersion read from the header; else "" */
 } hks_loaded;
 
 hks_result hks_loader_create(const hks_load_options *opts, hks_loader **out, hks_error *err);

@@ -1,0 +1,94 @@
+/*
+ * DCX writer (CONTAINERS.md §7): always DFLT with zlib. The header of the
+ * input DCX is kept (only the DCS sizes change) so that a rewritten archive
+ * carries the same variant (version, level byte, flags). KRAK and ZSTD inputs
+ * are written back as DFLT (§7.3 point 3).
+ */
+#include "internal.h"
+
+#include <zlib.h>
+
+/* DFLT_11000_44_9 (CONTAINERS.md §7.1, the Sekiro / Elden Ring anibnd variant). */
+static void default_header(uint8_t h[HKS_DCX_HEADER_SIZE])
+{
+	memset(h, 0, HKS_DCX_HEADER_SIZE);
+	memcpy(h + 0x00, "DCX\0", 4);
+	hks_put_be32(h + 0x04, 0x00011000u);
+	hks_put_be32(h + 0x08, 0x18);
+	hks_put_be32(h + 0x0C, 0x24);
+	hks_put_be32(h + 0x10, 0x44);
+	hks_put_be32(h + 0x14, 0x4C);
+	memcpy(h + 0x18, "DCS\0", 4);
+	memcpy(h + 0x24, "DCP\0", 4);
+	memcpy(h + 0x28, "DFLT", 4);
+	hks_put_be32(h + 0x2C, 0x20);
+	h[0x30] = 9;
+	hks_put_be32(h + 0x40, 0x00010100u);
+	memcpy(h + 0x44, "DCA\0", 4);
+	hks_put_be32(h + 0x48, 8);
+}
+
+hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *like, const hks_options *opts,
+                            uint8_t **out, size_t *out_size, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, opts, size, err);
+	hks_err_object(&ctx, "DCX writer");
+	if ((!data && size) || !out || !out_size)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_dcx_compress: NULL argument");
+	*out = NULL;
+	*out_size = 0;
+	/* DCS stores 32-bit sizes; zlib's avail_in is 32-bit too. */
+	if (size > UINT32_MAX)
+		return hks_fail(&ctx, HKS_E_LIMIT, -1, "%zu bytes do not fit a DCX (at most 4 GiB - 1)", size);
+
+	uint8_t header[HKS_DCX_HEADER_SIZE];
+	if (like && like->header_size == HKS_DCX_HEADER_SIZE && memcmp(like->header + 0x28, "DFLT", 4) == 0)
+		memcpy(header, like->header, HKS_DCX_HEADER_SIZE);
+	else
+		default_header(header);
+	/* The level byte drives zlib (9 gives the "78 DA" streams of §7.1). */
+	int level = header[0x30];
+	if (level < 1 || level > 9)
+		level = 9;
+
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit(&z, level) != Z_OK)
+		return hks_fail(&ctx, HKS_E_NOMEM, -1, "zlib deflateInit failed");
+	uLong bound = deflateBound(&z, (uLong)size);
+	size_t total;
+	if (!hks_add_size((size_t)bound, HKS_DCX_HEADER_SIZE, &total) || total > ctx.limits.max_output_bytes) {
+		deflateEnd(&z);
+		return hks_fail(&ctx, HKS_E_LIMIT, -1, "the compressed output may exceed the output limit of %llu bytes",
+		                (unsigned long long)ctx.limits.max_output_bytes);
+	}
+	uint8_t *buf = (uint8_t *)hks_malloc(&ctx, total);
+	if (!buf) {
+		deflateEnd(&z);
+		return err && err->code != HKS_OK ? err->code : HKS_E_NOMEM;
+	}
+	z.next_in = (Bytef *)(uintptr_t)data;
+	z.avail_in = (uInt)size;
+	z.next_out = buf + HKS_DCX_HEADER_SIZE;
+	z.avail_out = (uInt)bound;
+	int rc = deflate(&z, Z_FINISH);
+	uLong produced = z.total_out;
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END || produced > UINT32_MAX) {
+		hks_free(&ctx, buf, total);
+		return hks_fail(&ctx, HKS_E_INTERNAL, -1, "zlib deflate did not finish within deflateBound (%d)", rc);
+	}
+	hks_put_be32(header + 0x1C, (uint32_t)size);
+	hks_put_be32(header + 0x20, (uint32_t)produced);
+	memcpy(buf, header, HKS_DCX_HEADER_SIZE);
+	size_t used = HKS_DCX_HEADER_SIZE + (size_t)produced;
+	uint8_t *shrunk = (uint8_t *)hks_realloc(&ctx, buf, total, used);
+	if (!shrunk) {
+		hks_free(&ctx, buf, total);
+		return err && err->code != HKS_OK ? err->code : HKS_E_NOMEM;
+	}
+	*out = shrunk;
+	*out_size = used;
+	return HKS_OK;
+}
