@@ -1,18 +1,1278 @@
-/* Placeholder: the path loader (its owner replaces this file). */
-#include "internal.h"
+/*
+ * The path loader: user paths -> units (one Havok file each) -> parsed files.
+ *
+ * Units come from loose files (sniffed by content), folders (walked
+ * recursively in sorted order, keeping .hkx in any case, .anibnd, .dcx and
+ * .compendium), BND4 binders and DCX archives (CONTAINERS.md §6, §7: every
+ * binder member that is a Havok file is one unit; a DCX around a single Havok
+ * file is one unit).
+ *
+ * A TCRF tagfile's compendium is resolved by its 64-bit ID (CONTAINERS.md
+ * §2.11) through, in order: the compendiums of the unit's own binder, the
+ * .compendium files of its folder (for a binder member: the binder's folder),
+ * then every --compendium path of the options. Each location's set is built
+ * on first use and cached; the set that holds the ID is handed to the reader.
+ *
+ * Threads: hks_loader_load may run concurrently for different indices. One
+ * mutex protects the caches (decompressed binders, compendium sets, the folder
+ * table); parsing runs outside it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "io_internal.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Decompressed binders kept resident for the next member (bytes). Units of
+ * one binder are consecutive, so a small budget avoids re-decompressing. */
+#define ARCHIVE_CACHE_BUDGET ((size_t)512 << 20)
+/* Folder nesting followed by the walk (guards against symlink loops). */
+#define MAX_WALK_DEPTH 64
+#define NONE UINT32_MAX
+
+typedef enum archive_kind {
+	ARCHIVE_BINDER = 1,   /* a BND4, raw or inside a DCX: members are units */
+	ARCHIVE_SINGLE = 2    /* a DCX around one Havok file: the payload is the unit */
+} archive_kind;
+
+typedef struct archive {
+	char *disk_path;
+	uint32_t folder;
+	archive_kind kind;
+	int dcx;                       /* the file on disk is a DCX */
+	uint32_t num_members;          /* binder entries */
+	char **member_names;           /* full entry names (binder) */
+	hks_container *member_kinds;   /* sniffed kind of each entry's (decompressed) bytes */
+	/* resident copy, guarded by the loader mutex */
+	hks_bnd4 *bnd;                 /* ARCHIVE_BINDER */
+	uint8_t *payload;              /* ARCHIVE_SINGLE */
+	size_t payload_size;
+	size_t resident_bytes;
+	uint64_t last_use;
+	/* compendium set of this binder (location 1), built on first use */
+	bool compendiums_built;
+	hks_compendium_set *compendiums;
+	size_t num_compendium_files;
+} archive;
+
+typedef struct folder {
+	char *path;
+	bool compendiums_built;        /* location 2 */
+	hks_compendium_set *compendiums;
+	size_t num_compendium_files;
+} folder;
+
+/* Where a Havok file's bytes come from: a unit, or a skeleton found nearby. */
+typedef struct source {
+	char *path;            /* display path */
+	char *container_path;  /* file on disk */
+	char *member;          /* binder entry name, NULL otherwise */
+	uint32_t archive;      /* NONE for a loose file */
+	uint32_t member_index;
+	uint32_t folder;
+	hks_error *deferred;   /* opening failed at add time: reported by hks_loader_load */
+} source;
+
+struct hks_loader {
+	hks_load_options opts;
+	hks_ctx ctx;                   /* bookkeeping allocations (under the mutex once loading) */
+	pthread_mutex_t mutex;
+	bool mutex_ready;
+	source *units;
+	size_t num_units, cap_units;
+	archive **archives;
+	size_t num_archives, cap_archives;
+	folder **folders;
+	size_t num_folders, cap_folders;
+	uint64_t clock;
+	size_t resident_bytes;
+	/* location 3: every compendium path of the options */
+	bool global_built;
+	hks_compendium_set *global;
+	size_t global_files;
+};
+
+/* The public record plus what is needed to free it without the loader. */
+typedef struct loaded_impl {
+	hks_loaded pub;
+	hks_options opts;      /* allocator and limits the record was allocated with */
+	size_t self_size;      /* this struct plus the strings after it */
+	uint8_t *bytes;
+	size_t bytes_size;
+} loaded_impl;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static char *loader_strdup(hks_loader *L, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = (char *)hks_malloc(&L->ctx, n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+static void loader_strfree(hks_loader *L, char *s)
+{
+	if (s)
+		hks_free(&L->ctx, s, strlen(s) + 1);
+}
+
+/* Grow an array of `elem`-sized items to hold one more. */
+static bool grow(hks_loader *L, void **items, size_t count, size_t *cap, size_t elem)
+{
+	if (count < *cap)
+		return true;
+	size_t ncap = *cap ? *cap * 2 : 16, old_bytes, new_bytes;
+	if (!hks_mul_size(*cap, elem, &old_bytes) || !hks_mul_size(ncap, elem, &new_bytes)) {
+		hks_fail(&L->ctx, HKS_E_LIMIT, -1, "too many paths");
+		return false;
+	}
+	void *p = hks_realloc(&L->ctx, *items, old_bytes, new_bytes);
+	if (!p)
+		return false;
+	*items = p;
+	*cap = ncap;
+	return true;
+}
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	if (k > n)
+		return false;
+	for (size_t i = 0; i < k; i++)
+		if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
+			return false;
+	return true;
+}
+
+static const char *base_name(const char *name)
+{
+	const char *b = name;
+	for (const char *p = name; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	return b;
+}
+
+static bool equals_ci(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return false;
+	return *a == *b;
+}
+
+/* The names a folder walk keeps (the brief of issue 2). */
+static bool walk_keeps(const char *name)
+{
+	return ends_with_ci(name, ".hkx") || ends_with_ci(name, ".anibnd") || ends_with_ci(name, ".dcx") ||
+	       ends_with_ci(name, ".compendium");
+}
+
+static bool is_compendium_name(const char *name)
+{
+	return ends_with_ci(name, ".compendium") || ends_with_ci(name, ".compendium.dcx");
+}
+
+/* Read a whole file with the context's allocator. */
+static hks_result read_disk_file(hks_ctx *ctx, const char *path, uint8_t **out, size_t *out_size)
+{
+	*out = NULL;
+	*out_size = 0;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return hks_fail(ctx, HKS_E_IO, -1, "cannot open: %s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return hks_fail(ctx, HKS_E_IO, -1, "not a regular file");
+	}
+	if ((uint64_t)st.st_size > ctx->limits.max_output_bytes || (uint64_t)st.st_size > SIZE_MAX - 1) {
+		close(fd);
+		return hks_fail(ctx, HKS_E_LIMIT, -1, "file of %lld bytes exceeds the limit of %llu bytes",
+		                (long long)st.st_size, (unsigned long long)ctx->limits.max_output_bytes);
+	}
+	size_t size = (size_t)st.st_size;
+	uint8_t *buf = (uint8_t *)hks_malloc(ctx, size ? size : 1);
+	if (!buf) {
+		close(fd);
+		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
+	}
+	size_t got = 0;
+	while (got < size) {
+		ssize_t k = read(fd, buf + got, size - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int e = errno;
+			close(fd);
+			hks_free(ctx, buf, size ? size : 1);
+			return hks_fail(ctx, HKS_E_IO, (int64_t)got, "read error: %s", k < 0 ? strerror(e) : "file shrank");
+		}
+		got += (size_t)k;
+	}
+	close(fd);
+	*out = buf;
+	*out_size = size;
+	return HKS_OK;
+}
+
+static void free_disk_file(hks_ctx *ctx, uint8_t *buf, size_t size)
+{
+	hks_free(ctx, buf, size ? size : 1);
+}
+
+/* Read the first bytes of a file (for sniffing); 0 bytes on failure. */
+static size_t read_head(const char *path, uint8_t *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	size_t got = 0;
+	while (got < cap) {
+		ssize_t k = read(fd, buf + got, cap - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	return got;
+}
+
+/* ---- folders ---------------------------------------------------------- */
+
+static char *dir_of(hks_loader *L, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return loader_strdup(L, ".");
+	size_t n = slash == path ? 1 : (size_t)(slash - path);
+	char *p = (char *)hks_malloc(&L->ctx, n + 1);
+	if (p) {
+		memcpy(p, path, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
+/* Index of the folder holding `path`, added when new. NONE on allocation failure. */
+static uint32_t folder_for(hks_loader *L, const char *path)
+{
+	char *dir = dir_of(L, path);
+	if (!dir)
+		return NONE;
+	/* units arrive folder by folder: the last folder is almost always the one */
+	for (size_t i = L->num_folders; i-- > 0;)
+		if (!strcmp(L->folders[i]->path, dir)) {
+			loader_strfree(L, dir);
+			return (uint32_t)i;
+		}
+	if (!grow(L, (void **)&L->folders, L->num_folders, &L->cap_folders, sizeof(folder *))) {
+		loader_strfree(L, dir);
+		return NONE;
+	}
+	folder *f = (folder *)hks_calloc(&L->ctx, 1, sizeof(folder));
+	if (!f) {
+		loader_strfree(L, dir);
+		return NONE;
+	}
+	f->path = dir;
+	L->folders[L->num_folders] = f;
+	return (uint32_t)L->num_folders++;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder's entry names, sorted (dot files skipped). Free with free_names. */
+typedef struct name_list {
+	char **names;
+	size_t count, cap;
+} name_list;
+
+static void free_names(hks_loader *L, name_list *nl)
+{
+	for (size_t i = 0; i < nl->count; i++)
+		loader_strfree(L, nl->names[i]);
+	if (nl->names)
+		hks_free(&L->ctx, nl->names, nl->cap * sizeof(char *));
+	memset(nl, 0, sizeof(*nl));
+}
+
+static hks_result list_dir(hks_loader *L, const char *dir, name_list *nl)
+{
+	memset(nl, 0, sizeof(*nl));
+	DIR *d = opendir(dir);
+	if (!d)
+		return hks_fail(&L->ctx, HKS_E_IO, -1, "cannot open folder %s: %s", dir, strerror(errno));
+	struct dirent *e;
+	hks_result r = HKS_OK;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *copy = NULL;
+		if (!grow(L, (void **)&nl->names, nl->count, &nl->cap, sizeof(char *)) ||
+		    !(copy = loader_strdup(L, e->d_name))) {
+			r = HKS_E_NOMEM;
+			break;
+		}
+		nl->names[nl->count++] = copy;
+	}
+	closedir(d);
+	if (r != HKS_OK) {
+		free_names(L, nl);
+		return r;
+	}
+	if (nl->count)
+		qsort(nl->names, nl->count, sizeof(char *), compare_names);
+	return HKS_OK;
+}
+
+static char *join_path(hks_loader *L, const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	bool slash = a > 0 && dir[a - 1] != '/';
+	char *p = (char *)hks_malloc(&L->ctx, a + b + 2);
+	if (p) {
+		memcpy(p, dir, a);
+		if (slash)
+			p[a++] = '/';
+		memcpy(p + a, name, b + 1);
+	}
+	return p;
+}
+
+/* ---- archives (binders, DCX) ------------------------------------------ */
+
+/* Make an archive resident: read it, decompress a DCX, parse a BND4.
+ * Caller holds the mutex (or is single-threaded). */
+static hks_result archive_make_resident(hks_loader *L, archive *a, hks_ctx *ctx)
+{
+	a->last_use = ++L->clock;
+	if (a->bnd || a->payload)
+		return HKS_OK;
+	uint8_t *file = NULL, *plain = NULL;
+	size_t file_size = 0, plain_size = 0;
+	HKS_TRY(read_disk_file(ctx, a->disk_path, &file, &file_size));
+	hks_options o = L->opts.base;
+	o.name = a->disk_path;
+	hks_result r = HKS_OK;
+	if (a->dcx) {
+		r = hks_dcx_decompress(file, file_size, &o, &plain, &plain_size, NULL, ctx->err);
+		free_disk_file(ctx, file, file_size);
+		if (r != HKS_OK)
+			return r;
+	} else {
+		plain = file;
+		plain_size = file_size;
+	}
+	if (a->kind == ARCHIVE_BINDER) {
+		r = hks_bnd4_read(plain, plain_size, &o, &a->bnd, ctx->err);
+		if (a->dcx)
+			hks_buffer_free(&o, plain, plain_size);
+		else
+			free_disk_file(ctx, plain, plain_size);
+		if (r != HKS_OK) {
+			a->bnd = NULL;
+			return r;
+		}
+		a->resident_bytes = plain_size;
+	} else {
+		if (!a->dcx) {
+			free_disk_file(ctx, plain, plain_size);
+			return hks_fail(ctx, HKS_E_INTERNAL, -1, "single-file archive that is not a DCX");
+		}
+		a->payload = plain;
+		a->payload_size = plain_size;
+		a->resident_bytes = plain_size;
+	}
+	L->resident_bytes += a->resident_bytes;
+	return HKS_OK;
+}
+
+static void archive_evict(hks_loader *L, archive *a)
+{
+	if (a->bnd)
+		hks_bnd4_free(a->bnd);
+	if (a->payload)
+		hks_buffer_free(&L->opts.base, a->payload, a->payload_size);
+	a->bnd = NULL;
+	a->payload = NULL;
+	a->payload_size = 0;
+	L->resident_bytes -= a->resident_bytes < L->resident_bytes ? a->resident_bytes : L->resident_bytes;
+	a->resident_bytes = 0;
+}
+
+/* Keep the decompressed archives within the budget, oldest first, except `keep`. */
+static void archive_trim(hks_loader *L, const archive *keep)
+{
+	while (L->resident_bytes > ARCHIVE_CACHE_BUDGET) {
+		archive *oldest = NULL;
+		for (size_t i = 0; i < L->num_archives; i++) {
+			archive *a = L->archives[i];
+			if (a != keep && a->resident_bytes && (!oldest || a->last_use < oldest->last_use))
+				oldest = a;
+		}
+		if (!oldest)
+			break;
+		archive_evict(L, oldest);
+	}
+}
+
+/* Copy out the bytes of member `index` (a DCX entry decompressed) or of the
+ * single payload. Caller holds the mutex. */
+static hks_result archive_member_bytes(hks_loader *L, archive *a, uint32_t index, hks_ctx *ctx, uint8_t **out,
+                                       size_t *out_size)
+{
+	*out = NULL;
+	*out_size = 0;
+	HKS_TRY(archive_make_resident(L, a, ctx));
+	const uint8_t *src;
+	size_t size;
+	if (a->kind == ARCHIVE_SINGLE) {
+		src = a->payload;
+		size = a->payload_size;
+	} else {
+		if (index >= a->bnd->num_entries)
+			return hks_fail(ctx, HKS_E_IO, -1, "binder changed on disk: entry %u is gone", index);
+		const hks_bnd4_entry *e = &a->bnd->entries[index];
+		if (e->size > SIZE_MAX)
+			return hks_fail(ctx, HKS_E_LIMIT, -1, "binder entry %u too large", index);
+		src = e->data;
+		size = (size_t)e->size;
+		if (e->flags & HKS_BND4_ENTRY_COMPRESSED) {
+			hks_options o = L->opts.base;
+			o.name = ctx->file;
+			uint8_t *plain = NULL;
+			size_t plain_size = 0;
+			HKS_TRY(hks_dcx_decompress(src, size, &o, &plain, &plain_size, NULL, ctx->err));
+			/* hand over as a context allocation so every unit frees the same way */
+			uint8_t *copy = (uint8_t *)hks_malloc(ctx, plain_size ? plain_size : 1);
+			if (copy)
+				memcpy(copy, plain, plain_size);
+			hks_buffer_free(&o, plain, plain_size);
+			if (!copy)
+				return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
+			*out = copy;
+			*out_size = plain_size;
+			return HKS_OK;
+		}
+	}
+	uint8_t *copy = (uint8_t *)hks_malloc(ctx, size ? size : 1);
+	if (!copy)
+		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
+	memcpy(copy, src, size);
+	*out = copy;
+	*out_size = size;
+	return HKS_OK;
+}
+
+static void archive_free(hks_loader *L, archive *a)
+{
+	archive_evict(L, a);
+	for (uint32_t i = 0; i < a->num_members; i++)
+		loader_strfree(L, a->member_names[i]);
+	if (a->member_names)
+		hks_free(&L->ctx, a->member_names, a->num_members * sizeof(char *));
+	if (a->member_kinds)
+		hks_free(&L->ctx, a->member_kinds, a->num_members * sizeof(hks_container));
+	if (a->compendiums)
+		hks_compendium_set_free(a->compendiums);
+	loader_strfree(L, a->disk_path);
+	hks_free(&L->ctx, a, sizeof(archive));
+}
+
+/*
+ * Open an archive on disk: decompress, list the binder entries and sniff each
+ * one. On success *out is a new archive (not yet in the loader's table).
+ */
+static hks_result archive_open(hks_loader *L, const char *path, hks_container outer, archive **out)
+{
+	*out = NULL;
+	hks_ctx *ctx = &L->ctx;
+	archive *a = (archive *)hks_calloc(ctx, 1, sizeof(archive));
+	if (!a)
+		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
+	a->disk_path = loader_strdup(L, path);
+	if (!a->disk_path) {
+		hks_free(ctx, a, sizeof(archive));
+		return HKS_E_NOMEM;
+	}
+	a->folder = NONE;
+	a->dcx = outer == HKS_CONTAINER_DCX;
+	hks_result r;
+	if (a->dcx) {
+		/* what does the DCX hold? decompress once to see */
+		uint8_t *file = NULL, *plain = NULL;
+		size_t file_size = 0, plain_size = 0;
+		r = read_disk_file(ctx, path, &file, &file_size);
+		if (r == HKS_OK) {
+			hks_options o = L->opts.base;
+			o.name = path;
+			r = hks_dcx_decompress(file, file_size, &o, &plain, &plain_size, NULL, ctx->err);
+			free_disk_file(ctx, file, file_size);
+		}
+		if (r != HKS_OK) {
+			archive_free(L, a);
+			return r;
+		}
+		if (hks_detect_container(plain, plain_size) == HKS_CONTAINER_BND4) {
+			a->kind = ARCHIVE_BINDER;
+			hks_options o = L->opts.base;
+			o.name = path;
+			r = hks_bnd4_read(plain, plain_size, &o, &a->bnd, ctx->err);
+			hks_buffer_free(&o, plain, plain_size);
+			if (r != HKS_OK) {
+				a->bnd = NULL;
+				archive_free(L, a);
+				return r;
+			}
+			a->resident_bytes = plain_size;
+		} else {
+			a->kind = ARCHIVE_SINGLE;
+			a->payload = plain;
+			a->payload_size = plain_size;
+			a->resident_bytes = plain_size;
+		}
+		L->resident_bytes += a->resident_bytes;
+	} else {
+		a->kind = ARCHIVE_BINDER;
+		r = archive_make_resident(L, a, ctx);
+		if (r != HKS_OK) {
+			archive_free(L, a);
+			return r;
+		}
+	}
+	a->last_use = ++L->clock;
+	if (a->kind == ARCHIVE_BINDER) {
+		uint32_t n = a->bnd->num_entries;
+		a->member_names = (char **)hks_calloc(ctx, n ? n : 1, sizeof(char *));
+		a->member_kinds = (hks_container *)hks_calloc(ctx, n ? n : 1, sizeof(hks_container));
+		if (!a->member_names || !a->member_kinds) {
+			archive_free(L, a);
+			return HKS_E_NOMEM;
+		}
+		a->num_members = n;
+		for (uint32_t i = 0; i < n; i++) {
+			const hks_bnd4_entry *e = &a->bnd->entries[i];
+			a->member_names[i] = loader_strdup(L, e->name ? e->name : "");
+			if (!a->member_names[i]) {
+				archive_free(L, a);
+				return HKS_E_NOMEM;
+			}
+			if (e->flags & HKS_BND4_ENTRY_COMPRESSED) {
+				uint8_t *bytes = NULL;
+				size_t size = 0;
+				hks_error scratch;
+				hks_ctx sub;
+				hks_ctx_init(&sub, &L->opts.base, 0, &scratch);
+				sub.file = path;
+				if (archive_member_bytes(L, a, i, &sub, &bytes, &size) == HKS_OK) {
+					a->member_kinds[i] = hks_detect_container(bytes, size);
+					hks_free(&sub, bytes, size ? size : 1);
+				} else {
+					/* keep it as a unit: loading reports the error */
+					a->member_kinds[i] = HKS_CONTAINER_DCX;
+				}
+			} else {
+				a->member_kinds[i] = hks_detect_container(e->data, e->size > SIZE_MAX ? 0 : (size_t)e->size);
+			}
+		}
+	}
+	*out = a;
+	return HKS_OK;
+}
+
+/* ---- compendium sets -------------------------------------------------- */
+
+/* Add one compendium's bytes to *set (created on first use). Files that are
+ * not compendiums or fail to index are skipped: they are reported as parse
+ * failures when they are units themselves. */
+static void set_add_bytes(hks_loader *L, hks_compendium_set **set, const uint8_t *data, size_t size,
+                          const char *name, size_t *count)
+{
+	if (hks_detect_container(data, size) != HKS_CONTAINER_COMPENDIUM)
+		return;
+	hks_error e;
+	if (!*set && hks_compendium_set_create(&L->opts.base, set, &e) != HKS_OK) {
+		*set = NULL;
+		return;
+	}
+	int conflict = 0;
+	if (hks_compendium_set_add(*set, data, size, name, &conflict, &e) == HKS_OK)
+		(*count)++;
+}
+
+/* Every compendium member of an open archive. Caller holds the mutex. */
+static void set_add_archive(hks_loader *L, archive *a, hks_compendium_set **set, size_t *count)
+{
+	hks_error e;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &L->opts.base, 0, &e);
+	ctx.file = a->disk_path;
+	if (a->kind == ARCHIVE_SINGLE) {
+		if (archive_make_resident(L, a, &ctx) == HKS_OK)
+			set_add_bytes(L, set, a->payload, a->payload_size, a->disk_path, count);
+		return;
+	}
+	for (uint32_t i = 0; i < a->num_members; i++) {
+		if (a->member_kinds[i] != HKS_CONTAINER_COMPENDIUM && a->member_kinds[i] != HKS_CONTAINER_DCX)
+			continue;
+		uint8_t *bytes = NULL;
+		size_t size = 0;
+		hks_error_clear(&e);
+		if (archive_member_bytes(L, a, i, &ctx, &bytes, &size) != HKS_OK)
+			continue;
+		set_add_bytes(L, set, bytes, size, a->member_names[i], count);
+		hks_free(&ctx, bytes, size ? size : 1);
+	}
+}
+
+/* A compendium file on disk (.compendium, or a DCX / binder holding some). */
+static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **set, size_t *count)
+{
+	uint8_t head[64];
+	size_t n = read_head(path, head, sizeof(head));
+	hks_container kind = hks_detect_container(head, n);
+	if (kind == HKS_CONTAINER_COMPENDIUM) {
+		hks_error e;
+		hks_ctx ctx;
+		hks_ctx_init(&ctx, &L->opts.base, 0, &e);
+		uint8_t *bytes = NULL;
+		size_t size = 0;
+		if (read_disk_file(&ctx, path, &bytes, &size) == HKS_OK) {
+			set_add_bytes(L, set, bytes, size, path, count);
+			free_disk_file(&ctx, bytes, size);
+		}
+	} else if (kind == HKS_CONTAINER_BND4 || kind == HKS_CONTAINER_DCX) {
+		hks_error *saved = L->ctx.err;
+		hks_error e;
+		hks_error_clear(&e);
+		L->ctx.err = &e;
+		archive *a = NULL;
+		if (archive_open(L, path, kind, &a) == HKS_OK) {
+			set_add_archive(L, a, set, count);
+			archive_free(L, a);
+		}
+		L->ctx.err = saved;
+	}
+}
+
+static void set_add_tree(hks_loader *L, const char *dir, unsigned depth, hks_compendium_set **set, size_t *count)
+{
+	if (depth > MAX_WALK_DEPTH)
+		return;
+	name_list nl;
+	hks_error *saved = L->ctx.err;
+	hks_error e;
+	hks_error_clear(&e);
+	L->ctx.err = &e;
+	hks_result r = list_dir(L, dir, &nl);
+	L->ctx.err = saved;
+	if (r != HKS_OK)
+		return;
+	for (size_t i = 0; i < nl.count; i++) {
+		char *p = join_path(L, dir, nl.names[i]);
+		struct stat st;
+		if (p && stat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				set_add_tree(L, p, depth + 1, set, count);
+			else if (S_ISREG(st.st_mode) && (is_compendium_name(nl.names[i]) || ends_with_ci(nl.names[i], ".anibnd") ||
+			                                 ends_with_ci(nl.names[i], ".dcx")))
+				set_add_path(L, p, set, count);
+		}
+		loader_strfree(L, p);
+	}
+	free_names(L, &nl);
+}
+
+/* Location 2: the .compendium files directly in a folder. */
+static void build_folder_set(hks_loader *L, folder *f)
+{
+	f->compendiums_built = true;
+	name_list nl;
+	hks_error *saved = L->ctx.err;
+	hks_error e;
+	hks_error_clear(&e);
+	L->ctx.err = &e;
+	hks_result r = list_dir(L, f->path, &nl);
+	L->ctx.err = saved;
+	if (r != HKS_OK)
+		return;
+	for (size_t i = 0; i < nl.count; i++) {
+		if (!is_compendium_name(nl.names[i]))
+			continue;
+		char *p = join_path(L, f->path, nl.names[i]);
+		if (p)
+			set_add_path(L, p, &f->compendiums, &f->num_compendium_files);
+		loader_strfree(L, p);
+	}
+	free_names(L, &nl);
+}
+
+/* Location 3: every compendium path of the options. */
+static void build_global_set(hks_loader *L)
+{
+	L->global_built = true;
+	for (size_t i = 0; i < L->opts.num_compendium_paths; i++) {
+		const char *p = L->opts.compendium_paths[i];
+		struct stat st;
+		if (!p || stat(p, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			set_add_tree(L, p, 0, &L->global, &L->global_files);
+		else
+			set_add_path(L, p, &L->global, &L->global_files);
+	}
+}
+
+/*
+ * The compendium set for a TCRF file with `id` loaded from `src`: the first
+ * location (binder, folder, options) that holds the ID. When none does, the
+ * reader still gets a set (or NULL) and reports the missing ID itself;
+ * *searched_files / *searched_locations describe the search for the message.
+ */
+static const hks_compendium_set *resolve_compendium(hks_loader *L, const source *src, const uint8_t id[8],
+                                                    size_t *searched_files, size_t *searched_locations)
+{
+	const hks_compendium_set *fallback = NULL;
+	*searched_files = 0;
+	*searched_locations = 0;
+	pthread_mutex_lock(&L->mutex);
+	if (src->archive != NONE) {
+		archive *a = L->archives[src->archive];
+		if (!a->compendiums_built) {
+			a->compendiums_built = true;
+			set_add_archive(L, a, &a->compendiums, &a->num_compendium_files);
+			archive_trim(L, NULL);
+		}
+		(*searched_locations)++;
+		*searched_files += a->num_compendium_files;
+		if (a->compendiums && hks_compendium_set_contains(a->compendiums, id)) {
+			pthread_mutex_unlock(&L->mutex);
+			return a->compendiums;
+		}
+		if (a->compendiums)
+			fallback = a->compendiums;
+	}
+	if (src->folder != NONE) {
+		folder *f = L->folders[src->folder];
+		if (!f->compendiums_built) {
+			build_folder_set(L, f);
+			archive_trim(L, NULL);
+		}
+		(*searched_locations)++;
+		*searched_files += f->num_compendium_files;
+		if (f->compendiums && hks_compendium_set_contains(f->compendiums, id)) {
+			pthread_mutex_unlock(&L->mutex);
+			return f->compendiums;
+		}
+		if (f->compendiums)
+			fallback = f->compendiums;
+	}
+	if (!L->global_built) {
+		build_global_set(L);
+		archive_trim(L, NULL);
+	}
+	*searched_locations += L->opts.num_compendium_paths;
+	*searched_files += L->global_files;
+	if (L->global) {
+		fallback = L->global;
+	}
+	pthread_mutex_unlock(&L->mutex);
+	return fallback;
+}
+
+/* ---- adding paths ----------------------------------------------------- */
+
+static hks_result add_unit(hks_loader *L, const source *s)
+{
+	if (!grow(L, (void **)&L->units, L->num_units, &L->cap_units, sizeof(source)))
+		return L->ctx.err && L->ctx.err->code ? L->ctx.err->code : HKS_E_NOMEM;
+	L->units[L->num_units++] = *s;
+	return HKS_OK;
+}
+
+/* A unit whose opening failed: loading it reports `e`. */
+static hks_result add_failed_unit(hks_loader *L, const char *path, const hks_error *e)
+{
+	source s = {0};
+	s.archive = NONE;
+	s.path = loader_strdup(L, path);
+	s.container_path = loader_strdup(L, path);
+	s.folder = folder_for(L, path);
+	s.deferred = (hks_error *)hks_malloc(&L->ctx, sizeof(hks_error));
+	if (!s.path || !s.container_path || !s.deferred) {
+		loader_strfree(L, s.path);
+		loader_strfree(L, s.container_path);
+		if (s.deferred)
+			hks_free(&L->ctx, s.deferred, sizeof(hks_error));
+		return HKS_E_NOMEM;
+	}
+	*s.deferred = *e;
+	if (!s.deferred->file[0])
+		snprintf(s.deferred->file, sizeof(s.deferred->file), "%s", path);
+	return add_unit(L, &s);
+}
+
+/* Display path of a binder member: "binder:basename", or "binder:full name"
+ * when another entry of the binder has the same basename. */
+static char *member_display(hks_loader *L, const archive *a, uint32_t index)
+{
+	const char *base = base_name(a->member_names[index]);
+	for (uint32_t j = 0; j < a->num_members; j++)
+		if (j != index && equals_ci(base_name(a->member_names[j]), base)) {
+			base = a->member_names[index];
+			break;
+		}
+	size_t n1 = strlen(a->disk_path), n2 = strlen(base);
+	char *p = (char *)hks_malloc(&L->ctx, n1 + n2 + 2);
+	if (p) {
+		memcpy(p, a->disk_path, n1);
+		p[n1] = ':';
+		memcpy(p + n1 + 1, base, n2 + 1);
+	}
+	return p;
+}
+
+static hks_result add_archive(hks_loader *L, const char *path, hks_container outer)
+{
+	hks_error *saved = L->ctx.err;
+	hks_error e;
+	hks_error_clear(&e);
+	L->ctx.err = &e;
+	archive *a = NULL;
+	hks_result r = archive_open(L, path, outer, &a);
+	L->ctx.err = saved;
+	if (r != HKS_OK) {
+		if (r == HKS_E_NOMEM)
+			return r;
+		return add_failed_unit(L, path, &e);
+	}
+	a->folder = folder_for(L, path);
+	if (!grow(L, (void **)&L->archives, L->num_archives, &L->cap_archives, sizeof(archive *))) {
+		archive_free(L, a);
+		return HKS_E_NOMEM;
+	}
+	uint32_t ai = (uint32_t)L->num_archives;
+	L->archives[L->num_archives++] = a;
+	if (a->kind == ARCHIVE_SINGLE) {
+		source s = {0};
+		s.archive = ai;
+		s.folder = a->folder;
+		s.path = loader_strdup(L, path);
+		s.container_path = loader_strdup(L, path);
+		if (!s.path || !s.container_path)
+			return HKS_E_NOMEM;
+		HKS_TRY(add_unit(L, &s));
+	} else {
+		for (uint32_t i = 0; i < a->num_members; i++) {
+			hks_container k = a->member_kinds[i];
+			/* a compressed entry that failed to open stays (DCX): loading reports why */
+			if (!hks_sniff_is_havok(k) && k != HKS_CONTAINER_DCX)
+				continue;
+			source s = {0};
+			s.archive = ai;
+			s.member_index = i;
+			s.folder = a->folder;
+			s.path = member_display(L, a, i);
+			s.container_path = loader_strdup(L, path);
+			s.member = loader_strdup(L, a->member_names[i]);
+			if (!s.path || !s.container_path || !s.member)
+				return HKS_E_NOMEM;
+			HKS_TRY(add_unit(L, &s));
+		}
+	}
+	archive_trim(L, NULL);
+	return HKS_OK;
+}
+
+/* One file: a binder / DCX is opened, anything else is a unit (sniffed when loaded). */
+static hks_result add_file(hks_loader *L, const char *path)
+{
+	uint8_t head[64];
+	size_t n = read_head(path, head, sizeof(head));
+	hks_container kind = hks_detect_container(head, n);
+	if (kind == HKS_CONTAINER_BND4 || kind == HKS_CONTAINER_DCX)
+		return add_archive(L, path, kind);
+	source s = {0};
+	s.archive = NONE;
+	s.path = loader_strdup(L, path);
+	s.container_path = loader_strdup(L, path);
+	s.folder = folder_for(L, path);
+	if (!s.path || !s.container_path || s.folder == NONE)
+		return HKS_E_NOMEM;
+	return add_unit(L, &s);
+}
+
+static hks_result add_tree(hks_loader *L, const char *dir, unsigned depth)
+{
+	if (depth > MAX_WALK_DEPTH)
+		return HKS_OK;
+	name_list nl;
+	HKS_TRY(list_dir(L, dir, &nl));
+	hks_result r = HKS_OK;
+	for (size_t i = 0; i < nl.count && r == HKS_OK; i++) {
+		char *p = join_path(L, dir, nl.names[i]);
+		if (!p) {
+			r = HKS_E_NOMEM;
+			break;
+		}
+		struct stat st;
+		if (stat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				r = add_tree(L, p, depth + 1);
+			else if (S_ISREG(st.st_mode) && walk_keeps(nl.names[i]))
+				r = add_file(L, p);
+		}
+		loader_strfree(L, p);
+	}
+	free_names(L, &nl);
+	return r;
+}
+
+/* ---- public API ------------------------------------------------------- */
 
 hks_result hks_loader_create(const hks_load_options *opts, hks_loader **out, hks_error *err)
 {
 	hks_ctx ctx;
 	hks_ctx_init(&ctx, opts ? &opts->base : NULL, 0, err);
-	if (out)
-		*out = NULL;
-	return hks_fail(&ctx, HKS_E_UNSUPPORTED, -1, "loader not implemented yet");
+	if (!out)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_loader_create: NULL argument");
+	*out = NULL;
+	hks_loader *L = (hks_loader *)hks_calloc(&ctx, 1, sizeof(hks_loader));
+	if (!L)
+		return err && err->code ? err->code : HKS_E_NOMEM;
+	if (opts)
+		L->opts = *opts;
+	L->ctx = ctx;
+	L->ctx.err = NULL;
+	/* The loader's own tables grow with the number of paths, not with one
+	 * input: bound them by the output limit rather than 16 x input. */
+	if (!(opts && opts->base.limits.max_memory))
+		L->ctx.limits.max_memory = L->ctx.limits.max_output_bytes;
+	L->ctx.in_use = sizeof(hks_loader);
+	/* keep our own copy of the compendium path list */
+	if (L->opts.num_compendium_paths) {
+		if (!L->opts.compendium_paths) {
+			hks_free(&ctx, L, sizeof(hks_loader));
+			return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "compendium path count without paths");
+		}
+		char **paths = (char **)hks_calloc(&L->ctx, L->opts.num_compendium_paths, sizeof(char *));
+		if (!paths) {
+			hks_free(&ctx, L, sizeof(hks_loader));
+			return hks_fail_nomem(&ctx, L->opts.num_compendium_paths * sizeof(char *));
+		}
+		for (size_t i = 0; i < L->opts.num_compendium_paths; i++) {
+			paths[i] = loader_strdup(L, L->opts.compendium_paths[i] ? L->opts.compendium_paths[i] : "");
+			if (!paths[i]) {
+				for (size_t j = 0; j < i; j++)
+					loader_strfree(L, paths[j]);
+				hks_free(&L->ctx, paths, L->opts.num_compendium_paths * sizeof(char *));
+				hks_free(&ctx, L, sizeof(hks_loader));
+				return hks_fail_nomem(&ctx, 0);
+			}
+		}
+		L->opts.compendium_paths = (const char *const *)paths;
+	} else {
+		L->opts.compendium_paths = NULL;
+	}
+	L->opts.base.name = NULL;
+	if (pthread_mutex_init(&L->mutex, NULL) != 0) {
+		hks_loader_free(L);
+		return hks_fail(&ctx, HKS_E_INTERNAL, -1, "pthread_mutex_init failed");
+	}
+	L->mutex_ready = true;
+	*out = L;
+	return HKS_OK;
 }
-hks_result hks_loader_add_path(hks_loader *l, const char *p, hks_error *e) { (void)l; (void)p; (void)e; return HKS_E_UNSUPPORTED; }
-size_t hks_loader_count(const hks_loader *l) { (void)l; return 0; }
-const char *hks_loader_path(const hks_loader *l, size_t i) { (void)l; (void)i; return NULL; }
-hks_result hks_loader_load(hks_loader *l, size_t i, hks_loaded **o) { (void)l; (void)i; *o = NULL; return HKS_E_UNSUPPORTED; }
-hks_result hks_loader_find_skeleton(hks_loader *l, size_t i, hks_loaded **o) { (void)l; (void)i; *o = NULL; return HKS_E_UNSUPPORTED; }
-void hks_loaded_free(hks_loaded *l) { (void)l; }
-void hks_loader_free(hks_loader *l) { (void)l; }
+
+hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
+{
+	hks_error_clear(err);
+	if (!L || !path) {
+		hks_ctx ctx;
+		hks_ctx_init(&ctx, NULL, 0, err);
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_loader_add_path: NULL argument");
+	}
+	L->ctx.err = err;
+	L->ctx.file = path;
+	hks_result r;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		r = hks_fail(&L->ctx, HKS_E_IO, -1, "%s", strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		r = add_tree(L, path, 0);
+	else if (S_ISREG(st.st_mode))
+		r = add_file(L, path);
+	else
+		r = hks_fail(&L->ctx, HKS_E_IO, -1, "not a regular file or folder");
+	if (r != HKS_OK && err && err->code == HKS_OK) {
+		err->code = r;
+		snprintf(err->message, sizeof(err->message), "%s", hks_result_name(r));
+	}
+	L->ctx.err = NULL;
+	L->ctx.file = NULL;
+	return r;
+}
+
+size_t hks_loader_count(const hks_loader *L)
+{
+	return L ? L->num_units : 0;
+}
+
+const char *hks_loader_path(const hks_loader *L, size_t index)
+{
+	return L && index < L->num_units ? L->units[index].path : NULL;
+}
+
+/* Read and parse the file a source describes. */
+static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out)
+{
+	*out = NULL;
+	size_t n_path = strlen(src->path) + 1, n_cont = strlen(src->container_path) + 1;
+	size_t n_member = src->member ? strlen(src->member) + 1 : 0;
+	size_t self = sizeof(loaded_impl) + n_path + n_cont + n_member;
+	hks_ctx actx;
+	hks_ctx_init(&actx, &L->opts.base, 0, NULL);
+	loaded_impl *li = (loaded_impl *)hks_calloc(&actx, 1, self);
+	if (!li)
+		return HKS_E_NOMEM;
+	li->opts = L->opts.base;
+	li->opts.name = NULL;
+	li->self_size = self;
+	char *strings = (char *)(li + 1);
+	memcpy(strings, src->path, n_path);
+	memcpy(strings + n_path, src->container_path, n_cont);
+	if (src->member)
+		memcpy(strings + n_path + n_cont, src->member, n_member);
+	hks_loaded *ld = &li->pub;
+	ld->path = strings;
+	ld->container_path = strings + n_path;
+	ld->member = src->member ? strings + n_path + n_cont : NULL;
+	hks_error_clear(&ld->error);
+	*out = ld;
+
+	if (src->deferred) {
+		ld->error = *src->deferred;
+		ld->status = src->deferred->code;
+		return HKS_OK;
+	}
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &L->opts.base, 0, &ld->error);
+	ctx.file = ld->path;
+	hks_result r;
+	if (src->archive == NONE) {
+		r = read_disk_file(&ctx, src->container_path, &li->bytes, &li->bytes_size);
+	} else {
+		pthread_mutex_lock(&L->mutex);
+		archive *a = L->archives[src->archive];
+		r = archive_member_bytes(L, a, src->member_index, &ctx, &li->bytes, &li->bytes_size);
+		archive_trim(L, a);
+		pthread_mutex_unlock(&L->mutex);
+	}
+	if (r != HKS_OK) {
+		ld->status = r;
+		return HKS_OK;
+	}
+	ld->bytes = li->bytes;
+	ld->size = li->bytes_size;
+
+	hks_sniff sn;
+	hks_sniff_bytes(li->bytes, li->bytes_size, &sn);
+	ld->container = sn.container;
+	memcpy(ld->sdk, sn.sdk, sizeof(ld->sdk));
+	const hks_compendium_set *set = NULL;
+	size_t searched_files = 0, searched_locations = 0;
+	if (sn.container == HKS_CONTAINER_TAGFILE && sn.has_tcrf)
+		set = resolve_compendium(L, src, sn.tcrf_id, &searched_files, &searched_locations);
+
+	hks_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.base = L->opts.base;
+	ro.base.name = ld->path;
+	ro.compendiums = set;
+	r = hks_file_read(li->bytes, li->bytes_size, &ro, &ld->file, &ld->error);
+	ld->status = r;
+	if (r == HKS_OK && ld->file->sdk[0])
+		snprintf(ld->sdk, sizeof(ld->sdk), "%s", ld->file->sdk);
+	if (r != HKS_OK) {
+		ld->file = NULL;
+		if (!ld->error.file[0])
+			snprintf(ld->error.file, sizeof(ld->error.file), "%s", ld->path);
+		if (r == HKS_E_COMPENDIUM) {
+			/* CONTAINERS.md §2.11 step 3: say where we looked and what to do */
+			size_t len = strlen(ld->error.message);
+			snprintf(ld->error.message + len, sizeof(ld->error.message) - len,
+			         " [the loader searched %zu compendium file%s in %zu location%s: own binder, folder, "
+			         "--compendium paths]",
+			         searched_files, searched_files == 1 ? "" : "s", searched_locations,
+			         searched_locations == 1 ? "" : "s");
+		}
+	}
+	return HKS_OK;
+}
+
+hks_result hks_loader_load(hks_loader *L, size_t index, hks_loaded **out)
+{
+	if (!out)
+		return HKS_E_ARGUMENT;
+	*out = NULL;
+	if (!L || index >= L->num_units)
+		return HKS_E_ARGUMENT;
+	return load_source(L, &L->units[index], out);
+}
+
+static bool is_skeleton_name(const char *name)
+{
+	return equals_ci(base_name(name), "skeleton.hkx");
+}
+
+/* Keep `ld` when it parsed and holds a skeleton. */
+static bool keep_if_skeleton(hks_loaded *ld)
+{
+	if (ld && ld->status == HKS_OK && ld->file && ld->file->num_skeletons > 0)
+		return true;
+	hks_loaded_free(ld);
+	return false;
+}
+
+hks_result hks_loader_find_skeleton(hks_loader *L, size_t index, hks_loaded **out)
+{
+	if (!out)
+		return HKS_E_ARGUMENT;
+	*out = NULL;
+	if (!L || index >= L->num_units)
+		return HKS_E_ARGUMENT;
+	const source *u = &L->units[index];
+	/* 1. the same binder */
+	if (u->archive != NONE && L->archives[u->archive]->kind == ARCHIVE_BINDER) {
+		archive *a = L->archives[u->archive];
+		for (uint32_t i = 0; i < a->num_members; i++) {
+			if (!is_skeleton_name(a->member_names[i]) || !hks_sniff_is_havok(a->member_kinds[i]))
+				continue;
+			source s = {0};
+			s.archive = u->archive;
+			s.member_index = i;
+			s.folder = u->folder;
+			s.container_path = a->disk_path;
+			s.member = a->member_names[i];
+			pthread_mutex_lock(&L->mutex);
+			s.path = member_display(L, a, i);
+			pthread_mutex_unlock(&L->mutex);
+			if (!s.path)
+				return HKS_E_NOMEM;
+			hks_loaded *ld = NULL;
+			hks_result r = load_source(L, &s, &ld);
+			pthread_mutex_lock(&L->mutex);
+			loader_strfree(L, s.path);
+			pthread_mutex_unlock(&L->mutex);
+			if (r != HKS_OK)
+				return r;
+			if (keep_if_skeleton(ld)) {
+				*out = ld;
+				return HKS_OK;
+			}
+		}
+	}
+	/* 2. the same folder */
+	if (u->folder == NONE)
+		return HKS_E_NOT_FOUND;
+	pthread_mutex_lock(&L->mutex);
+	const char *dir = L->folders[u->folder]->path;
+	name_list nl;
+	hks_result r = list_dir(L, dir, &nl);
+	char *found = NULL;
+	for (size_t i = 0; r == HKS_OK && i < nl.count && !found; i++)
+		if (equals_ci(nl.names[i], "skeleton.hkx"))
+			found = join_path(L, dir, nl.names[i]);
+	free_names(L, &nl);
+	pthread_mutex_unlock(&L->mutex);
+	if (!found)
+		return HKS_E_NOT_FOUND;
+	source s = {0};
+	s.archive = NONE;
+	s.folder = u->folder;
+	s.path = found;
+	s.container_path = found;
+	hks_loaded *ld = NULL;
+	r = load_source(L, &s, &ld);
+	pthread_mutex_lock(&L->mutex);
+	loader_strfree(L, found);
+	pthread_mutex_unlock(&L->mutex);
+	if (r != HKS_OK)
+		return r;
+	if (keep_if_skeleton(ld)) {
+		*out = ld;
+		return HKS_OK;
+	}
+	return HKS_E_NOT_FOUND;
+}
+
+void hks_loaded_free(hks_loaded *loaded)
+{
+	if (!loaded)
+		return;
+	loaded_impl *li = (loaded_impl *)loaded;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &li->opts, 0, NULL);
+	if (loaded->file)
+		hks_file_free(loaded->file);
+	if (li->bytes)
+		hks_free(&ctx, li->bytes, li->bytes_size ? li->bytes_size : 1);
+	hks_free(&ctx, li, li->self_size);
+}
+
+void hks_loader_free(hks_loader *L)
+{
+	if (!L)
+		return;
+	for (size_t i = 0; i < L->num_units; i++) {
+		source *s = &L->units[i];
+		loader_strfree(L, s->path);
+		loader_strfree(L, s->container_path);
+		loader_strfree(L, s->member);
+		if (s->deferred)
+			hks_free(&L->ctx, s->deferred, sizeof(hks_error));
+	}
+	if (L->units)
+		hks_free(&L->ctx, L->units, L->cap_units * sizeof(source));
+	for (size_t i = 0; i < L->num_archives; i++)
+		archive_free(L, L->archives[i]);
+	if (L->archives)
+		hks_free(&L->ctx, L->archives, L->cap_archives * sizeof(archive *));
+	for (size_t i = 0; i < L->num_folders; i++) {
+		folder *f = L->folders[i];
+		if (f->compendiums)
+			hks_compendium_set_free(f->compendiums);
+		loader_strfree(L, f->path);
+		hks_free(&L->ctx, f, sizeof(folder));
+	}
+	if (L->folders)
+		hks_free(&L->ctx, L->folders, L->cap_folders * sizeof(folder *));
+	if (L->global)
+		hks_compendium_set_free(L->global);
+	if (L->opts.compendium_paths) {
+		char **paths = (char **)(void *)L->opts.compendium_paths;
+		for (size_t i = 0; i < L->opts.num_compendium_paths; i++)
+			loader_strfree(L, paths[i]);
+		hks_free(&L->ctx, paths, L->opts.num_compendium_paths * sizeof(char *));
+	}
+	if (L->mutex_ready)
+		pthread_mutex_destroy(&L->mutex);
+	hks_ctx ctx = L->ctx;
+	hks_free(&ctx, L, sizeof(hks_loader));
+}

@@ -1,10 +1,535 @@
-/* hkspline check: placeholder until its module lands (owner replaces this file). */
+/*
+ * hkspline check: verify every spline animation found under the given paths.
+ *
+ * Stages per file (docs/CLI.md): "parse" (the container reader; every file,
+ * compendiums and skeletons included), then per spline animation "header"
+ * (hks_spline_check_header: the relations of FORMAT.md §1.1), "decode"
+ * (hks_stored_read walks every block, then every frame is sampled; the walk
+ * is exact when it reports no conformance issue), and on request "repack"
+ * (hks_spline_repack_compare) and "roundtrip" (hks_file_write reproduces the
+ * file's bytes). Files are processed by N worker threads; each file's result
+ * is stored in its own slot, so the output is the same for every -j.
+ */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "progress.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Frames sampled per call when checking that an animation decodes. */
+#define SAMPLE_CHUNK_FRAMES 256u
+
+typedef struct check_counts {
+	uint64_t files, files_failed, animations, header_ok, decoded, walk_exact, repack_exact, roundtrip_exact;
+} check_counts;
+
+typedef struct check_failure {
+	int32_t animation;   /* -1: the file as a whole */
+	const char *stage;   /* "parse", "header", "decode", "repack", "roundtrip" */
+	char *error;
+} check_failure;
+
+typedef struct file_result {
+	char *path;
+	char sdk_key[40];
+	check_counts counts;
+	check_failure *failures;
+	size_t num_failures;
+} file_result;
+
+typedef struct check_job {
+	hks_loader *loader;
+	size_t count;
+	file_result *results;
+	atomic_size_t next;
+	atomic_size_t done;
+	bool repack;
+	bool roundtrip;
+} check_job;
+
+static char *dup_string(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = (char *)malloc(n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+static void add_failure(file_result *fr, int32_t animation, const char *stage, const char *message)
+{
+	check_failure *p = (check_failure *)realloc(fr->failures, (fr->num_failures + 1) * sizeof(check_failure));
+	if (!p)
+		return; /* the counts still say the file failed */
+	fr->failures = p;
+	p[fr->num_failures].animation = animation;
+	p[fr->num_failures].stage = stage;
+	p[fr->num_failures].error = dup_string(message ? message : "");
+	fr->num_failures++;
+}
+
+static void add_error(file_result *fr, int32_t animation, const char *stage, const hks_error *err)
+{
+	char buf[2048];
+	hks_error_format(err, buf, sizeof(buf));
+	add_failure(fr, animation, stage, buf);
+}
+
+/* Walk every block, then sample every frame. *walk_exact: no conformance issue. */
+static bool decode_animation(const hks_animation *anim, uint32_t index, bool *walk_exact, hks_error *err)
+{
+	*walk_exact = false;
+	hks_walk_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.animation_index = (int32_t)index;
+	hks_stored_animation *stored = NULL;
+	if (hks_stored_read(anim, &wo, &stored, err) != HKS_OK)
+		return false;
+	bool ok = true;
+	uint32_t tracks = stored->num_transform_tracks > 0 ? (uint32_t)stored->num_transform_tracks : 0;
+	uint32_t float_tracks = stored->num_float_tracks > 0 ? (uint32_t)stored->num_float_tracks : 0;
+	uint32_t frames = stored->num_frames > 0 ? (uint32_t)stored->num_frames : 0;
+	size_t chunk = frames < SAMPLE_CHUNK_FRAMES ? frames : SAMPLE_CHUNK_FRAMES;
+	float *transforms = NULL, *floats = NULL;
+	if (chunk) {
+		transforms = (float *)malloc((size_t)chunk * tracks * HKS_TRACK_SAMPLE_FLOATS * sizeof(float) + 1);
+		floats = (float *)malloc((size_t)chunk * float_tracks * sizeof(float) + 1);
+		if (!transforms || !floats) {
+			hks_error_clear(err);
+			err->code = HKS_E_NOMEM;
+			snprintf(err->message, sizeof(err->message), "out of memory sampling %u frames", frames);
+			ok = false;
+		}
+	}
+	hks_sample_options so;
+	memset(&so, 0, sizeof(so));
+	for (uint32_t f = 0; ok && f < frames; f += (uint32_t)chunk) {
+		uint32_t n = frames - f < chunk ? frames - f : (uint32_t)chunk;
+		if (hks_sample_frames(stored, &so, f, n, transforms, float_tracks ? floats : NULL, err) != HKS_OK)
+			ok = false;
+	}
+	free(transforms);
+	free(floats);
+	if (ok) {
+		*walk_exact = stored->conformance_issues == 0;
+		if (!*walk_exact)
+			*err = stored->conformance;
+	}
+	hks_stored_free(stored);
+	return ok;
+}
+
+/* Rewrite the whole file and compare with its bytes. */
+static bool roundtrip_file(const hks_loaded *ld, char *msg, size_t msg_size)
+{
+	hks_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base.name = ld->path;
+	uint8_t *out = NULL;
+	size_t out_size = 0;
+	hks_error err;
+	if (hks_file_write(ld->file, &wo, &out, &out_size, &err) != HKS_OK) {
+		hks_error_format(&err, msg, msg_size);
+		return false;
+	}
+	size_t n = out_size < ld->size ? out_size : ld->size, at = 0;
+	while (at < n && out[at] == ld->bytes[at])
+		at++;
+	bool same = at == n && out_size == ld->size;
+	if (!same) {
+		if (at < n)
+			snprintf(msg, msg_size, "rewritten file differs at byte %zu: 0x%02x instead of 0x%02x (sizes %zu, %zu)", at,
+			         out[at], ld->bytes[at], out_size, ld->size);
+		else
+			snprintf(msg, msg_size, "rewritten file has %zu bytes instead of %zu (identical up to byte %zu)", out_size,
+			         ld->size, at);
+	}
+	hks_buffer_free(&wo.base, out, out_size);
+	return same;
+}
+
+static void check_one(check_job *job, size_t index)
+{
+	file_result *fr = &job->results[index];
+	fr->counts.files = 1;
+	hks_loaded *ld = NULL;
+	hks_result r = hks_loader_load(job->loader, index, &ld);
+	const char *path = hks_loader_path(job->loader, index);
+	fr->path = dup_string(path ? path : "?");
+	if (r != HKS_OK || !ld) {
+		snprintf(fr->sdk_key, sizeof(fr->sdk_key), "unknown");
+		add_failure(fr, -1, "parse", hks_result_name(r));
+		fr->counts.files_failed = 1;
+		return;
+	}
+	if (ld->sdk[0])
+		snprintf(fr->sdk_key, sizeof(fr->sdk_key), "%s", ld->sdk);
+	else
+		snprintf(fr->sdk_key, sizeof(fr->sdk_key), "%s", hks_container_name(ld->container));
+	if (ld->status != HKS_OK) {
+		add_error(fr, -1, "parse", &ld->error);
+		fr->counts.files_failed = 1;
+		hks_loaded_free(ld);
+		return;
+	}
+	const hks_file *file = ld->file;
+	int guard = hks_guard_for_sdk(file->sdk);
+	for (uint32_t i = 0; i < file->num_animations; i++) {
+		const hks_animation *anim = &file->animations[i];
+		if (anim->kind != HKS_ANIMATION_SPLINE)
+			continue;
+		fr->counts.animations++;
+		hks_error err;
+		if (hks_spline_check_header(file, i, &err) == HKS_OK)
+			fr->counts.header_ok++;
+		else
+			add_error(fr, (int32_t)i, "header", &err);
+		bool exact = false;
+		hks_error_clear(&err);
+		if (decode_animation(anim, i, &exact, &err)) {
+			fr->counts.decoded++;
+			if (exact)
+				fr->counts.walk_exact++;
+			else
+				add_error(fr, (int32_t)i, "decode", &err);
+		} else {
+			add_error(fr, (int32_t)i, "decode", &err);
+		}
+		if (job->repack) {
+			if (hks_spline_repack_compare(anim, guard, &err) == HKS_OK)
+				fr->counts.repack_exact++;
+			else
+				add_error(fr, (int32_t)i, "repack", &err);
+		}
+	}
+	if (job->roundtrip) {
+		char msg[1024];
+		if (roundtrip_file(ld, msg, sizeof(msg)))
+			fr->counts.roundtrip_exact++;
+		else
+			add_failure(fr, -1, "roundtrip", msg);
+	}
+	if (fr->num_failures)
+		fr->counts.files_failed = 1;
+	hks_loaded_free(ld);
+}
+
+static void *worker(void *arg)
+{
+	check_job *job = (check_job *)arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&job->next, 1);
+		if (i >= job->count)
+			break;
+		check_one(job, i);
+		atomic_fetch_add(&job->done, 1);
+	}
+	return NULL;
+}
+
+/* ---- aggregation and output ---- */
+
+typedef struct sdk_entry {
+	char key[40];
+	check_counts counts;
+} sdk_entry;
+
+static void add_counts(check_counts *a, const check_counts *b)
+{
+	a->files += b->files;
+	a->files_failed += b->files_failed;
+	a->animations += b->animations;
+	a->header_ok += b->header_ok;
+	a->decoded += b->decoded;
+	a->walk_exact += b->walk_exact;
+	a->repack_exact += b->repack_exact;
+	a->roundtrip_exact += b->roundtrip_exact;
+}
+
+static int compare_sdk(const void *a, const void *b)
+{
+	return strcmp(((const sdk_entry *)a)->key, ((const sdk_entry *)b)->key);
+}
+
+static void json_counts(cli_json *j, const check_counts *c, const check_job *job)
+{
+	cli_json_key(j, "files");
+	cli_json_uint(j, c->files);
+	cli_json_key(j, "files_failed");
+	cli_json_uint(j, c->files_failed);
+	cli_json_key(j, "animations");
+	cli_json_uint(j, c->animations);
+	cli_json_key(j, "header_ok");
+	cli_json_uint(j, c->header_ok);
+	cli_json_key(j, "decoded");
+	cli_json_uint(j, c->decoded);
+	cli_json_key(j, "walk_exact");
+	cli_json_uint(j, c->walk_exact);
+	if (job->repack) {
+		cli_json_key(j, "repack_exact");
+		cli_json_uint(j, c->repack_exact);
+	}
+	if (job->roundtrip) {
+		cli_json_key(j, "roundtrip_exact");
+		cli_json_uint(j, c->roundtrip_exact);
+	}
+}
+
+static void text_counts(FILE *out, const char *label, const check_counts *c, const check_job *job)
+{
+	fprintf(out, "%-16s %7llu files %6llu failed %7llu animations %7llu header_ok %7llu decoded %7llu walk_exact",
+	        label, (unsigned long long)c->files, (unsigned long long)c->files_failed,
+	        (unsigned long long)c->animations, (unsigned long long)c->header_ok, (unsigned long long)c->decoded,
+	        (unsigned long long)c->walk_exact);
+	if (job->repack)
+		fprintf(out, " %7llu repack_exact", (unsigned long long)c->repack_exact);
+	if (job->roundtrip)
+		fprintf(out, " %7llu roundtrip_exact", (unsigned long long)c->roundtrip_exact);
+	fputc('\n', out);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: hkspline check [--json] [--no-progress] [-j N] [--repack] [--roundtrip]\n"
+	        "                      [--compendium FILE|DIR]... PATH...\n"
+	        "Verify every spline animation in the files, folders (recursive), binders and DCX\n"
+	        "archives given. Exit status 0 when every file passes, 1 when any fails, 2 on usage errors.\n");
+}
+
+static bool parse_jobs(const char *s, long *out)
+{
+	char *end = NULL;
+	long v = strtol(s, &end, 10);
+	if (!s[0] || *end || v < 1 || v > 1024)
+		return false;
+	*out = v;
+	return true;
+}
 
 int cmd_check(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hkspline check: not implemented yet\n");
-	return 2;
+	bool json = false, progress = true, repack = false, roundtrip = false;
+	long jobs = 0;
+	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	const char **paths = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	size_t num_compendiums = 0, num_paths = 0;
+	if (!compendiums || !paths) {
+		fprintf(stderr, "hkspline check: out of memory\n");
+		return 2;
+	}
+	int status = 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			status = 0;
+			goto done_args;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--no-progress")) {
+			progress = false;
+		} else if (!strcmp(a, "--repack")) {
+			repack = true;
+		} else if (!strcmp(a, "--roundtrip")) {
+			roundtrip = true;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+			if (i + 1 >= argc || !parse_jobs(argv[i + 1], &jobs)) {
+				fprintf(stderr, "hkspline check: %s needs a thread count from 1 to 1024\n", a);
+				goto done_args;
+			}
+			i++;
+		} else if (!strncmp(a, "-j", 2) && a[2]) {
+			if (!parse_jobs(a + 2, &jobs)) {
+				fprintf(stderr, "hkspline check: bad thread count '%s'\n", a + 2);
+				goto done_args;
+			}
+		} else if (!strcmp(a, "--compendium")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "hkspline check: --compendium needs a file or folder\n");
+				goto done_args;
+			}
+			compendiums[num_compendiums++] = argv[++i];
+		} else if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++)
+				paths[num_paths++] = argv[i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hkspline check: unknown option '%s'\n", a);
+			usage(stderr);
+			goto done_args;
+		} else {
+			paths[num_paths++] = a;
+		}
+	}
+	if (!num_paths) {
+		usage(stderr);
+		goto done_args;
+	}
+	if (jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = n > 0 ? n : 1;
+	}
+
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = compendiums;
+	lo.num_compendium_paths = num_compendiums;
+	hks_loader *loader = NULL;
+	hks_error err;
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done_args;
+	}
+	/* a path that cannot be read at all is a failed file of its own */
+	file_result *arg_failures = (file_result *)calloc(num_paths, sizeof(file_result));
+	size_t num_arg_failures = 0;
+	for (size_t i = 0; i < num_paths; i++) {
+		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
+			if (err.code == HKS_E_NOMEM || !arg_failures) {
+				cli_print_error(&err);
+				hks_loader_free(loader);
+				free(arg_failures);
+				goto done_args;
+			}
+			file_result *fr = &arg_failures[num_arg_failures++];
+			fr->path = dup_string(paths[i]);
+			snprintf(fr->sdk_key, sizeof(fr->sdk_key), "unknown");
+			fr->counts.files = fr->counts.files_failed = 1;
+			add_error(fr, -1, "parse", &err);
+		}
+	}
+
+	check_job job;
+	memset(&job, 0, sizeof(job));
+	job.loader = loader;
+	job.count = hks_loader_count(loader);
+	job.results = (file_result *)calloc(job.count + 1, sizeof(file_result));
+	job.repack = repack;
+	job.roundtrip = roundtrip;
+	atomic_init(&job.next, 0);
+	atomic_init(&job.done, 0);
+	if (!job.results) {
+		fprintf(stderr, "hkspline check: out of memory\n");
+		hks_loader_free(loader);
+		free(arg_failures);
+		goto done_args;
+	}
+	size_t threads = (size_t)jobs < job.count ? (size_t)jobs : job.count;
+	pthread_t *tids = (pthread_t *)calloc(threads + 1, sizeof(pthread_t));
+	size_t started = 0;
+	cli_progress bar;
+	cli_progress_start(&bar, progress, job.count, "files");
+	for (size_t t = 0; tids && t < threads; t++) {
+		if (pthread_create(&tids[t], NULL, worker, &job) != 0)
+			break;
+		started++;
+	}
+	if (started == 0) {
+		worker(&job); /* no thread could start: do the work here */
+	} else {
+		while (atomic_load(&job.done) < job.count) {
+			cli_progress_update(&bar, atomic_load(&job.done));
+			struct timespec ts = {0, 50 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		for (size_t t = 0; t < started; t++)
+			pthread_join(tids[t], NULL);
+	}
+	cli_progress_update(&bar, job.count);
+	cli_progress_finish(&bar);
+	free(tids);
+
+	/* aggregate in path order: argument failures first, then the units */
+	check_counts total;
+	memset(&total, 0, sizeof(total));
+	sdk_entry *sdks = (sdk_entry *)calloc(job.count + num_arg_failures + 1, sizeof(sdk_entry));
+	size_t num_sdks = 0;
+	size_t all = num_arg_failures + job.count;
+	for (size_t k = 0; k < all; k++) {
+		file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+		add_counts(&total, &fr->counts);
+		if (!sdks)
+			continue;
+		size_t s = 0;
+		while (s < num_sdks && strcmp(sdks[s].key, fr->sdk_key))
+			s++;
+		if (s == num_sdks) {
+			memcpy(sdks[s].key, fr->sdk_key, sizeof(sdks[s].key));
+			num_sdks++;
+		}
+		add_counts(&sdks[s].counts, &fr->counts);
+	}
+	if (sdks && num_sdks)
+		qsort(sdks, num_sdks, sizeof(sdk_entry), compare_sdk);
+
+	if (json) {
+		cli_json j;
+		cli_json_init(&j, stdout, true);
+		cli_json_begin_object(&j);
+		json_counts(&j, &total, &job);
+		cli_json_key(&j, "by_sdk");
+		cli_json_begin_object(&j);
+		for (size_t s = 0; sdks && s < num_sdks; s++) {
+			cli_json_key(&j, sdks[s].key);
+			cli_json_begin_object(&j);
+			json_counts(&j, &sdks[s].counts, &job);
+			cli_json_end_object(&j);
+		}
+		cli_json_end_object(&j);
+		cli_json_key(&j, "failures");
+		cli_json_begin_array(&j);
+		for (size_t k = 0; k < all; k++) {
+			file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+			for (size_t f = 0; f < fr->num_failures; f++) {
+				cli_json_begin_object(&j);
+				cli_json_key(&j, "path");
+				cli_json_string(&j, fr->path);
+				cli_json_key(&j, "animation");
+				cli_json_int(&j, fr->failures[f].animation);
+				cli_json_key(&j, "stage");
+				cli_json_string(&j, fr->failures[f].stage);
+				cli_json_key(&j, "error");
+				cli_json_string(&j, fr->failures[f].error);
+				cli_json_end_object(&j);
+			}
+		}
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+	} else {
+		for (size_t k = 0; k < all; k++) {
+			file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+			for (size_t f = 0; f < fr->num_failures; f++) {
+				if (fr->failures[f].animation >= 0)
+					printf("FAIL %s: animation %d: %s: %s\n", fr->path, (int)fr->failures[f].animation,
+					       fr->failures[f].stage, fr->failures[f].error);
+				else
+					printf("FAIL %s: %s: %s\n", fr->path, fr->failures[f].stage, fr->failures[f].error);
+			}
+		}
+		for (size_t s = 0; sdks && s < num_sdks; s++)
+			text_counts(stdout, sdks[s].key, &sdks[s].counts, &job);
+		text_counts(stdout, "total", &total, &job);
+	}
+	fflush(stdout);
+	status = total.files_failed ? 1 : 0;
+
+	for (size_t k = 0; k < all; k++) {
+		file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+		for (size_t f = 0; f < fr->num_failures; f++)
+			free(fr->failures[f].error);
+		free(fr->failures);
+		free(fr->path);
+	}
+	free(sdks);
+	free(job.results);
+	free(arg_failures);
+	hks_loader_free(loader);
+done_args:
+	free(compendiums);
+	free(paths);
+	return status;
 }

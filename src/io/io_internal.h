@@ -1,0 +1,34 @@
+/*
+ * Internal helpers of the path loader (src/io/): a light sniff of a Havok
+ * file's identity (SDK string, compendium reference) that runs before the
+ * full parse, so the loader can pick the right compendium set and report the
+ * SDK of files that fail to parse.
+ */
+#ifndef HKS_IO_INTERNAL_H
+#define HKS_IO_INTERNAL_H
+
+#include "internal.h"
+
+typedef struct hks_sniff {
+	hks_container container;  /* hks_detect_container */
+	char sdk[32];             /* SDKV (tagfile) or contentsVersion (packfile); "" when unknown */
+	int has_tcrf;             /* a TCRF section was found among TAG0's children */
+	uint8_t tcrf_id[8];       /* its 8-byte compendium ID, file order */
+} hks_sniff;
+
+/*
+ * Identify a file without parsing it: only the top-level section headers of a
+ * tagfile (CONTAINERS.md §2.1-2.3) or the fixed packfile header (§5.1) are
+ * looked at, every read bounds-checked. Never fails: fields it cannot read
+ * stay empty.
+ */
+void hks_sniff_bytes(const uint8_t *data, size_t size, hks_sniff *out);
+
+/* True when the sniffed kind is one hks_file_read parses. */
+static inline bool hks_sniff_is_havok(hks_container c)
+{
+	return c == HKS_CONTAINER_TAGFILE || c == HKS_CONTAINER_COMPENDIUM || c == HKS_CONTAINER_PACKFILE ||
+	       c == HKS_CONTAINER_XML;
+}
+
+#endif
