@@ -1,0 +1,124 @@
+/*
+ * RemoveKnotsBoundCurve: The NURBS Book A9.9 with Havok's details
+ * (ENCODER.md §7.3): bounds per knot slot, first smallest bound wins, the
+ * accumulated error e[k] per sample, removal at the current degree.
+ */
+#include "fit_workspace.h"
+
+/* The first index >= x that ends its run of equal knots (r == K or U[r+1] != U[r]). */
+static int run_end_at_or_after(int K, const float *U, int x)
+{
+	int r = x;
+	while (r < K && U[r + 1] == U[r])
+		r++;
+	return r;
+}
+
+static void compute_bounds(float *Br, int lo, int hi, int n, int p, const float *U, const hks_fit_v4 *P,
+                           const hks_fit_config *cfg)
+{
+	int K = n + p + 1;
+	for (int r = lo; r <= hi; r++) {
+		Br[r] = FLT_MAX;
+		if (r == K || U[r + 1] != U[r]) {
+			int s = hks_nurbs_multiplicity(K, U, r);
+			/* A knot of multiplicity > p is a break in the curve, which strictly increasing
+			 * sample parameters never produce (hks_fit_curve_run checks them); skipping it
+			 * keeps A9.8's window inside P for any input. */
+			if (s <= p)
+				Br[r] = hks_nurbs_removal_bound(n, p, U, P, r, s, cfg->removal_alpha_reciprocal);
+		}
+	}
+}
+
+/* First sample index with ub[k] >= x (m + 1 when none; a NaN x gives m + 1). */
+static int first_at_or_above(int m, const float *ub, float x)
+{
+	int k = 0;
+	while (k <= m && !(ub[k] >= x))
+		k++;
+	return k;
+}
+
+int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, hks_fit_v4 *P, int m,
+                               const float *ub, float *e, float E, const hks_fit_config *cfg,
+                               hks_fit_stats *stats)
+{
+	int n = *pn;
+	int K = n + p + 1;
+	float *Br = ws->Br;
+	float *temp = ws->temp_err;
+	int removed = 0;
+
+	for (int r = 0; r <= K; r++)
+		Br[r] = FLT_MAX;
+	compute_bounds(Br, p + 1, K - p - 1, n, p, U, P, cfg);
+
+	while (n > p) {
+		/* The first index with the smallest bound: strict "<", ties to the lowest index. */
+		int r = p + 1;
+		float best = cfg->removal_scan_from_max ? FLT_MAX : Br[p + 1];
+		for (int idx = cfg->removal_scan_from_max ? p + 1 : p + 2; idx <= K - p - 1; idx++)
+			if (Br[idx] < best) {
+				best = Br[idx];
+				r = idx;
+			}
+		if (Br[r] == FLT_MAX)
+			break;
+
+		int s = hks_nurbs_multiplicity(K, U, r);
+		int i;
+		float alpha;
+		if ((s + p) % 2 == 1) {
+			int k = (s + p + 1) / 2;
+			i = r - k + 1;
+			if (cfg->removal_alpha_reciprocal) {
+				float inv = 1.0f / (U[i + p + 1] - U[i]);
+				alpha = (U[r] - U[i]) * inv;
+			} else {
+				alpha = (U[r] - U[i]) / (U[i + p + 1] - U[i]);
+			}
+		} else {
+			i = r - (s + p) / 2;
+			alpha = 0.0f;
+		}
+		/* The samples in N_{i,p}'s half-open support [U[i], U[i+p+1]). */
+		int lo_k = first_at_or_above(m, ub, U[i]);
+		int hi_k = first_at_or_above(m, ub, U[i + p + 1]) - 1;
+		float f = (1.0f - alpha) * Br[r];
+		float max_err = 0.0f;
+		for (int k = lo_k; k <= hi_k; k++) {
+			temp[k] = hks_nurbs_one_basis(p, K, U, i, ub[k]) * f + e[k];
+			max_err = hks_fit_maxss(max_err, temp[k]);
+		}
+		if (max_err > E) { /* NaN compares false: accepted, as in Havok */
+			Br[r] = FLT_MAX;
+			continue;
+		}
+		for (int k = lo_k; k <= hi_k; k++)
+			e[k] = temp[k];
+		/* A5.8 with num = 1, TOL = FLT_MAX: no tolerance test for finite data. */
+		int t = hks_nurbs_remove_knot(n, p, U, P, r, s, 1, FLT_MAX, cfg->removal_alpha_reciprocal);
+		if (t == 0) {
+			/* Only NaN data get here. Havok decrements n regardless (ENCODER.md §7.4, [R],
+			 * unverified); we keep the curve consistent instead and retire the knot. */
+			if (stats)
+				stats->removal_refused++;
+			Br[r] = FLT_MAX;
+			continue;
+		}
+		n--;
+		K--;
+		removed++;
+		if (n == p) /* only p + 1 control points: no interior knot left */
+			break;
+		memmove(&Br[r], &Br[r + 1], (size_t)(K - r + 1) * sizeof(float));
+		int lo = run_end_at_or_after(K, U, (r - p > p + 1) ? r - p : p + 1);
+		int hi = run_end_at_or_after(K, U, (r + p - s < n) ? r + p - s : n);
+		compute_bounds(Br, lo, hi, n, p, U, P, cfg);
+	}
+	if (stats)
+		stats->knots_removed += (uint32_t)removed;
+	*pn = n;
+	return removed;
+}
