@@ -1,0 +1,174 @@
+/*
+ * Dequantization of stored values (FORMAT.md §3): scalar 8/16-bit control
+ * points and the six packed-quaternion selectors.
+ *
+ * Every constant is written as its binary32 bit pattern (FORMAT.md §0.2,
+ * §7 pitfall 4) and every f32 operation is rounded individually in the order
+ * the specification gives; the build uses -ffp-contract=off so no multiply-add
+ * is fused.
+ */
+#include "internal.h"
+
+#include <math.h>
+
+/* FORMAT.md §3.1: 1/65535 and 1/255 as f32. */
+#define HKS_BITS_INV_65535 0x37800080u
+#define HKS_BITS_INV_255 0x3B808081u
+/* FORMAT.md §3.4-3.6: the smallest-three scales ≈ 1/(centre·√2). */
+#define HKS_BITS_S40 0x39B51B97u
+#define HKS_BITS_S48 0x383507C7u
+#define HKS_BITS_S24 0x3C37E485u
+/* FORMAT.md §3.7: Polar32 constants. */
+#define HKS_BITS_INV_1023 0x3A802008u
+#define HKS_BITS_INV_511 0x3B004020u
+#define HKS_BITS_PI_OVER_4 0x3F490FDBu
+#define HKS_BITS_PI_OVER_2 0x3FC90FDBu
+/* FORMAT.md §3.8: provisional Straight16 constants C1 = 7.5, C2 = 1/7.5 [U]. */
+#define HKS_BITS_STRAIGHT16_C1 0x40F00000u
+#define HKS_BITS_STRAIGHT16_C2 0x3E088889u
+#define HKS_BITS_ONE 0x3F800000u
+#define HKS_BITS_QNAN 0x7FC00000u
+
+float hks_dequantize_scalar(unsigned quantization, uint32_t value, float min, float max)
+{
+	const float scale = hks_f32_from_bits(quantization ? HKS_BITS_INV_65535 : HKS_BITS_INV_255);
+	float s = (float)value * scale;
+	float d = max - min;
+	return (s * d) + min;
+}
+
+/*
+ * FORMAT.md §3.3: the three stored values go in ascending component order into
+ * the slots other than `missing`; the missing one is sqrt(1 − Σ) with the sign
+ * bit, and 0 when 1 − Σ is not positive (not when it is merely small: §7 #17).
+ */
+static void smallest_three(const float v[3], unsigned missing, unsigned negative, float out[4])
+{
+	unsigned slot = 0;
+	for (unsigned i = 0; i < 4; i++)
+		if (i != missing)
+			out[i] = v[slot++];
+	float sum = ((v[0] * v[0]) + (v[1] * v[1])) + (v[2] * v[2]);
+	float t = hks_f32_from_bits(HKS_BITS_ONE) - sum;
+	float mag = (t > 0.0f) ? sqrtf(t) : 0.0f;
+	out[missing] = negative ? -mag : mag;
+}
+
+static void unpack_threecomp40(const uint8_t *b, float out[4])
+{
+	/* FORMAT.md §3.4: 40-bit little-endian value, read byte by byte (never an
+	 * 8-byte load: §7 #15). Bit 39 is ignored (§5.3 rule 4). */
+	uint64_t v = (uint64_t)b[0] | ((uint64_t)b[1] << 8) | ((uint64_t)b[2] << 16) | ((uint64_t)b[3] << 24) |
+	             ((uint64_t)b[4] << 32);
+	const float s40 = hks_f32_from_bits(HKS_BITS_S40);
+	float f[3];
+	for (unsigned i = 0; i < 3; i++) {
+		int32_t n = (int32_t)((v >> (12 * i)) & 0xFFFu);
+		f[i] = (float)(n - 2047) * s40; /* centre 2047, not 2049: §7 #1 */
+	}
+	smallest_three(f, (unsigned)((v >> 36) & 3u), (unsigned)((v >> 38) & 1u), out);
+}
+
+static void unpack_threecomp48(const uint8_t *b, float out[4])
+{
+	/* FORMAT.md §3.5 */
+	uint16_t w[3] = {hks_le16(b), hks_le16(b + 2), hks_le16(b + 4)};
+	const float s48 = hks_f32_from_bits(HKS_BITS_S48);
+	float f[3];
+	for (unsigned i = 0; i < 3; i++)
+		f[i] = (float)((int32_t)(w[i] & 0x7FFFu) - 16383) * s48;
+	unsigned missing = (unsigned)((w[0] >> 15) | ((w[1] >> 15) << 1));
+	smallest_three(f, missing, (unsigned)(w[2] >> 15), out);
+}
+
+static void unpack_threecomp24(const uint8_t *b, float out[4])
+{
+	/* FORMAT.md §3.6 */
+	const float s24 = hks_f32_from_bits(HKS_BITS_S24);
+	float f[3];
+	for (unsigned i = 0; i < 3; i++)
+		f[i] = (float)((int32_t)(b[i] & 0x7Fu) - 63) * s24;
+	unsigned missing = (unsigned)((b[0] >> 7) | ((b[1] >> 7) << 1));
+	smallest_three(f, missing, (unsigned)(b[2] >> 7), out);
+}
+
+/* Integer square root: the largest r with r·r <= x (x < 2^18 here). */
+static uint32_t isqrt_u32(uint32_t x)
+{
+	uint32_t r = (uint32_t)sqrt((double)x);
+	while (r * r > x)
+		r--;
+	while ((r + 1) * (r + 1) <= x)
+		r++;
+	return r;
+}
+
+static void unpack_polar32(const uint8_t *b, float out[4])
+{
+	/* FORMAT.md §3.7 (reference decode; the engine's exact order is [U]).
+	 * r is an integer converted by value (§7 #5: not its bits reinterpreted),
+	 * and φ spans π/2 over 511 steps. */
+	uint32_t v = hks_le32(b);
+	uint32_t pt = v & 0x3FFFFu;
+	uint32_t r = (v >> 18) & 0x3FFu;
+	float one = hks_f32_from_bits(HKS_BITS_ONE);
+	float rr = (float)r * hks_f32_from_bits(HKS_BITS_INV_1023);
+	float aw = one - (rr * rr);
+	float m2 = one - (aw * aw);
+	float mag = sqrtf(m2 > 0.0f ? m2 : 0.0f);
+	uint32_t phi_i = isqrt_u32(pt);
+	float theta = 0.0f, phi = 0.0f;
+	if (phi_i > 0) {
+		theta = (hks_f32_from_bits(HKS_BITS_PI_OVER_4) * (float)(pt - phi_i * phi_i)) / (float)phi_i;
+		phi = (hks_f32_from_bits(HKS_BITS_PI_OVER_2) * (float)phi_i) * hks_f32_from_bits(HKS_BITS_INV_511);
+	}
+	float sin_phi = sinf(phi);
+	float q[4];
+	q[0] = (mag * sin_phi) * cosf(theta);
+	q[1] = (mag * sin_phi) * sinf(theta);
+	q[2] = mag * cosf(phi);
+	q[3] = aw;
+	for (unsigned i = 0; i < 4; i++)
+		out[i] = ((v >> (28 + i)) & 1u) ? -q[i] : q[i];
+}
+
+static void unpack_straight16(const uint8_t *b, float out[4])
+{
+	/* FORMAT.md §3.8, provisional constants: (n − C1)·C2, then normalized.
+	 * With C1 = 7.5 no component is zero, so the length is never zero. */
+	const float c1 = hks_f32_from_bits(HKS_BITS_STRAIGHT16_C1);
+	const float c2 = hks_f32_from_bits(HKS_BITS_STRAIGHT16_C2);
+	unsigned n[4] = {b[0] & 0xFu, b[0] >> 4, b[1] & 0xFu, b[1] >> 4};
+	float q[4];
+	for (unsigned i = 0; i < 4; i++)
+		q[i] = ((float)n[i] - c1) * c2;
+	float len2 = (((q[0] * q[0]) + (q[1] * q[1])) + (q[2] * q[2])) + (q[3] * q[3]);
+	float inv = hks_f32_from_bits(HKS_BITS_ONE) / sqrtf(len2);
+	for (unsigned i = 0; i < 4; i++)
+		out[i] = q[i] * inv;
+}
+
+void hks_unpack_quaternion(unsigned selector, const uint8_t *bytes, float out[4])
+{
+	switch (selector) {
+	case HKS_ROT_POLAR32: unpack_polar32(bytes, out); return;
+	case HKS_ROT_THREECOMP40: unpack_threecomp40(bytes, out); return;
+	case HKS_ROT_THREECOMP48: unpack_threecomp48(bytes, out); return;
+	case HKS_ROT_THREECOMP24: unpack_threecomp24(bytes, out); return;
+	case HKS_ROT_STRAIGHT16: unpack_straight16(bytes, out); return;
+	case HKS_ROT_UNCOMPRESSED:
+		/* FORMAT.md §3.9: four f32 copied bit for bit (NaN payloads kept, §5.3). */
+		for (unsigned i = 0; i < 4; i++)
+			out[i] = hks_f32_from_bits(hks_le32(bytes + 4 * i));
+		return;
+	default:
+		for (unsigned i = 0; i < 4; i++)
+			out[i] = hks_f32_from_bits(HKS_BITS_QNAN);
+		return;
+	}
+}
+
+int hks_selector_verified(unsigned selector)
+{
+	return selector <= HKS_ROT_UNCOMPRESSED && selector != HKS_ROT_STRAIGHT16;
+}

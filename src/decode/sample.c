@@ -1,0 +1,595 @@
+/*
+ * Sampling the stored structure (FORMAT.md §4): frame mode (integer frames,
+ * the reference) and time mode (the engine's time → frame mapping with its
+ * end clamp).
+ *
+ * Exactness: every value is the spec's formula evaluated in f32 in the
+ * spec's order. The speed comes only from doing work once that the formula
+ * would repeat with identical operands — each control point is dequantized
+ * once per block instead of once per sample, each knot converted to f32
+ * once, and the knot span advanced incrementally over increasing frames
+ * (which selects the same span as the search of §4.4 for valid knots). The
+ * divisions of the Cox–de Boor triangle stay divisions: replacing them by a
+ * reciprocal would change the last bit. tests/test_sample.c compares this
+ * against a literal per-sample implementation bit for bit.
+ *
+ * Safety: the stored structure may come from anywhere (the walk, the fitter,
+ * a caller). Everything the evaluation relies on is checked per block and
+ * part before use (degree, counts, knot order, clamped ends, non-empty
+ * boundary spans, pointers), so no index leaves its array, nothing divides
+ * by an empty span and nothing loops.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HKS_INLINE static inline __attribute__((always_inline))
+#else
+#define HKS_INLINE static inline
+#endif
+
+#define ONE_BITS 0x3F800000u
+
+/* Lanes of a translation/scale/float part, FORMAT.md §2.3-2.4, §2.7. */
+#define LANES_VECTOR 3
+
+typedef struct sampler {
+	hks_ctx ctx;
+	const hks_stored_animation *s;
+	int normalize;
+	uint32_t K;            /* maxFramesPerBlock − 1 */
+	/* scratch: dequantized control points and f32 knots of one part */
+	float *cp;
+	size_t cp_cap;         /* floats */
+	float *knots;
+	size_t knots_cap;      /* floats */
+} sampler;
+
+/* ---- setup ------------------------------------------------------------ */
+
+static hks_result check_animation(hks_ctx *ctx, const hks_stored_animation *s)
+{
+	if (!s)
+		return hks_fail(ctx, HKS_E_ARGUMENT, -1, "no stored animation");
+	if (s->num_transform_tracks < 0 || s->num_float_tracks < 0)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "negative track count (%d transform, %d float)",
+		                s->num_transform_tracks, s->num_float_tracks);
+	/* FORMAT.md §6.1 H1, H2: K = 0 or one frame would divide by zero. */
+	if (s->num_frames < 2)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "numFrames %d < 2", s->num_frames);
+	if (s->max_frames_per_block < 2 || s->max_frames_per_block > 256)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "maxFramesPerBlock %d outside 2..256", s->max_frames_per_block);
+	uint32_t K = (uint32_t)s->max_frames_per_block - 1;
+	/* FORMAT.md §6.1 H3 */
+	uint32_t want = ((uint32_t)s->num_frames + K - 2) / K;
+	if (want < 1)
+		want = 1;
+	if (s->num_blocks != want || !s->blocks)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "numBlocks %u, expected %u for %d frames", s->num_blocks, want,
+		                s->num_frames);
+	for (uint32_t b = 0; b < s->num_blocks; b++) {
+		const hks_stored_block *blk = &s->blocks[b];
+		/* FORMAT.md §2.2: F_b = min(maxFramesPerBlock, numFrames − b·K) */
+		uint32_t first = b * K;
+		uint32_t frames = (uint32_t)s->num_frames - first;
+		if (frames > (uint32_t)s->max_frames_per_block)
+			frames = (uint32_t)s->max_frames_per_block;
+		if (blk->num_frames != frames) {
+			hks_err_location(ctx, -1, (int32_t)b, -1, HKS_PART_NONE);
+			return hks_fail(ctx, HKS_E_MALFORMED, -1, "block has %u frames, expected %u", blk->num_frames, frames);
+		}
+		if ((s->num_transform_tracks > 0 && !blk->tracks) || (s->num_float_tracks > 0 && !blk->floats)) {
+			hks_err_location(ctx, -1, (int32_t)b, -1, HKS_PART_NONE);
+			return hks_fail(ctx, HKS_E_MALFORMED, -1, "block without track data");
+		}
+	}
+	return HKS_OK;
+}
+
+static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const hks_sample_options *opts,
+                               hks_error *err)
+{
+	memset(sm, 0, sizeof(*sm));
+	hks_ctx_init(&sm->ctx, opts ? &opts->base : NULL, 0, err);
+	sm->s = s;
+	sm->normalize = opts ? opts->normalize_rotations : 0;
+	HKS_TRY(check_animation(&sm->ctx, s));
+	sm->K = (uint32_t)s->max_frames_per_block - 1;
+	return HKS_OK;
+}
+
+static void sampler_free(sampler *sm)
+{
+	hks_free(&sm->ctx, sm->cp, sm->cp_cap * sizeof(float));
+	hks_free(&sm->ctx, sm->knots, sm->knots_cap * sizeof(float));
+	sm->cp = sm->knots = NULL;
+	sm->cp_cap = sm->knots_cap = 0;
+}
+
+static hks_result reserve(sampler *sm, float **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return HKS_OK;
+	size_t n = *cap ? *cap : 256;
+	while (n < need)
+		n *= 2;
+	float *p = (float *)hks_realloc(&sm->ctx, *buf, *cap * sizeof(float), n * sizeof(float));
+	if (!p)
+		return HKS_E_NOMEM; /* hks_realloc recorded the error */
+	*buf = p;
+	*cap = n;
+	return HKS_OK;
+}
+
+/* ---- validation of one spline ---------------------------------------- */
+
+static hks_result fail_part(sampler *sm, uint32_t block, int32_t track, hks_part part, const hks_stored_part *p,
+                            const char *fmt, ...) HKS_PRINTF(6, 7);
+static hks_result fail_part(sampler *sm, uint32_t block, int32_t track, hks_part part, const hks_stored_part *p,
+                            const char *fmt, ...)
+{
+	hks_err_location(&sm->ctx, -1, (int32_t)block, track, part);
+	char msg[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	uint32_t where = sm->s->blocks[block].offset + p->offset;
+	return hks_fail(&sm->ctx, HKS_E_MALFORMED, -1, "%s (part at data offset %u)", msg, where);
+}
+
+/*
+ * What the evaluation needs of a spline (FORMAT.md §4.4-4.5, §6.2 B7, B8):
+ * degree 1..3, n + 1 >= p + 1 control points, n + p + 2 knots, knots
+ * non-decreasing, clamped at both ends (p + 1 equal knots), and non-empty
+ * first and last spans, so that the span the search of §4.4 selects is never
+ * empty and no basis denominator is zero.
+ */
+static hks_result check_spline(sampler *sm, uint32_t block, int32_t track, hks_part part, const hks_stored_part *p)
+{
+	unsigned deg = p->degree, ncp = p->num_control_points;
+	if (deg < 1 || deg > 3)
+		return fail_part(sm, block, track, part, p, "spline degree %u outside 1..3", deg);
+	if (ncp < deg + 1)
+		return fail_part(sm, block, track, part, p, "%u control points, fewer than degree %u + 1", ncp, deg);
+	if ((uint32_t)p->num_knots != ncp + deg + 1 || !p->knots)
+		return fail_part(sm, block, track, part, p, "%u knots for %u control points", p->num_knots, ncp);
+	const uint8_t *U = p->knots;
+	unsigned n = ncp - 1, last = n + deg + 1;
+	for (unsigned i = 1; i <= last; i++)
+		if (U[i] < U[i - 1])
+			return fail_part(sm, block, track, part, p, "knot %u decreases (to %u)", i, U[i]);
+	/* B8: p + 1 equal knots at each end, starting at local frame 0 (the end
+	 * value is not required to be F_b − 1: past the last knot Havok evaluates
+	 * the last span, which is finite) */
+	if (U[0] != 0 || U[0] != U[deg] || U[n + 1] != U[last])
+		return fail_part(sm, block, track, part, p, "knot vector not clamped (degree %u, %u knots)", deg, last + 1);
+	if (!(U[deg] < U[deg + 1]) || !(U[n] < U[n + 1]))
+		return fail_part(sm, block, track, part, p, "empty first or last knot span (knots %u..%u)", U[deg], U[n + 1]);
+	return HKS_OK;
+}
+
+/* ---- the B-spline ----------------------------------------------------- */
+
+/* FORMAT.md §4.4 for a parameter that is a whole number (frame mode: the
+ * local frame; time mode: qTime). Valid knots checked by check_spline. */
+static unsigned find_span(const uint8_t *U, unsigned n, unsigned p, uint32_t x)
+{
+	if (x >= U[n + 1])
+		return n;
+	if (x <= U[p])
+		return p;
+	/* invariant U[low] <= x < U[high]; ends because high − low shrinks */
+	unsigned low = p, high = n + 1;
+	while (high - low > 1) {
+		unsigned mid = (low + high) / 2;
+		if (x < U[mid])
+			high = mid;
+		else
+			low = mid;
+	}
+	return low;
+}
+
+/*
+ * FORMAT.md §4.5: the Cox–de Boor triangle (The NURBS Book A2.2) in f32, in
+ * exactly this order. `U` are the knots as f32 (already scaled in time mode).
+ * Inlined with a constant degree so the loops unroll.
+ */
+HKS_INLINE void basis(unsigned p, unsigned span, float u, const float *U,
+                                                        float N[4])
+{
+	float left[4], right[4];
+	N[0] = 1.0f;
+	for (unsigned j = 1; j <= p; j++) {
+		left[j] = u - U[span + 1 - j];
+		right[j] = U[span + j] - u;
+		float saved = 0.0f;
+		for (unsigned r = 0; r < j; r++) {
+			float temp = N[r] / (right[r + 1] + left[j - r]);
+			N[r] = saved + right[r + 1] * temp;
+			saved = left[j - r] * temp;
+		}
+		N[j] = saved;
+	}
+}
+
+/* C = N0·P[span−p]; C = C + Nj·P[span−p+j], per lane (FORMAT.md §4.5). */
+HKS_INLINE void combine(unsigned p, const float N[4], const float *P,
+                                                          unsigned lanes, float *out)
+{
+	for (unsigned l = 0; l < lanes; l++) {
+		float c = N[0] * P[l];
+		for (unsigned j = 1; j <= p; j++)
+			c = c + N[j] * P[j * lanes + l];
+		out[l] = c;
+	}
+}
+
+/*
+ * Evaluate a spline at local frames L0 .. L0 + count − 1 (frame mode).
+ * cp: (n+1) × lanes dequantized control points; Uf: knots as f32.
+ * The result of lane l for frame i goes to out[i·stride + dest[l]].
+ */
+HKS_INLINE void eval_frames_deg(unsigned p, unsigned lanes, const uint8_t *U,
+                                                                  const float *Uf, unsigned n, const float *cp,
+                                                                  uint32_t L0, uint32_t count, float *out,
+                                                                  size_t stride, const unsigned *dest)
+{
+	unsigned span = find_span(U, n, p, L0);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t L = L0 + i;
+		/* Advancing over increasing L gives the span of §4.4: the unique
+		 * U[span] <= L < U[span+1], or n past the end (check_spline
+		 * guarantees the boundary spans are non-empty). */
+		while (span < n && L >= U[span + 1])
+			span++;
+		float N[4];
+		basis(p, span, (float)L, Uf, N);
+		float v[4];
+		combine(p, N, cp + (size_t)(span - p) * lanes, lanes, v);
+		float *o = out + i * stride;
+		for (unsigned l = 0; l < lanes; l++)
+			o[dest[l]] = v[l];
+	}
+}
+
+static void eval_frames(unsigned p, unsigned lanes, const uint8_t *U, const float *Uf, unsigned n, const float *cp,
+                        uint32_t L0, uint32_t count, float *out, size_t stride, const unsigned *dest)
+{
+	/* constant degree and lane count: the loops above unroll */
+#define HKS_EVAL_CASE(P, LN) \
+	case (P) * 8 + (LN): eval_frames_deg(P, LN, U, Uf, n, cp, L0, count, out, stride, dest); return;
+	switch (p * 8 + lanes) {
+		HKS_EVAL_CASE(1, 1) HKS_EVAL_CASE(1, 2) HKS_EVAL_CASE(1, 3) HKS_EVAL_CASE(1, 4)
+		HKS_EVAL_CASE(2, 1) HKS_EVAL_CASE(2, 2) HKS_EVAL_CASE(2, 3) HKS_EVAL_CASE(2, 4)
+		HKS_EVAL_CASE(3, 1) HKS_EVAL_CASE(3, 2) HKS_EVAL_CASE(3, 3) HKS_EVAL_CASE(3, 4)
+	default: return; /* unreachable: degree and lanes checked */
+	}
+#undef HKS_EVAL_CASE
+}
+
+/* One parameter (time mode): span from the integer search key, basis at u. */
+static void eval_one(unsigned p, unsigned lanes, const uint8_t *U, const float *Uf, unsigned n, const float *cp,
+                     uint32_t key, float u, float *out, const unsigned *dest)
+{
+	unsigned span = find_span(U, n, p, key);
+	float N[4], v[4];
+	basis(p, span, u, Uf, N);
+	combine(p, N, cp + (size_t)(span - p) * lanes, lanes, v);
+	for (unsigned l = 0; l < lanes; l++)
+		out[dest[l]] = v[l];
+}
+
+/* ---- parts ------------------------------------------------------------ */
+
+/* Where to evaluate: either frames L0.. of a block (frame mode) or one time. */
+typedef struct param {
+	int time_mode;
+	uint32_t L0, count;    /* frame mode */
+	uint32_t qtime;        /* time mode: span search key */
+	float u;               /* time mode: blockTime, seconds */
+	float frame_duration;  /* time mode: knot scale */
+} param;
+
+static hks_result load_knots(sampler *sm, const hks_stored_part *p, const param *pr)
+{
+	HKS_TRY(reserve(sm, &sm->knots, &sm->knots_cap, p->num_knots));
+	/* Frame mode: the knot bytes as f32 frame numbers (§4.2). Time mode: each
+	 * knot converted to f32 and multiplied by frameDuration (§4.3). */
+	if (pr->time_mode)
+		for (unsigned i = 0; i < p->num_knots; i++)
+			sm->knots[i] = (float)p->knots[i] * pr->frame_duration;
+	else
+		for (unsigned i = 0; i < p->num_knots; i++)
+			sm->knots[i] = (float)p->knots[i];
+	return HKS_OK;
+}
+
+static void run_spline(sampler *sm, const hks_stored_part *p, unsigned lanes, const param *pr, float *out,
+                       size_t stride, const unsigned *dest)
+{
+	unsigned n = (unsigned)p->num_control_points - 1;
+	if (pr->time_mode)
+		eval_one(p->degree, lanes, p->knots, sm->knots, n, sm->cp, pr->qtime, pr->u, out, dest);
+	else
+		eval_frames(p->degree, lanes, p->knots, sm->knots, n, sm->cp, pr->L0, pr->count, out, stride, dest);
+}
+
+static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->count; }
+
+/*
+ * Translation, scale or float part (FORMAT.md §2.4, §4.6): `nlanes` output
+ * lanes at out[0..nlanes) of each row; static first, then spline, else
+ * neutral.
+ */
+static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part part, const hks_stored_part *p,
+                                unsigned nlanes, float neutral, const param *pr, float *out, size_t stride)
+{
+	uint8_t m = p->flags;
+	uint32_t rows = frames_of(pr);
+	/* lanes not evaluated from the spline: static value or neutral, for every row */
+	for (unsigned l = 0; l < nlanes; l++) {
+		int is_static = (m >> l) & 1;
+		int is_spline = (m >> (4 + l)) & 1;
+		if (is_static || !is_spline) {
+			float v = is_static ? p->static_value[l] : neutral;
+			for (uint32_t i = 0; i < rows; i++)
+				out[i * stride + l] = v;
+		}
+	}
+	if (!(m & 0xF0))
+		return HKS_OK;
+	/* Spline: control points hold, per point, the lanes with the spline bit
+	 * (§2.4 "for lane in x, y, z with the spline bit"). */
+	unsigned slot_lane[3], nslots = 0;
+	for (unsigned l = 0; l < nlanes; l++)
+		if ((m >> (4 + l)) & 1)
+			slot_lane[nslots++] = l;
+	if (nslots != p->spline_lanes || nslots == 0)
+		return fail_part(sm, b, track, part, p, "spline part with %u stored lanes, mask says %u", p->spline_lanes,
+		                 nslots);
+	if (p->quantization > 1 || !p->control_points)
+		return fail_part(sm, b, track, part, p, "scalar quantization %u invalid or no control points", p->quantization);
+	HKS_TRY(check_spline(sm, b, track, part, p));
+	size_t ncp = p->num_control_points;
+	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * nslots));
+	HKS_TRY(load_knots(sm, p, pr));
+	/* FORMAT.md §3.1, each control point dequantized once: ((f32)v·C)·d + min
+	 * with d = max − min (the same operations per point as per sample). */
+	for (unsigned k = 0; k < nslots; k++) {
+		unsigned l = slot_lane[k];
+		float mn = p->min[l], mx = p->max[l];
+		for (size_t i = 0; i < ncp; i++)
+			sm->cp[i * nslots + k] = hks_dequantize_scalar(p->quantization, p->control_points[i * nslots + k], mn, mx);
+	}
+	/* Evaluate only the slots whose lane is not static (static wins, §2.4). */
+	unsigned dest[3];
+	int any_static_spline = 0;
+	for (unsigned k = 0; k < nslots; k++) {
+		dest[k] = slot_lane[k];
+		if ((m >> slot_lane[k]) & 1)
+			any_static_spline = 1;
+	}
+	if (!any_static_spline) {
+		run_spline(sm, p, nslots, pr, out, stride, dest);
+		return HKS_OK;
+	}
+	/* A lane flagged both static and spline (never in data, B5): evaluate
+	 * into a row buffer, then keep the static value. */
+	for (uint32_t i = 0; i < rows; i++) {
+		float row[4];
+		unsigned all[3] = {0, 1, 2};
+		param one = *pr;
+		if (!pr->time_mode) {
+			one.L0 = pr->L0 + i;
+			one.count = 1;
+		}
+		run_spline(sm, p, nslots, &one, row, 4, all);
+		for (unsigned k = 0; k < nslots; k++)
+			if (!((m >> slot_lane[k]) & 1))
+				out[i * stride + slot_lane[k]] = row[k];
+	}
+	return HKS_OK;
+}
+
+/* Rotation part (FORMAT.md §2.5, §4.6): read whole; spline, static or identity. */
+static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const hks_stored_part *p, const param *pr,
+                                  float *out, size_t stride)
+{
+	uint8_t m = p->flags;
+	uint32_t rows = frames_of(pr);
+	unsigned sel = p->quantization;
+	if (!(m & 0xFF)) {
+		for (uint32_t i = 0; i < rows; i++) {
+			float *o = out + i * stride;
+			o[0] = o[1] = o[2] = 0.0f;
+			o[3] = hks_f32_from_bits(ONE_BITS);
+		}
+		return HKS_OK;
+	}
+	if (sel > HKS_ROT_UNCOMPRESSED || !p->packed)
+		return fail_part(sm, b, track, HKS_PART_ROTATION, p, "rotation selector %u invalid or no data", sel);
+	size_t qsize = hks_rotation_size(sel);
+	if (!(m & 0xF0)) {
+		float q[4];
+		hks_unpack_quaternion(sel, p->packed, q);
+		for (uint32_t i = 0; i < rows; i++)
+			memcpy(out + i * stride, q, sizeof(q));
+		return HKS_OK;
+	}
+	HKS_TRY(check_spline(sm, b, track, HKS_PART_ROTATION, p));
+	size_t ncp = p->num_control_points;
+	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * 4));
+	HKS_TRY(load_knots(sm, p, pr));
+	for (size_t i = 0; i < ncp; i++)
+		hks_unpack_quaternion(sel, p->packed + i * qsize, sm->cp + i * 4);
+	static const unsigned dest[4] = {0, 1, 2, 3};
+	run_spline(sm, p, 4, pr, out, stride, dest);
+	return HKS_OK;
+}
+
+/* Optional unit length (not Havok's output, FORMAT.md §4.6): q / |q| when
+ * |q| is positive and finite, else unchanged. */
+static void normalize_rows(float *out, uint32_t rows, size_t stride)
+{
+	for (uint32_t i = 0; i < rows; i++) {
+		float *q = out + i * stride;
+		float len2 = (((q[0] * q[0]) + (q[1] * q[1])) + (q[2] * q[2])) + (q[3] * q[3]);
+		if (len2 > 0.0f && isfinite(len2)) {
+			float len = sqrtf(len2);
+			for (unsigned k = 0; k < 4; k++)
+				q[k] = q[k] / len;
+		}
+	}
+}
+
+/*
+ * Sample every track of block b at the rows of `pr`. transforms: row i of
+ * track t at transforms + i·T·10 + t·10; floats: row i of float track f at
+ * floats + i·F + f.
+ */
+static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *transforms, float *floats)
+{
+	const hks_stored_animation *s = sm->s;
+	const hks_stored_block *blk = &s->blocks[b];
+	size_t T = (size_t)s->num_transform_tracks, F = (size_t)s->num_float_tracks;
+	size_t tstride = T * HKS_TRACK_SAMPLE_FLOATS;
+	for (size_t t = 0; t < T; t++) {
+		const hks_stored_track *tr = &blk->tracks[t];
+		float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
+		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, o,
+		                      tstride));
+		HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, o + 3, tstride));
+		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_SCALE, &tr->part[2], LANES_VECTOR,
+		                      hks_f32_from_bits(ONE_BITS), pr, o + 7, tstride));
+		if (sm->normalize)
+			normalize_rows(o + 3, frames_of(pr), tstride);
+	}
+	if (F > 0 && !floats)
+		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %zu float tracks", F);
+	for (size_t f = 0; f < F; f++) {
+		/* FORMAT.md §2.7: one lane, bit 0 static, bit 4 spline; absent → 0 */
+		HKS_TRY(sample_vector(sm, b, (int32_t)f, HKS_PART_FLOAT, &blk->floats[f], 1, 0.0f, pr, floats + f, F));
+	}
+	return HKS_OK;
+}
+
+/* ---- public entry points ---------------------------------------------- */
+
+hks_result hks_sample_frames(const hks_stored_animation *s, const hks_sample_options *opts, uint32_t first_frame,
+                             uint32_t num_frames, float *transforms, float *floats, hks_error *err)
+{
+	sampler sm;
+	hks_result r = sampler_init(&sm, s, opts, err);
+	if (r != HKS_OK)
+		return r;
+	if ((uint64_t)first_frame + num_frames > (uint64_t)s->num_frames)
+		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "frames %u..%llu outside the clip's %d frames", first_frame,
+		                (unsigned long long)first_frame + num_frames, s->num_frames);
+	if (num_frames == 0)
+		return HKS_OK;
+	if (s->num_transform_tracks > 0 && !transforms)
+		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
+	size_t T = (size_t)s->num_transform_tracks, F = (size_t)s->num_float_tracks;
+	uint32_t g = first_frame, end = first_frame + num_frames;
+	while (g < end && r == HKS_OK) {
+		/* FORMAT.md §4.2: b = min(g / K, numBlocks − 1). Block b serves its
+		 * frames up to (not including) its boundary frame with block b + 1;
+		 * the last block serves to the end. */
+		uint32_t b = g / sm.K;
+		if (b > s->num_blocks - 1)
+			b = s->num_blocks - 1;
+		uint32_t block_first = b * sm.K;
+		uint32_t block_end = (b + 1 < s->num_blocks) ? block_first + sm.K : (uint32_t)s->num_frames;
+		uint32_t stop = end < block_end ? end : block_end;
+		param pr = {0};
+		pr.L0 = g - block_first;
+		pr.count = stop - g;
+		size_t row = g - first_frame;
+		r = sample_block(&sm, b, &pr, transforms ? transforms + row * T * HKS_TRACK_SAMPLE_FLOATS : NULL,
+		                 floats ? floats + row * F : NULL);
+		g = stop;
+	}
+	sampler_free(&sm);
+	return r;
+}
+
+hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block, uint32_t local_frame,
+                                  const hks_sample_options *opts, float *transforms, float *floats, hks_error *err)
+{
+	sampler sm;
+	hks_result r = sampler_init(&sm, s, opts, err);
+	if (r != HKS_OK)
+		return r;
+	if (block >= s->num_blocks || local_frame >= s->blocks[block].num_frames)
+		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "block %u local frame %u does not exist", block, local_frame);
+	if (s->num_transform_tracks > 0 && !transforms)
+		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
+	param pr = {0};
+	pr.L0 = local_frame;
+	pr.count = 1;
+	r = sample_block(&sm, block, &pr, transforms, floats);
+	sampler_free(&sm);
+	return r;
+}
+
+hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_sample_options *opts,
+                           float *transforms, float *floats, hks_error *err)
+{
+	sampler sm;
+	hks_result r = sampler_init(&sm, s, opts, err);
+	if (r != HKS_OK)
+		return r;
+	if (s->num_transform_tracks > 0 && !transforms)
+		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
+	/* FORMAT.md §4.3. The library clamps t to [0, duration] (the engine would
+	 * sample a negative time as the last frame); NaN samples frame 0. */
+	float duration = s->duration;
+	float t = time;
+	if (!(t > 0.0f))
+		t = 0.0f;
+	if (t > duration)
+		t = duration;
+	uint32_t max_idx = (uint32_t)s->num_frames - 1;
+	float f = 0.0f;
+	if (duration > 0.0f)
+		f = (t / duration) * (float)max_idx;
+	/* f is finite and in [0, maxIdx] here; floor of a non-negative value */
+	uint32_t fr = (f >= (float)max_idx) ? max_idx : (uint32_t)f;
+	float delta;
+	if (fr > max_idx - 1) {
+		fr = max_idx - 1; /* end clamp: never extrapolate (§7 #11) */
+		delta = hks_f32_from_bits(ONE_BITS);
+	} else {
+		delta = f - (float)fr;
+		if (!(delta > 0.0f))
+			delta = 0.0f;
+		if (delta > 1.0f)
+			delta = 1.0f;
+	}
+	uint32_t b = fr / sm.K;
+	if (b > s->num_blocks - 1)
+		b = s->num_blocks - 1;
+	float block_time = ((float)(fr - b * sm.K) + delta) * s->frame_duration;
+	float q = (block_time * s->block_inverse_duration) * (float)sm.K;
+	/* trunc to an integer 0..K; out-of-range values (hostile durations) are
+	 * clamped so the search key stays meaningful */
+	uint32_t qtime;
+	if (!(q > 0.0f))
+		qtime = 0;
+	else if (q >= (float)sm.K)
+		qtime = sm.K;
+	else
+		qtime = (uint32_t)q;
+	param pr = {0};
+	pr.time_mode = 1;
+	pr.qtime = qtime;
+	pr.u = block_time;
+	pr.frame_duration = s->frame_duration;
+	r = sample_block(&sm, b, &pr, transforms, floats);
+	sampler_free(&sm);
+	return r;
+}
