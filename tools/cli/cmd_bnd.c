@@ -1,10 +1,731 @@
-/* hkspline bnd: placeholder until its module lands (owner replaces this file). */
+/*
+ * hkspline bnd: list, extract, replace and pack BND4 binders, plain or inside
+ * a DCX (CONTAINERS.md §6, §7). Syntax and the manifest format: docs/BINDERS.md.
+ */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define MANIFEST_NAME "_hkspline_bnd.txt"
+#define MANIFEST_MAGIC "hkspline-bnd 1"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage:\n"
+	        "  hkspline bnd list BINDER [--json]\n"
+	        "      index, ID, stored size and name of every member\n"
+	        "  hkspline bnd extract BINDER [-o DIR] [MEMBER...]\n"
+	        "      write members (all by default) to DIR as their base names; when all are\n"
+	        "      extracted, also DIR/" MANIFEST_NAME " (names, IDs, flags, headers) for 'pack'.\n"
+	        "      DIR defaults to the binder's file name with '.' replaced by '-'\n"
+	        "  hkspline bnd replace BINDER MEMBER FILE -o OUT [--dcx|--no-dcx]\n"
+	        "      put FILE's bytes in place of MEMBER; OUT is a DCX when BINDER was\n"
+	        "  hkspline bnd pack DIR -o OUT [--dcx|--no-dcx]\n"
+	        "      rebuild a binder from a folder written by 'extract' (byte for byte when\n"
+	        "      nothing changed); OUT is a DCX when the extracted binder was\n"
+	        "\n"
+	        "BINDER is a .anibnd (BND4) or .anibnd.dcx (DCX DFLT around a BND4). MEMBER is\n"
+	        "a member's full name or its base name (case-insensitive), e.g. a000_003000.hkx.\n"
+	        "DCX archives are written as DFLT (zlib) keeping the input's DCX header.\n");
+}
+
+/* ---- loading a binder (plain or DCX) -------------------------------- */
+
+typedef struct loaded_binder {
+	hks_bnd4 *bnd;
+	bool was_dcx;
+	hks_dcx_info dcx;
+} loaded_binder;
+
+static bool load_binder(const char *path, loaded_binder *lb)
+{
+	memset(lb, 0, sizeof(*lb));
+	size_t size = 0;
+	uint8_t *data = cli_read_file(path, &size);
+	if (!data)
+		return false;
+	hks_options opts = {0};
+	opts.name = path;
+	hks_error err;
+	const uint8_t *bytes = data;
+	size_t bytes_size = size;
+	uint8_t *inflated = NULL;
+	size_t inflated_size = 0;
+	if (size >= 4 && !memcmp(data, "DCX\0", 4)) {
+		if (hks_dcx_decompress(data, size, &opts, &inflated, &inflated_size, &lb->dcx, &err) != HKS_OK) {
+			cli_print_error(&err);
+			free(data);
+			return false;
+		}
+		lb->was_dcx = true;
+		bytes = inflated;
+		bytes_size = inflated_size;
+	}
+	hks_result r = hks_bnd4_read(bytes, bytes_size, &opts, &lb->bnd, &err);
+	if (inflated)
+		hks_buffer_free(&opts, inflated, inflated_size);
+	free(data);
+	if (r != HKS_OK) {
+		cli_print_error(&err);
+		return false;
+	}
+	return true;
+}
+
+/* Serialize, DCX-wrap when asked, write; returns the bytes written (0 on failure). */
+static size_t save_binder(const hks_bnd4 *bnd, bool dcx, const hks_dcx_info *like, const char *out_path)
+{
+	hks_options opts = {0};
+	opts.name = out_path;
+	hks_error err;
+	uint8_t *raw = NULL, *packed = NULL;
+	size_t raw_size = 0, packed_size = 0;
+	if (hks_bnd4_write(bnd, &opts, &raw, &raw_size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 0;
+	}
+	const uint8_t *final = raw;
+	size_t final_size = raw_size;
+	if (dcx) {
+		if (hks_dcx_compress(raw, raw_size, like, &opts, &packed, &packed_size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			hks_buffer_free(&opts, raw, raw_size);
+			return 0;
+		}
+		final = packed;
+		final_size = packed_size;
+	}
+	bool ok = cli_write_file(out_path, final, final_size);
+	hks_buffer_free(&opts, raw, raw_size);
+	if (packed)
+		hks_buffer_free(&opts, packed, packed_size);
+	return ok ? final_size : 0;
+}
+
+static const char *base_name(const char *s)
+{
+	const char *b = s;
+	for (const char *p = s; *p; p++)
+		if (*p == '\\' || *p == '/')
+			b = p + 1;
+	return b;
+}
+
+static bool is_dcx_bytes(const uint8_t *p, uint64_t n) { return n >= 4 && !memcmp(p, "DCX\0", 4); }
+
+/* ---- list ----------------------------------------------------------- */
+
+static int bnd_list(int argc, char **argv)
+{
+	const char *path = NULL;
+	bool json = false;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "hkspline bnd list: unknown option %s\n", argv[i]);
+			return 2;
+		} else if (!path)
+			path = argv[i];
+		else {
+			fprintf(stderr, "hkspline bnd list: one BINDER only\n");
+			return 2;
+		}
+	}
+	if (!path) {
+		usage(stderr);
+		return 2;
+	}
+	loaded_binder lb;
+	if (!load_binder(path, &lb))
+		return 1;
+	const hks_bnd4 *b = lb.bnd;
+	const char *table = b->hash_table_conforms == 1 ? "conforms" : b->hash_table_conforms == 0 ? "differs" : "none";
+	if (json) {
+		cli_json j;
+		cli_json_init(&j, stdout, true);
+		cli_json_begin_object(&j);
+		cli_json_key(&j, "path");
+		cli_json_string(&j, path);
+		cli_json_key(&j, "dcx");
+		if (lb.was_dcx) {
+			cli_json_begin_object(&j);
+			cli_json_key(&j, "compression");
+			cli_json_string(&j, lb.dcx.compression);
+			cli_json_key(&j, "version");
+			cli_json_uint(&j, lb.dcx.version);
+			cli_json_key(&j, "level");
+			cli_json_uint(&j, lb.dcx.level);
+			cli_json_key(&j, "compressed_size");
+			cli_json_uint(&j, lb.dcx.compressed_size);
+			cli_json_key(&j, "uncompressed_size");
+			cli_json_uint(&j, lb.dcx.uncompressed_size);
+			cli_json_end_object(&j);
+		} else {
+			cli_json_null(&j);
+		}
+		cli_json_key(&j, "version");
+		cli_json_string(&j, b->version);
+		cli_json_key(&j, "format");
+		cli_json_uint(&j, b->format);
+		cli_json_key(&j, "unicode");
+		cli_json_bool(&j, b->unicode != 0);
+		cli_json_key(&j, "hash_table");
+		cli_json_string(&j, table);
+		cli_json_key(&j, "entries");
+		cli_json_begin_array(&j);
+		for (uint32_t i = 0; i < b->num_entries; i++) {
+			const hks_bnd4_entry *e = &b->entries[i];
+			cli_json_begin_object(&j);
+			cli_json_key(&j, "index");
+			cli_json_uint(&j, i);
+			cli_json_key(&j, "id");
+			cli_json_int(&j, e->id);
+			cli_json_key(&j, "size");
+			cli_json_uint(&j, e->size);
+			cli_json_key(&j, "uncompressed_size");
+			cli_json_uint(&j, e->uncompressed_size);
+			cli_json_key(&j, "flags");
+			cli_json_uint(&j, e->flags);
+			cli_json_key(&j, "dcx_compressed");
+			cli_json_bool(&j, (e->flags & HKS_BND4_ENTRY_COMPRESSED) != 0);
+			cli_json_key(&j, "name");
+			cli_json_string(&j, e->name);
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+		fputc('\n', stdout);
+	} else {
+		printf("%s: BND4 version \"%s\", format 0x%02X, %u entries, hash table %s", path, b->version, b->format,
+		       b->num_entries, table);
+		if (lb.was_dcx)
+			printf(", in DCX %s version 0x%08X level %u", lb.dcx.compression, lb.dcx.version, lb.dcx.level);
+		printf("\n%6s %11s %10s  %s\n", "index", "id", "size", "name");
+		uint32_t compressed = 0;
+		for (uint32_t i = 0; i < b->num_entries; i++) {
+			const hks_bnd4_entry *e = &b->entries[i];
+			bool c = (e->flags & HKS_BND4_ENTRY_COMPRESSED) != 0;
+			compressed += c;
+			printf("%6u %11d %10llu  %s%s\n", i, (int)e->id, (unsigned long long)e->size, e->name,
+			       c ? "  (DCX-compressed entry)" : "");
+		}
+		if (compressed)
+			printf("%u entries are themselves DCX-compressed\n", compressed);
+	}
+	hks_bnd4_free(lb.bnd);
+	return 0;
+}
+
+/* ---- manifest ------------------------------------------------------- */
+
+static void put_hex(FILE *f, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02x", p[i]);
+}
+
+/* Names keep their backslashes; only '%' and control bytes are escaped (%XX)
+ * so that a name is one tab-free field. */
+static void put_escaped(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7F || *p == '%')
+			fprintf(f, "%%%02X", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decode exactly n bytes of hex; false when the text is not 2n hex digits. */
+static bool get_hex(const char *s, uint8_t *out, size_t n)
+{
+	if (strlen(s) != 2 * n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int hi = hex_value(s[2 * i]), lo = hex_value(s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (uint8_t)(hi * 16 + lo);
+	}
+	return true;
+}
+
+/* Undo put_escaped in place. */
+static bool unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (*r == '%') {
+			int hi = hex_value(r[1]), lo = hi >= 0 ? hex_value(r[2]) : -1;
+			if (hi < 0 || lo < 0)
+				return false;
+			*w++ = (char)(hi * 16 + lo);
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return true;
+}
+
+/* A file name for member `index` inside the output folder: its base name when
+ * that is a plain, unused name; otherwise a numbered one. */
+static void member_file_name(const hks_bnd4 *b, uint32_t index, char *out, size_t cap)
+{
+	const char *base = base_name(b->entries[index].name);
+	bool plain = base[0] && strcmp(base, ".") && strcmp(base, "..") && strcmp(base, MANIFEST_NAME) &&
+	             strlen(base) < 200;
+	for (const unsigned char *p = (const unsigned char *)base; plain && *p; p++)
+		if (*p < 0x20 || *p == 0x7F || *p == ':')
+			plain = false;
+	/* Same base name (ignoring case: folders may be case-insensitive) earlier in the binder? */
+	for (uint32_t k = 0; plain && k < index; k++) {
+		const char *o = base_name(b->entries[k].name);
+		size_t n = strlen(o);
+		if (n == strlen(base)) {
+			bool same = true;
+			for (size_t c = 0; c < n && same; c++) {
+				char x = o[c], y = base[c];
+				if (x >= 'A' && x <= 'Z')
+					x = (char)(x + 32);
+				if (y >= 'A' && y <= 'Z')
+					y = (char)(y + 32);
+				same = x == y;
+			}
+			if (same)
+				plain = false;
+		}
+	}
+	if (plain)
+		snprintf(out, cap, "%s", base);
+	else
+		snprintf(out, cap, "entry_%05u.bin", index);
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = (char *)malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+/* mkdir -p */
+static bool make_dir(const char *dir)
+{
+	char *tmp = strdup(dir);
+	if (!tmp)
+		return false;
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0777); /* errors surface at the final mkdir / stat */
+			*p = '/';
+		}
+	free(tmp);
+	if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
+		struct stat st;
+		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			return true;
+	}
+	fprintf(stderr, "hkspline: %s: cannot create folder (%s)\n", dir, strerror(errno));
+	return false;
+}
+
+/* ---- extract -------------------------------------------------------- */
+
+static int bnd_extract(int argc, char **argv)
+{
+	const char *path = NULL, *dir = NULL;
+	char **members = (char **)calloc((size_t)argc + 1, sizeof(char *));
+	int num_members = 0;
+	if (!members)
+		return 2;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			dir = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "hkspline bnd extract: unknown option %s\n", argv[i]);
+			free(members);
+			return 2;
+		} else if (!path)
+			path = argv[i];
+		else
+			members[num_members++] = argv[i];
+	}
+	if (!path) {
+		usage(stderr);
+		free(members);
+		return 2;
+	}
+	char default_dir[512];
+	if (!dir) {
+		snprintf(default_dir, sizeof(default_dir), "%s", base_name(path));
+		for (char *p = default_dir; *p; p++)
+			if (*p == '.')
+				*p = '-';
+		dir = default_dir;
+	}
+	loaded_binder lb;
+	if (!load_binder(path, &lb)) {
+		free(members);
+		return 1;
+	}
+	const hks_bnd4 *b = lb.bnd;
+	int status = 0;
+	bool *selected = (bool *)calloc(b->num_entries ? b->num_entries : 1, sizeof(bool));
+	if (!selected || !make_dir(dir)) {
+		status = selected ? 1 : 2;
+		goto done;
+	}
+	for (int m = 0; m < num_members; m++) {
+		hks_error err;
+		uint32_t index;
+		if (hks_bnd4_find(b, members[m], &index, &err) != HKS_OK) {
+			fprintf(stderr, "hkspline bnd extract: %s: %s\n", path, err.message);
+			status = 1;
+			goto done;
+		}
+		selected[index] = true;
+	}
+	FILE *manifest = NULL;
+	if (num_members == 0) {
+		char *mp = join_path(dir, MANIFEST_NAME);
+		manifest = mp ? fopen(mp, "w") : NULL;
+		if (!manifest) {
+			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir, strerror(errno));
+			free(mp);
+			status = 1;
+			goto done;
+		}
+		free(mp);
+		fprintf(manifest, "# hkspline BND4 manifest (docs/BINDERS.md): rebuild with 'hkspline bnd pack DIR -o OUT'.\n");
+		fprintf(manifest, "# entry lines: id, logical flags, raw file header, file, name (tab-separated;\n");
+		fprintf(manifest, "# the id and flags columns win over the header bytes; the order is the binder's)\n");
+		fprintf(manifest, "%s\n", MANIFEST_MAGIC);
+		fprintf(manifest, "bnd4-header\t");
+		put_hex(manifest, b->header, HKS_BND4_HEADER_SIZE);
+		fputc('\n', manifest);
+		if (lb.was_dcx) {
+			fprintf(manifest, "dcx-header\t");
+			put_hex(manifest, lb.dcx.header, HKS_DCX_HEADER_SIZE);
+			fputc('\n', manifest);
+		}
+	}
+	uint32_t written = 0;
+	for (uint32_t i = 0; i < b->num_entries; i++) {
+		if (num_members && !selected[i])
+			continue;
+		const hks_bnd4_entry *e = &b->entries[i];
+		char file[256];
+		member_file_name(b, i, file, sizeof(file));
+		char *fp = join_path(dir, file);
+		if (!fp || !cli_write_file(fp, e->data, (size_t)e->size)) {
+			free(fp);
+			status = 1;
+			break;
+		}
+		free(fp);
+		written++;
+		if (manifest) {
+			fprintf(manifest, "entry\t%d\t%02x\t", (int)e->id, e->flags);
+			put_hex(manifest, e->header, (size_t)b->file_header_size);
+			fprintf(manifest, "\t%s\t", file);
+			put_escaped(manifest, e->name);
+			fputc('\n', manifest);
+		}
+	}
+	if (manifest && fclose(manifest) != 0) {
+		fprintf(stderr, "hkspline: %s: error writing the manifest\n", dir);
+		status = 1;
+	}
+	if (status == 0)
+		printf("extracted %u of %u members to %s%s\n", written, b->num_entries, dir,
+		       num_members ? "" : " (with " MANIFEST_NAME ")");
+done:
+	free(selected);
+	free(members);
+	hks_bnd4_free(lb.bnd);
+	return status;
+}
+
+/* ---- replace -------------------------------------------------------- */
+
+static int bnd_replace(int argc, char **argv)
+{
+	const char *pos[3] = {NULL, NULL, NULL};
+	const char *out = NULL;
+	int npos = 0, force_dcx = -1;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--dcx"))
+			force_dcx = 1;
+		else if (!strcmp(argv[i], "--no-dcx"))
+			force_dcx = 0;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "hkspline bnd replace: unknown option %s\n", argv[i]);
+			return 2;
+		} else if (npos < 3)
+			pos[npos++] = argv[i];
+		else {
+			fprintf(stderr, "hkspline bnd replace: too many arguments\n");
+			return 2;
+		}
+	}
+	if (npos != 3 || !out) {
+		usage(stderr);
+		return 2;
+	}
+	size_t new_size = 0;
+	uint8_t *new_data = cli_read_file(pos[2], &new_size);
+	if (!new_data)
+		return 1;
+	loaded_binder lb;
+	if (!load_binder(pos[0], &lb)) {
+		free(new_data);
+		return 1;
+	}
+	int status = 1;
+	hks_error err;
+	uint32_t index;
+	uint8_t *packed = NULL;
+	size_t packed_size = 0;
+	hks_options opts = {0};
+	opts.name = pos[2];
+	if (hks_bnd4_find(lb.bnd, pos[1], &index, &err) != HKS_OK) {
+		fprintf(stderr, "hkspline bnd replace: %s: %s\n", pos[0], err.message);
+		goto done;
+	}
+	hks_bnd4_entry *e = &lb.bnd->entries[index];
+	uint64_t old_size = e->size;
+	const uint8_t *stored = new_data;
+	size_t stored_size = new_size;
+	if ((e->flags & HKS_BND4_ENTRY_COMPRESSED) && !is_dcx_bytes(new_data, new_size)) {
+		/* The member is stored DCX-compressed: compress the new bytes like it. */
+		hks_dcx_info like;
+		bool have_like = hks_dcx_read_info(e->data, (size_t)e->size, &like, NULL) == HKS_OK;
+		if (hks_dcx_compress(new_data, new_size, have_like ? &like : NULL, &opts, &packed, &packed_size, &err) !=
+		    HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
+		stored = packed;
+		stored_size = packed_size;
+	}
+	if (hks_bnd4_replace(lb.bnd, index, stored, stored_size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	bool dcx = force_dcx >= 0 ? force_dcx == 1 : lb.was_dcx;
+	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, out);
+	if (!wrote)
+		goto done;
+	printf("replaced entry %u (%s): %llu -> %llu bytes; wrote %s (%zu bytes%s)\n", index, e->name,
+	       (unsigned long long)old_size, (unsigned long long)stored_size, out, wrote, dcx ? ", DCX DFLT" : "");
+	status = 0;
+done:
+	if (packed)
+		hks_buffer_free(&opts, packed, packed_size);
+	free(new_data);
+	hks_bnd4_free(lb.bnd);
+	return status;
+}
+
+/* ---- pack ----------------------------------------------------------- */
+
+/* Split `line` at tabs into at most `max` fields; returns the count. */
+static int split_tabs(char *line, char **fields, int max)
+{
+	int n = 0;
+	char *p = line;
+	while (n < max) {
+		fields[n++] = p;
+		char *t = strchr(p, '\t');
+		if (!t)
+			break;
+		*t = '\0';
+		p = t + 1;
+	}
+	return n;
+}
+
+static int bnd_pack(int argc, char **argv)
+{
+	const char *dir = NULL, *out = NULL;
+	int force_dcx = -1;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--dcx"))
+			force_dcx = 1;
+		else if (!strcmp(argv[i], "--no-dcx"))
+			force_dcx = 0;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "hkspline bnd pack: unknown option %s\n", argv[i]);
+			return 2;
+		} else if (!dir)
+			dir = argv[i];
+		else {
+			fprintf(stderr, "hkspline bnd pack: one DIR only\n");
+			return 2;
+		}
+	}
+	if (!dir || !out) {
+		usage(stderr);
+		return 2;
+	}
+	char *mp = join_path(dir, MANIFEST_NAME);
+	size_t msize = 0;
+	uint8_t *mtext = mp ? cli_read_file(mp, &msize) : NULL;
+	if (!mtext) {
+		fprintf(stderr, "hkspline bnd pack: %s has no %s (write one with 'hkspline bnd extract')\n", dir,
+		        MANIFEST_NAME);
+		free(mp);
+		return 1;
+	}
+	char *text = (char *)realloc(mtext, msize + 1);
+	if (!text) {
+		free(mtext);
+		free(mp);
+		return 2;
+	}
+	text[msize] = '\0';
+	int status = 1;
+	hks_bnd4 *bnd = NULL;
+	hks_dcx_info dcx;
+	bool have_dcx = false, have_magic = false;
+	memset(&dcx, 0, sizeof(dcx));
+	hks_error err;
+	unsigned line_no = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line_no++;
+		size_t len = strlen(line);
+		if (len && line[len - 1] == '\r')
+			line[--len] = '\0';
+		if (!len || line[0] == '#')
+			continue;
+		if (!have_magic) {
+			if (strcmp(line, MANIFEST_MAGIC) != 0) {
+				fprintf(stderr, "hkspline bnd pack: %s: not an hkspline manifest (expected \"%s\")\n", mp,
+				        MANIFEST_MAGIC);
+				goto done;
+			}
+			have_magic = true;
+			continue;
+		}
+		char *f[6];
+		int nf = split_tabs(line, f, 6);
+		if (!strcmp(f[0], "bnd4-header") && nf == 2 && !bnd) {
+			uint8_t header[HKS_BND4_HEADER_SIZE];
+			if (!get_hex(f[1], header, sizeof(header))) {
+				fprintf(stderr, "hkspline bnd pack: %s:%u: bad bnd4-header\n", mp, line_no);
+				goto done;
+			}
+			hks_options opts = {0};
+			opts.name = mp;
+			if (hks_bnd4_create(header, &opts, &bnd, &err) != HKS_OK) {
+				cli_print_error(&err);
+				goto done;
+			}
+		} else if (!strcmp(f[0], "dcx-header") && nf == 2) {
+			if (!get_hex(f[1], dcx.header, HKS_DCX_HEADER_SIZE)) {
+				fprintf(stderr, "hkspline bnd pack: %s:%u: bad dcx-header\n", mp, line_no);
+				goto done;
+			}
+			dcx.header_size = HKS_DCX_HEADER_SIZE;
+			memcpy(dcx.compression, dcx.header + 0x28, 4);
+			dcx.level = dcx.header[0x30];
+			have_dcx = true;
+		} else if (!strcmp(f[0], "entry") && nf == 6 && bnd) {
+			char *end = NULL;
+			long long id = strtoll(f[1], &end, 10);
+			unsigned long flags = strtoul(f[2], NULL, 16);
+			if (!end || *end || id < INT32_MIN || id > INT32_MAX || flags > 0xFF ||
+			    strlen(f[3]) != 2 * (size_t)bnd->file_header_size || !unescape(f[5]) || strchr(f[4], '/') ||
+			    !strcmp(f[4], "..")) {
+				fprintf(stderr, "hkspline bnd pack: %s:%u: bad entry line\n", mp, line_no);
+				goto done;
+			}
+			char *fp = join_path(dir, f[4]);
+			size_t size = 0;
+			uint8_t *data = fp ? cli_read_file(fp, &size) : NULL;
+			free(fp);
+			if (!data)
+				goto done;
+			hks_result r = hks_bnd4_add(bnd, f[5], (int32_t)id, (uint8_t)flags, data, size, &err);
+			free(data);
+			if (r != HKS_OK) {
+				cli_print_error(&err);
+				goto done;
+			}
+			/* unknown header bytes as extracted; the writer sets the rest */
+			get_hex(f[3], bnd->entries[bnd->num_entries - 1].header, (size_t)bnd->file_header_size);
+		} else {
+			fprintf(stderr, "hkspline bnd pack: %s:%u: unexpected line\n", mp, line_no);
+			goto done;
+		}
+	}
+	if (!bnd) {
+		fprintf(stderr, "hkspline bnd pack: %s: no bnd4-header line\n", mp);
+		goto done;
+	}
+	bool want_dcx = force_dcx >= 0 ? force_dcx == 1 : have_dcx;
+	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, out);
+	if (!wrote)
+		goto done;
+	printf("packed %u members from %s into %s (%zu bytes%s)\n", bnd->num_entries, dir, out, wrote,
+	       want_dcx ? ", DCX DFLT" : "");
+	status = 0;
+done:
+	hks_bnd4_free(bnd);
+	free(text);
+	free(mp);
+	return status;
+}
 
 int cmd_bnd(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hkspline bnd: not implemented yet\n");
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+	const char *sub = argv[1];
+	if (!strcmp(sub, "list"))
+		return bnd_list(argc - 2, argv + 2);
+	if (!strcmp(sub, "extract"))
+		return bnd_extract(argc - 2, argv + 2);
+	if (!strcmp(sub, "replace"))
+		return bnd_replace(argc - 2, argv + 2);
+	if (!strcmp(sub, "pack"))
+		return bnd_pack(argc - 2, argv + 2);
+	fprintf(stderr, "hkspline bnd: unknown subcommand '%s'\n", sub);
+	usage(stderr);
 	return 2;
 }
