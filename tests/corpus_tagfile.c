@@ -156,11 +156,64 @@ static void test_parse_all(void **state)
 	assert_int_equal(spline_2015, 3);
 }
 
+/* Every file that parses re-serializes to identical bytes (CONTAINERS.md §4.4). */
+static void test_roundtrip_all(void **state)
+{
+	(void)state;
+	hks_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.compendiums = set;
+	size_t identical = 0, different = 0, tagfiles = 0, compendiums = 0;
+	for (size_t i = 0; i < num_paths; i++) {
+		size_t n;
+		uint8_t *p = hks_test_read_file(paths[i], &n);
+		assert_non_null(p);
+		int is_tag = is_magic(p, n, "TAG0");
+		if (!is_tag && !is_magic(p, n, "TCM0")) {
+			free(p);
+			continue;
+		}
+		hks_file *f = NULL;
+		hks_error e;
+		if (hks_file_read(p, n, &ro, &f, &e) != HKS_OK) {
+			assert_int_equal(e.code, HKS_E_COMPENDIUM); /* the files counted in test_parse_all */
+			free(p);
+			continue;
+		}
+		uint8_t *out = NULL;
+		size_t out_size = 0;
+		hks_result r = hks_file_write(f, NULL, &out, &out_size, &e);
+		if (r != HKS_OK) {
+			printf("WRITE FAILED: %s: %s\n", paths[i], e.message);
+			different++;
+		} else if (out_size != n || memcmp(out, p, n)) {
+			size_t k = 0;
+			while (k < n && k < out_size && out[k] == p[k])
+				k++;
+			if (different < 20)
+				printf("DIFFERENT: %s: %zu bytes vs %zu, first difference at %zu\n", paths[i], out_size, n, k);
+			different++;
+		} else {
+			identical++;
+			tagfiles += is_tag;
+			compendiums += !is_tag;
+		}
+		hks_buffer_free(NULL, out, out_size);
+		hks_file_free(f);
+		free(p);
+	}
+	printf("round trip: %zu identical (%zu tagfiles, %zu compendiums), %zu different\n", identical, tagfiles,
+	       compendiums, different);
+	assert_int_equal(different, 0);
+	assert_true(identical > 0);
+}
+
 int main(void)
 {
 	corpus = hks_test_require_corpus("corpus_tagfile");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_all),
+		cmocka_unit_test(test_roundtrip_all),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
