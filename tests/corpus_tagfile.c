@@ -38,6 +38,13 @@ static int file_tcrf_id(const uint8_t *p, size_t n, char hex[17])
 	return 0;
 }
 
+static uint32_t hks_f32_bits_test(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
 static int is_magic(const uint8_t *p, size_t n, const char *m)
 {
 	return n >= 8 && !memcmp(p + 4, m, 4);
@@ -208,12 +215,107 @@ static void test_roundtrip_all(void **state)
 	assert_true(identical > 0);
 }
 
+/*
+ * hks_file_replace_spline end to end on one corpus file, chosen by a rule: the
+ * first tagfile in sorted order with a spline animation of at least 2 blocks.
+ * Its last block is dropped (numBlocks, numFrames, duration adjusted, data cut
+ * at blockOffsets[last]); the written file must read back with those values,
+ * and writing it again must give the same bytes.
+ */
+static void test_replace_spline_drop_last_block(void **state)
+{
+	(void)state;
+	hks_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.compendiums = set;
+	int done = 0;
+	for (size_t i = 0; i < num_paths && !done; i++) {
+		size_t n;
+		uint8_t *p = hks_test_read_file(paths[i], &n);
+		assert_non_null(p);
+		hks_file *f = NULL;
+		hks_error e;
+		if (!is_magic(p, n, "TAG0") || hks_file_read(p, n, &ro, &f, &e) != HKS_OK) {
+			free(p);
+			continue;
+		}
+		uint32_t a = 0;
+		while (a < f->num_animations &&
+		       !(f->animations[a].kind == HKS_ANIMATION_SPLINE && f->animations[a].spline.num_blocks >= 2 &&
+		         f->animations[a].spline.num_block_offsets == (uint32_t)f->animations[a].spline.num_blocks))
+			a++;
+		if (a == f->num_animations) {
+			hks_file_free(f);
+			free(p);
+			continue;
+		}
+		printf("replace-spline file: %s, animation %u\n", paths[i], a);
+		const hks_spline_header *old = &f->animations[a].spline;
+		hks_spline_header h = *old;
+		uint32_t last = (uint32_t)old->num_blocks - 1;
+		h.num_blocks = old->num_blocks - 1;
+		h.num_frames = (int32_t)last * (old->max_frames_per_block - 1) + 1;
+		h.num_block_offsets = last;
+		if (h.num_float_block_offsets > last)
+			h.num_float_block_offsets = last;
+		h.data_size = old->block_offsets[last];
+		float duration = (float)(h.num_frames - 1) * old->frame_duration;
+		uint32_t old_data_size = old->data_size, num_tracks = (uint32_t)f->animations[a].number_of_transform_tracks;
+		uint8_t *prefix = malloc(h.data_size);
+		assert_non_null(prefix);
+		memcpy(prefix, old->data, h.data_size);
+		uint32_t num_bindings = f->num_bindings, num_animations = f->num_animations;
+		assert_int_equal(hks_file_replace_spline(f, a, duration, &h, &e), HKS_OK);
+
+		uint8_t *out = NULL;
+		size_t out_size = 0;
+		assert_int_equal(hks_file_write(f, NULL, &out, &out_size, &e), HKS_OK);
+		assert_true(out_size < n); /* a block fewer */
+		hks_file *g = NULL;
+		assert_int_equal(hks_file_read(out, out_size, &ro, &g, &e), HKS_OK);
+		assert_int_equal(g->num_animations, num_animations);
+		assert_int_equal(g->num_bindings, num_bindings);
+		const hks_animation *ga = &g->animations[a];
+		assert_int_equal(ga->kind, HKS_ANIMATION_SPLINE);
+		assert_int_equal(ga->number_of_transform_tracks, num_tracks);
+		assert_int_equal(ga->spline.num_blocks, h.num_blocks);
+		assert_int_equal(ga->spline.num_frames, h.num_frames);
+		assert_int_equal(hks_f32_bits_test(ga->duration), hks_f32_bits_test(duration));
+		assert_int_equal(ga->spline.num_block_offsets, last);
+		assert_memory_equal(ga->spline.block_offsets, f->animations[a].spline.block_offsets, 4 * (size_t)last);
+		assert_int_equal(ga->spline.data_size, h.data_size);
+		assert_true(ga->spline.data_size < old_data_size);
+		assert_memory_equal(ga->spline.data, prefix, h.data_size);
+		if (num_bindings)
+			assert_int_equal(g->bindings[0].animation, f->bindings[0].animation);
+
+		/* the written file is a fixed point of read + write */
+		uint8_t *again = NULL;
+		size_t again_size = 0;
+		assert_int_equal(hks_file_write(g, NULL, &again, &again_size, &e), HKS_OK);
+		assert_int_equal(again_size, out_size);
+		assert_memory_equal(again, out, out_size);
+		printf("replace-spline: %zu -> %zu bytes, data %u -> %u bytes, blocks %d -> %d\n", n, out_size,
+		       old_data_size, h.data_size, h.num_blocks + 1, h.num_blocks);
+
+		hks_buffer_free(NULL, again, again_size);
+		hks_file_free(g);
+		hks_buffer_free(NULL, out, out_size);
+		free(prefix);
+		hks_file_free(f);
+		free(p);
+		done = 1;
+	}
+	assert_true(done);
+}
+
 int main(void)
 {
 	corpus = hks_test_require_corpus("corpus_tagfile");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_all),
 		cmocka_unit_test(test_roundtrip_all),
+		cmocka_unit_test(test_replace_spline_drop_last_block),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
