@@ -6,7 +6,11 @@
  * and its hkaAnimationBinding. It is the project's embedded default input for
  * the README's first command and for the CLI tests.
  *
- * usage: make_sample OUT.hkx
+ * usage: make_sample [--skeleton] OUT.hkx
+ *
+ * With --skeleton the container holds instead one hkaSkeleton "Sample" with
+ * two bones (Root, Child of Root) in the reference pose (identity), as the
+ * Skeleton.HKX of a character folder would.
  *
  * The spline block (FORMAT.md §2):
  *   track 0: static translation (1, 2, 3), static Uncompressed rotation
@@ -17,6 +21,7 @@
  * {ptr, size, size | 0x80000000}; pointers are zero and described by fixups
  * (§5.4); objects and arrays start 16-aligned (§5.5).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,12 +115,194 @@ static size_t spline_block(buf *w)
 	return w->n - start; /* = floatBlockOffsets[0]; no float tracks */
 }
 
+/* The animation content: container (size 68), spline (size 132), binding (size 44). */
+static void build_animation(buf *data, fixups *fx, uint32_t variants, const uint32_t name_at[9])
+{
+	/* hkaAnimationContainer (size 68) */
+	uint32_t container = (uint32_t)data->n;
+	zeros(data, 8);       /* hkReferencedObject */
+	array_header(data, 0); /* skeletons 8 */
+	array_header(data, 1); /* animations 20 */
+	array_header(data, 1); /* bindings 32 */
+	array_header(data, 0); /* attachments 44 */
+	array_header(data, 0); /* skins 56 */
+	pad(data, 16, 0);
+	uint32_t anim_ptrs = (uint32_t)data->n;
+	put32(data, 0);
+	pad(data, 16, 0);
+	uint32_t binding_ptrs = (uint32_t)data->n;
+	put32(data, 0);
+	pad(data, 16, 0);
+	fx->local[fx->num_local][0] = container + 20;
+	fx->local[fx->num_local++][1] = anim_ptrs;
+	fx->local[fx->num_local][0] = container + 32;
+	fx->local[fx->num_local++][1] = binding_ptrs;
+
+	/* hkaSplineCompressedAnimation (size 132) */
+	const int32_t num_frames = 31, max_frames_per_block = 256;
+	const float duration = 1.0f;
+	volatile float frames_minus_one = (float)(num_frames - 1);
+	float frame_duration = duration / frames_minus_one;            /* FORMAT.md §1.1, f32 */
+	volatile float intervals = (float)(max_frames_per_block - 1);
+	float block_duration = frame_duration * intervals;
+	float block_inverse = 1.0f / block_duration;
+	uint32_t spline = (uint32_t)data->n;
+	zeros(data, 8);
+	put32(data, 5);        /* type 8: spline (Havok 2010) */
+	putf(data, duration);  /* 12 */
+	put32(data, 2);        /* numberOfTransformTracks 16 */
+	put32(data, 0);        /* numberOfFloatTracks 20 */
+	put32(data, 0);        /* extractedMotion 24 */
+	array_header(data, 0); /* annotationTracks 28 */
+	put32(data, (uint32_t)num_frames);           /* 40 */
+	put32(data, 1);                              /* numBlocks 44 */
+	put32(data, (uint32_t)max_frames_per_block); /* 48 */
+	put32(data, 8);                              /* maskAndQuantizationSize 52: (4T + F + 3) & ~3 */
+	putf(data, block_duration);                  /* 56 */
+	putf(data, block_inverse);                   /* 60 */
+	putf(data, frame_duration);                  /* 64 */
+	array_header(data, 1);                       /* blockOffsets 68 */
+	array_header(data, 1);                       /* floatBlockOffsets 80 */
+	array_header(data, 0);                       /* transformOffsets 92 */
+	array_header(data, 0);                       /* floatOffsets 104 */
+	size_t data_array = data->n;
+	array_header(data, 0);                       /* data 116 (size set below) */
+	put32(data, 0);                              /* endian 128 */
+	pad(data, 16, 0);
+	uint32_t block_offsets = (uint32_t)data->n;
+	put32(data, 0);
+	pad(data, 16, 0);
+	uint32_t float_block_offsets = (uint32_t)data->n;
+	size_t fbo_at = data->n;
+	put32(data, 0);
+	pad(data, 16, 0);
+	uint32_t spline_data = (uint32_t)data->n;
+	size_t transform_end = spline_block(data);
+	pad(data, 16, 0); /* block end (FORMAT.md §2.8) */
+	uint32_t spline_data_size = (uint32_t)(data->n - spline_data);
+	set32(data, fbo_at, (uint32_t)transform_end);
+	set32(data, data_array + 4, spline_data_size);
+	set32(data, data_array + 8, spline_data_size | 0x80000000u);
+	fx->local[fx->num_local][0] = spline + 68;
+	fx->local[fx->num_local++][1] = block_offsets;
+	fx->local[fx->num_local][0] = spline + 80;
+	fx->local[fx->num_local++][1] = float_block_offsets;
+	fx->local[fx->num_local][0] = spline + 116;
+	fx->local[fx->num_local++][1] = spline_data;
+
+	/* hkaAnimationBinding (size 44) */
+	uint32_t binding = (uint32_t)data->n;
+	zeros(data, 8);
+	put32(data, 0);        /* originalSkeletonName 8 */
+	put32(data, 0);        /* animation 12 */
+	array_header(data, 2); /* transformTrackToBoneIndices 16 */
+	array_header(data, 0); /* floatTrackToFloatSlotIndices 28 */
+	put8(data, 0);         /* blendHint 40: normal */
+	zeros(data, 3);
+	pad(data, 16, 0);
+	uint32_t skeleton_name = (uint32_t)data->n;
+	putbytes(data, "Sample", 7);
+	pad(data, 16, 0);
+	uint32_t bone_map = (uint32_t)data->n;
+	put16(data, 0);
+	put16(data, 1);
+	pad(data, 16, 0);
+	fx->local[fx->num_local][0] = binding + 8;
+	fx->local[fx->num_local++][1] = skeleton_name;
+	fx->local[fx->num_local][0] = binding + 16;
+	fx->local[fx->num_local++][1] = bone_map;
+
+	/* object pointers: global fixups into section 2 */
+	uint32_t globals[][2] = {{variants + 8, container}, {anim_ptrs, spline}, {binding_ptrs, binding},
+	                         {binding + 12, spline}};
+	for (size_t i = 0; i < 4; i++) {
+		fx->global[fx->num_global][0] = globals[i][0];
+		fx->global[fx->num_global++][1] = globals[i][1];
+	}
+	uint32_t objects[][2] = {{container, name_at[5]}, {spline, name_at[6]}, {binding, name_at[7]}};
+	for (size_t i = 0; i < 3; i++) {
+		fx->virt[fx->num_virt][0] = objects[i][0];
+		fx->virt[fx->num_virt++][1] = objects[i][1];
+	}
+
+}
+
+/* The skeleton content: container with one hkaSkeleton (size 84; bones of 8
+ * bytes {name, lockTranslation}; hkQsTransform 48 bytes, 16-aligned). */
+static void build_skeleton(buf *data, fixups *fx, uint32_t variants, const uint32_t name_at[9])
+{
+	uint32_t container = (uint32_t)data->n;
+	zeros(data, 8);
+	array_header(data, 1); /* skeletons 8 */
+	array_header(data, 0); /* animations 20 */
+	array_header(data, 0); /* bindings 32 */
+	array_header(data, 0); /* attachments 44 */
+	array_header(data, 0); /* skins 56 */
+	pad(data, 16, 0);
+	uint32_t skeleton_ptrs = (uint32_t)data->n;
+	put32(data, 0);
+	pad(data, 16, 0);
+	fx->local[fx->num_local][0] = container + 8;
+	fx->local[fx->num_local++][1] = skeleton_ptrs;
+
+	uint32_t skeleton = (uint32_t)data->n;
+	zeros(data, 8);
+	put32(data, 0);         /* name 8 */
+	array_header(data, 2);  /* parentIndices 12 */
+	array_header(data, 2);  /* bones 24 */
+	array_header(data, 2);  /* referencePose 36 */
+	array_header(data, 0);  /* referenceFloats 48 */
+	array_header(data, 0);  /* floatSlots 60 */
+	array_header(data, 0);  /* localFrames 72 */
+	pad(data, 16, 0);
+	uint32_t name = (uint32_t)data->n;
+	putbytes(data, "Sample", 7);
+	pad(data, 16, 0);
+	uint32_t parents = (uint32_t)data->n;
+	put16(data, 0xFFFF);
+	put16(data, 0);
+	pad(data, 16, 0);
+	uint32_t bones = (uint32_t)data->n;
+	zeros(data, 16); /* {name, lockTranslation} x 2 */
+	pad(data, 16, 0);
+	uint32_t bone_names[2];
+	bone_names[0] = (uint32_t)data->n;
+	putbytes(data, "Root", 5);
+	pad(data, 16, 0);
+	bone_names[1] = (uint32_t)data->n;
+	putbytes(data, "Child", 6);
+	pad(data, 16, 0);
+	uint32_t pose = (uint32_t)data->n;
+	for (int b = 0; b < 2; b++) {
+		const float t[12] = {0, (float)b, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0};
+		for (int k = 0; k < 12; k++)
+			putf(data, t[k]);
+	}
+	pad(data, 16, 0);
+	uint32_t locals[][2] = {{skeleton + 8, name}, {skeleton + 12, parents}, {skeleton + 24, bones},
+	                        {bones, bone_names[0]}, {bones + 8, bone_names[1]}, {skeleton + 36, pose}};
+	for (size_t i = 0; i < 6; i++) {
+		fx->local[fx->num_local][0] = locals[i][0];
+		fx->local[fx->num_local++][1] = locals[i][1];
+	}
+	fx->global[fx->num_global][0] = variants + 8;
+	fx->global[fx->num_global++][1] = container;
+	fx->global[fx->num_global][0] = skeleton_ptrs;
+	fx->global[fx->num_global++][1] = skeleton;
+	fx->virt[fx->num_virt][0] = container;
+	fx->virt[fx->num_virt++][1] = name_at[5];
+	fx->virt[fx->num_virt][0] = skeleton;
+	fx->virt[fx->num_virt++][1] = name_at[8];
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: make_sample OUT.hkx\n");
+	bool skeleton_mode = argc == 3 && !strcmp(argv[1], "--skeleton");
+	if (argc != 2 && !skeleton_mode) {
+		fprintf(stderr, "usage: make_sample [--skeleton] OUT.hkx\n");
 		return 2;
 	}
+	const char *out_path = argv[argc - 1];
 	static buf file, names, data;
 	fixups fx;
 	memset(&fx, 0, sizeof(fx));
@@ -135,9 +322,10 @@ int main(int argc, char **argv)
 	    {0x8DC20333u, "hkaAnimationContainer"},
 	    {0x792EE0BBu, "hkaSplineCompressedAnimation"},
 	    {0x66EAC971u, "hkaAnimationBinding"},
+	    {0x366E8220u, "hkaSkeleton"},
 	};
-	uint32_t name_at[8];
-	for (size_t i = 0; i < 8; i++) {
+	uint32_t name_at[9];
+	for (size_t i = 0; i < 9; i++) {
 		put32(&names, classes[i].sig);
 		put8(&names, 0x09);
 		name_at[i] = (uint32_t)names.n;
@@ -165,114 +353,12 @@ int main(int argc, char **argv)
 	fx.local[fx.num_local][0] = variants + 4;
 	fx.local[fx.num_local++][1] = s_class;
 
-	/* hkaAnimationContainer (size 68) */
-	uint32_t container = (uint32_t)data.n;
-	zeros(&data, 8);       /* hkReferencedObject */
-	array_header(&data, 0); /* skeletons 8 */
-	array_header(&data, 1); /* animations 20 */
-	array_header(&data, 1); /* bindings 32 */
-	array_header(&data, 0); /* attachments 44 */
-	array_header(&data, 0); /* skins 56 */
-	pad(&data, 16, 0);
-	uint32_t anim_ptrs = (uint32_t)data.n;
-	put32(&data, 0);
-	pad(&data, 16, 0);
-	uint32_t binding_ptrs = (uint32_t)data.n;
-	put32(&data, 0);
-	pad(&data, 16, 0);
-	fx.local[fx.num_local][0] = container + 20;
-	fx.local[fx.num_local++][1] = anim_ptrs;
-	fx.local[fx.num_local][0] = container + 32;
-	fx.local[fx.num_local++][1] = binding_ptrs;
-
-	/* hkaSplineCompressedAnimation (size 132) */
-	const int32_t num_frames = 31, max_frames_per_block = 256;
-	const float duration = 1.0f;
-	volatile float frames_minus_one = (float)(num_frames - 1);
-	float frame_duration = duration / frames_minus_one;            /* FORMAT.md §1.1, f32 */
-	volatile float intervals = (float)(max_frames_per_block - 1);
-	float block_duration = frame_duration * intervals;
-	float block_inverse = 1.0f / block_duration;
-	uint32_t spline = (uint32_t)data.n;
-	zeros(&data, 8);
-	put32(&data, 5);        /* type 8: spline (Havok 2010) */
-	putf(&data, duration);  /* 12 */
-	put32(&data, 2);        /* numberOfTransformTracks 16 */
-	put32(&data, 0);        /* numberOfFloatTracks 20 */
-	put32(&data, 0);        /* extractedMotion 24 */
-	array_header(&data, 0); /* annotationTracks 28 */
-	put32(&data, (uint32_t)num_frames);           /* 40 */
-	put32(&data, 1);                              /* numBlocks 44 */
-	put32(&data, (uint32_t)max_frames_per_block); /* 48 */
-	put32(&data, 8);                              /* maskAndQuantizationSize 52: (4T + F + 3) & ~3 */
-	putf(&data, block_duration);                  /* 56 */
-	putf(&data, block_inverse);                   /* 60 */
-	putf(&data, frame_duration);                  /* 64 */
-	array_header(&data, 1);                       /* blockOffsets 68 */
-	array_header(&data, 1);                       /* floatBlockOffsets 80 */
-	array_header(&data, 0);                       /* transformOffsets 92 */
-	array_header(&data, 0);                       /* floatOffsets 104 */
-	size_t data_array = data.n;
-	array_header(&data, 0);                       /* data 116 (size set below) */
-	put32(&data, 0);                              /* endian 128 */
-	pad(&data, 16, 0);
-	uint32_t block_offsets = (uint32_t)data.n;
-	put32(&data, 0);
-	pad(&data, 16, 0);
-	uint32_t float_block_offsets = (uint32_t)data.n;
-	size_t fbo_at = data.n;
-	put32(&data, 0);
-	pad(&data, 16, 0);
-	uint32_t spline_data = (uint32_t)data.n;
-	size_t transform_end = spline_block(&data);
-	pad(&data, 16, 0); /* block end (FORMAT.md §2.8) */
-	uint32_t spline_data_size = (uint32_t)(data.n - spline_data);
-	set32(&data, fbo_at, (uint32_t)transform_end);
-	set32(&data, data_array + 4, spline_data_size);
-	set32(&data, data_array + 8, spline_data_size | 0x80000000u);
-	fx.local[fx.num_local][0] = spline + 68;
-	fx.local[fx.num_local++][1] = block_offsets;
-	fx.local[fx.num_local][0] = spline + 80;
-	fx.local[fx.num_local++][1] = float_block_offsets;
-	fx.local[fx.num_local][0] = spline + 116;
-	fx.local[fx.num_local++][1] = spline_data;
-
-	/* hkaAnimationBinding (size 44) */
-	uint32_t binding = (uint32_t)data.n;
-	zeros(&data, 8);
-	put32(&data, 0);        /* originalSkeletonName 8 */
-	put32(&data, 0);        /* animation 12 */
-	array_header(&data, 2); /* transformTrackToBoneIndices 16 */
-	array_header(&data, 0); /* floatTrackToFloatSlotIndices 28 */
-	put8(&data, 0);         /* blendHint 40: normal */
-	zeros(&data, 3);
-	pad(&data, 16, 0);
-	uint32_t skeleton_name = (uint32_t)data.n;
-	putbytes(&data, "Sample", 7);
-	pad(&data, 16, 0);
-	uint32_t bone_map = (uint32_t)data.n;
-	put16(&data, 0);
-	put16(&data, 1);
-	pad(&data, 16, 0);
-	fx.local[fx.num_local][0] = binding + 8;
-	fx.local[fx.num_local++][1] = skeleton_name;
-	fx.local[fx.num_local][0] = binding + 16;
-	fx.local[fx.num_local++][1] = bone_map;
-
-	/* object pointers: global fixups into section 2 */
-	uint32_t globals[][2] = {{variants + 8, container}, {anim_ptrs, spline}, {binding_ptrs, binding},
-	                         {binding + 12, spline}};
-	for (size_t i = 0; i < 4; i++) {
-		fx.global[i][0] = globals[i][0];
-		fx.global[i][1] = globals[i][1];
-	}
-	fx.num_global = 4;
-	uint32_t objects[][2] = {{root, name_at[4]}, {container, name_at[5]}, {spline, name_at[6]}, {binding, name_at[7]}};
-	for (size_t i = 0; i < 4; i++) {
-		fx.virt[i][0] = objects[i][0];
-		fx.virt[i][1] = objects[i][1];
-	}
-	fx.num_virt = 4;
+	fx.virt[fx.num_virt][0] = root;
+	fx.virt[fx.num_virt++][1] = name_at[4];
+	if (skeleton_mode)
+		build_skeleton(&data, &fx, variants, name_at);
+	else
+		build_animation(&data, &fx, variants, name_at);
 
 	/* fixup tables after the data, each padded to 16 with 0xFF (§5.4) */
 	uint32_t local_off = (uint32_t)data.n;
@@ -348,9 +434,9 @@ int main(int argc, char **argv)
 	putbytes(&file, names.b, names.n);
 	putbytes(&file, data.b, data.n);
 
-	FILE *f = fopen(argv[1], "wb");
+	FILE *f = fopen(out_path, "wb");
 	if (!f || fwrite(file.b, 1, file.n, f) != file.n || fclose(f) != 0) {
-		fprintf(stderr, "make_sample: cannot write %s\n", argv[1]);
+		fprintf(stderr, "make_sample: cannot write %s\n", out_path);
 		return 1;
 	}
 	return 0;
