@@ -1,10 +1,532 @@
-/* hkspline decode: placeholder until its module lands (owner replaces this file). */
+/*
+ * hkspline decode [--compendium P]... [--skeleton S] [--hex] [--time-step T] IN -o OUT.json|OUT.csv
+ *
+ * Decodes every animation of one Havok file to frames: spline animations
+ * through the walk and the sampler (frame mode by default, time mode with
+ * --time-step), interleaved (uncompressed) animations as stored. Output
+ * formats are documented in docs/DECODE.md. Values are raw (quaternions not
+ * normalized, NaN kept).
+ */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: hkspline decode [--compendium P]... [--skeleton S] [--hex] [--time-step T] IN -o OUT.json|OUT.csv\n"
+	        "  IN          a Havok file, or BINDER:MEMBER for one file inside a binder / DCX\n"
+	        "  -o OUT      .json or .csv by extension ('-' writes JSON to stdout)\n"
+	        "  --hex       every float as its 8-hex-digit bit pattern\n"
+	        "  --time-step T  sample in time mode at t = 0, T, 2T, ... <= duration (seconds)\n"
+	        "  --skeleton S   skeleton file for bone names (default: the file's own, its binder's or folder's)\n");
+}
+
+/* One decoded animation: rows × (T·10) transforms and rows × F floats. */
+typedef struct decoded_anim {
+	uint32_t index;
+	uint32_t rows, T, F;
+	float duration, frame_duration;
+	float *transforms, *floats;
+	float *times;            /* time mode: the sample times; else NULL */
+	const char **bone_names; /* T entries, NULL allowed */
+} decoded_anim;
+
+typedef struct decode_opts {
+	bool hex;
+	double time_step;        /* 0: frame mode */
+} decode_opts;
+
+/* ---- bone names (FORMAT.md §4.8, CONTAINERS.md §3.5) ---- */
+
+static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
+{
+	for (uint32_t i = 0; i < f->num_bindings; i++)
+		if (f->bindings[i].animation == (int32_t)anim)
+			return &f->bindings[i];
+	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
+}
+
+static const hks_skeleton *pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind)
+{
+	const hks_file *files[2] = {own, ext};
+	/* by name first (binding.originalSkeletonName), then the first one found */
+	for (int k = 0; k < 2; k++)
+		if (files[k] && bind && bind->original_skeleton_name)
+			for (uint32_t i = 0; i < files[k]->num_skeletons; i++)
+				if (files[k]->skeletons[i].name &&
+				    !strcmp(files[k]->skeletons[i].name, bind->original_skeleton_name))
+					return &files[k]->skeletons[i];
+	for (int k = 0; k < 2; k++)
+		if (files[k] && files[k]->num_skeletons)
+			return &files[k]->skeletons[0];
+	return NULL;
+}
+
+static void fill_bone_names(decoded_anim *d, const hks_file *own, const hks_file *ext)
+{
+	const hks_binding *bind = binding_for(own, d->index);
+	const hks_skeleton *sk = pick_skeleton(own, ext, bind);
+	for (uint32_t t = 0; t < d->T; t++) {
+		int32_t bone = (int32_t)t; /* identity mapping when the binding has no array */
+		if (bind && bind->num_transform_track_to_bone_indices)
+			bone = t < bind->num_transform_track_to_bone_indices ? bind->transform_track_to_bone_indices[t] : -1;
+		d->bone_names[t] = (sk && bone >= 0 && (uint32_t)bone < sk->num_bones) ? sk->bone_names[bone] : NULL;
+	}
+}
+
+/* ---- decoding ---- */
+
+static int decode_spline(const hks_animation *an, uint32_t index, const decode_opts *o, decoded_anim *d)
+{
+	hks_walk_options wo = {0};
+	wo.animation_index = (int32_t)index;
+	hks_stored_animation *s = NULL;
+	hks_error err;
+	if (hks_stored_read(an, &wo, &s, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	d->T = (uint32_t)s->num_transform_tracks;
+	d->F = (uint32_t)s->num_float_tracks;
+	d->duration = s->duration;
+	d->frame_duration = s->frame_duration;
+	if (o->time_step > 0) {
+		double n = floor((double)s->duration / o->time_step) + 1;
+		if (!(n >= 1) || n > 1e7) {
+			fprintf(stderr, "hkspline decode: --time-step %g gives %g samples\n", o->time_step, n);
+			hks_stored_free(s);
+			return 2;
+		}
+		d->rows = (uint32_t)n;
+	} else
+		d->rows = (uint32_t)s->num_frames;
+	d->transforms = malloc(((size_t)d->rows * d->T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
+	d->floats = malloc(((size_t)d->rows * d->F + 1) * sizeof(float));
+	if (!d->transforms || !d->floats) {
+		fprintf(stderr, "hkspline decode: out of memory\n");
+		hks_stored_free(s);
+		return 2;
+	}
+	hks_result r = HKS_OK;
+	if (o->time_step > 0) {
+		d->times = malloc(d->rows * sizeof(float));
+		if (!d->times) {
+			hks_stored_free(s);
+			return 2;
+		}
+		for (uint32_t i = 0; i < d->rows && r == HKS_OK; i++) {
+			float t = (float)((double)i * o->time_step);
+			if (t > s->duration)
+				t = s->duration;
+			d->times[i] = t;
+			r = hks_sample_time(s, t, NULL, d->transforms + (size_t)i * d->T * HKS_TRACK_SAMPLE_FLOATS,
+			                    d->floats + (size_t)i * d->F, &err);
+		}
+	} else
+		r = hks_sample_frames(s, NULL, 0, d->rows, d->transforms, d->floats, &err);
+	hks_stored_free(s);
+	if (r != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Interleaved (uncompressed) animations: frames × tracks as stored. */
+static int decode_interleaved(const hks_animation *an, decoded_anim *d)
+{
+	d->T = an->number_of_transform_tracks > 0 ? (uint32_t)an->number_of_transform_tracks : 0;
+	d->F = an->number_of_float_tracks > 0 ? (uint32_t)an->number_of_float_tracks : 0;
+	d->rows = d->T ? an->num_transforms / d->T : (d->F ? an->num_floats / d->F : 0);
+	d->duration = an->duration;
+	d->frame_duration = d->rows > 1 ? an->duration / (float)(d->rows - 1) : 0.0f;
+	d->transforms = malloc(((size_t)d->rows * d->T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
+	d->floats = malloc(((size_t)d->rows * d->F + 1) * sizeof(float));
+	if (!d->transforms || !d->floats)
+		return 2;
+	for (size_t i = 0; i < (size_t)d->rows * d->T; i++) {
+		const hks_qs_transform *q = &an->transforms[i];
+		float *o = d->transforms + i * HKS_TRACK_SAMPLE_FLOATS;
+		memcpy(o, q->translation, 3 * sizeof(float));
+		memcpy(o + 3, q->rotation, 4 * sizeof(float));
+		memcpy(o + 7, q->scale, 3 * sizeof(float));
+	}
+	for (size_t i = 0; i < (size_t)d->rows * d->F && i < an->num_floats; i++)
+		d->floats[i] = an->floats[i];
+	return 0;
+}
+
+/* ---- output ---- */
+
+static void put_f32(cli_json *j, const decode_opts *o, float v)
+{
+	if (o->hex) {
+		char buf[16];
+		uint32_t u;
+		memcpy(&u, &v, 4);
+		snprintf(buf, sizeof(buf), "%08x", u);
+		cli_json_string(j, buf);
+	} else
+		cli_json_f32(j, v);
+}
+
+static void write_json(FILE *out, const hks_loaded *src, const char *skeleton_path, const decoded_anim *ds,
+                       size_t n, const decode_opts *o)
+{
+	cli_json j;
+	cli_json_init(&j, out, false);
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "source");
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "path");
+	cli_json_string(&j, src->path);
+	cli_json_key(&j, "container");
+	cli_json_string(&j, hks_container_name(src->file->container));
+	cli_json_key(&j, "sdk");
+	cli_json_string(&j, src->file->sdk);
+	cli_json_key(&j, "skeleton");
+	cli_json_string(&j, skeleton_path);
+	cli_json_key(&j, "mode");
+	cli_json_string(&j, o->time_step > 0 ? "time" : "frame");
+	if (o->time_step > 0) {
+		cli_json_key(&j, "time_step");
+		cli_json_f64(&j, o->time_step);
+	}
+	cli_json_key(&j, "hex");
+	cli_json_bool(&j, o->hex);
+	cli_json_end_object(&j);
+	cli_json_key(&j, "animations");
+	cli_json_begin_array(&j);
+	for (size_t a = 0; a < n; a++) {
+		const decoded_anim *d = &ds[a];
+		cli_json_begin_object(&j);
+		cli_json_key(&j, "index");
+		cli_json_uint(&j, d->index);
+		cli_json_key(&j, "frames");
+		cli_json_uint(&j, d->rows);
+		cli_json_key(&j, "duration");
+		put_f32(&j, o, d->duration);
+		cli_json_key(&j, "frame_duration");
+		put_f32(&j, o, d->frame_duration);
+		if (d->times) {
+			cli_json_key(&j, "times");
+			cli_json_begin_array(&j);
+			for (uint32_t i = 0; i < d->rows; i++)
+				put_f32(&j, o, d->times[i]);
+			cli_json_end_array(&j);
+		}
+		cli_json_key(&j, "tracks");
+		cli_json_begin_array(&j);
+		static const char *const part_names[3] = {"translation", "rotation", "scale"};
+		static const unsigned part_first[3] = {0, 3, 7}, part_lanes[3] = {3, 4, 3};
+		for (uint32_t t = 0; t < d->T; t++) {
+			fputc('\n', out);
+			cli_json_begin_object(&j);
+			cli_json_key(&j, "bone");
+			cli_json_string(&j, d->bone_names[t]);
+			for (int p = 0; p < 3; p++) {
+				cli_json_key(&j, part_names[p]);
+				cli_json_begin_array(&j);
+				for (uint32_t i = 0; i < d->rows; i++) {
+					const float *v = d->transforms + ((size_t)i * d->T + t) * HKS_TRACK_SAMPLE_FLOATS + part_first[p];
+					cli_json_begin_array(&j);
+					for (unsigned k = 0; k < part_lanes[p]; k++)
+						put_f32(&j, o, v[k]);
+					cli_json_end_array(&j);
+				}
+				cli_json_end_array(&j);
+			}
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
+		cli_json_key(&j, "float_tracks");
+		cli_json_begin_array(&j);
+		for (uint32_t f = 0; f < d->F; f++) {
+			cli_json_begin_array(&j);
+			for (uint32_t i = 0; i < d->rows; i++)
+				put_f32(&j, o, d->floats[(size_t)i * d->F + f]);
+			cli_json_end_array(&j);
+		}
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
+	cli_json_end_object(&j);
+}
+
+static void csv_f32(FILE *out, const decode_opts *o, float v)
+{
+	if (o->hex) {
+		uint32_t u;
+		memcpy(&u, &v, 4);
+		fprintf(out, ",%08x", u);
+	} else if (isnan(v))
+		fputs(",nan", out);
+	else if (isinf(v))
+		fputs(v > 0 ? ",inf" : ",-inf", out);
+	else
+		fprintf(out, ",%.9g", (double)v);
+}
+
+static void csv_name(FILE *out, const char *s)
+{
+	fputc(',', out);
+	if (!s)
+		return;
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void write_csv(FILE *out, const decoded_anim *ds, size_t n, const decode_opts *o)
+{
+	fputs("animation,kind,track,bone,frame,time,tx,ty,tz,rx,ry,rz,rw,sx,sy,sz,value\n", out);
+	for (size_t a = 0; a < n; a++) {
+		const decoded_anim *d = &ds[a];
+		for (uint32_t t = 0; t < d->T; t++)
+			for (uint32_t i = 0; i < d->rows; i++) {
+				fprintf(out, "%u,transform,%u", d->index, t);
+				csv_name(out, d->bone_names[t]);
+				fprintf(out, ",%u", i);
+				csv_f32(out, o, d->times ? d->times[i] : (float)i * d->frame_duration);
+				const float *v = d->transforms + ((size_t)i * d->T + t) * HKS_TRACK_SAMPLE_FLOATS;
+				for (int k = 0; k < HKS_TRACK_SAMPLE_FLOATS; k++)
+					csv_f32(out, o, v[k]);
+				fputs(",\n", out);
+			}
+		for (uint32_t f = 0; f < d->F; f++)
+			for (uint32_t i = 0; i < d->rows; i++) {
+				fprintf(out, "%u,float,%u,,%u", d->index, f, i);
+				csv_f32(out, o, d->times ? d->times[i] : (float)i * d->frame_duration);
+				fputs(",,,,,,,,,,", out);
+				csv_f32(out, o, d->floats[(size_t)i * d->F + f]);
+				fputc('\n', out);
+			}
+	}
+}
+
+/* ---- input ---- */
+
+/* Add IN to the loader and find its unit: IN itself, or BINDER:MEMBER. */
+static int open_input(hks_loader *loader, const char *in, size_t *unit)
+{
+	hks_error err;
+	const char *member = NULL;
+	char *prefix = NULL;
+	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
+		const char *colon = strrchr(in, ':');
+		if (!colon || colon == in) {
+			cli_print_error(&err);
+			return 2;
+		}
+		prefix = strndup(in, (size_t)(colon - in));
+		member = colon + 1;
+		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
+			cli_print_error(&err);
+			free(prefix);
+			return 2;
+		}
+	}
+	size_t n = hks_loader_count(loader), found = n;
+	if (member) {
+		size_t mlen = strlen(member);
+		for (size_t i = 0; i < n && found == n; i++) {
+			const char *p = hks_loader_path(loader, i);
+			size_t plen = p ? strlen(p) : 0;
+			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
+				found = i;
+		}
+		if (found == n)
+			fprintf(stderr, "hkspline decode: %s has no member '%s'\n", prefix, member);
+	} else if (n == 1)
+		found = 0;
+	else
+		fprintf(stderr, "hkspline decode: %s holds %zu Havok files; name one as BINDER:MEMBER or give a file\n", in,
+		        n);
+	free(prefix);
+	if (found == n)
+		return 2;
+	*unit = found;
+	return 0;
+}
 
 int cmd_decode(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hkspline decode: not implemented yet\n");
-	return 2;
+	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
+	size_t ncomps = 0;
+	const char *in = NULL, *out_path = NULL, *skeleton = NULL;
+	decode_opts o = {false, 0.0};
+	if (!comps)
+		return 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_value = i + 1 < argc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			free(comps);
+			return 0;
+		} else if (!strcmp(a, "--hex"))
+			o.hex = true;
+		else if (!strcmp(a, "--compendium") && has_value)
+			comps[ncomps++] = argv[++i];
+		else if (!strcmp(a, "--skeleton") && has_value)
+			skeleton = argv[++i];
+		else if (!strcmp(a, "-o") && has_value)
+			out_path = argv[++i];
+		else if (!strcmp(a, "--time-step") && has_value) {
+			char *end = NULL;
+			o.time_step = strtod(argv[++i], &end);
+			if (!end || *end || !(o.time_step > 0) || !isfinite(o.time_step)) {
+				fprintf(stderr, "hkspline decode: --time-step wants a positive number of seconds\n");
+				free(comps);
+				return 2;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hkspline decode: unknown or incomplete option '%s'\n", a);
+			usage(stderr);
+			free(comps);
+			return 2;
+		} else if (!in)
+			in = a;
+		else {
+			fprintf(stderr, "hkspline decode: one input only ('%s')\n", a);
+			free(comps);
+			return 2;
+		}
+	}
+	if (!in || !out_path) {
+		usage(stderr);
+		free(comps);
+		return 2;
+	}
+	bool csv = false;
+	size_t olen = strlen(out_path);
+	if (olen >= 4 && !strcasecmp(out_path + olen - 4, ".csv"))
+		csv = true;
+	else if (strcmp(out_path, "-") && !(olen >= 5 && !strcasecmp(out_path + olen - 5, ".json"))) {
+		fprintf(stderr, "hkspline decode: -o wants a .json or .csv file (or '-')\n");
+		free(comps);
+		return 2;
+	}
+
+	hks_load_options lo = {0};
+	lo.compendium_paths = comps;
+	lo.num_compendium_paths = ncomps;
+	hks_error err;
+	hks_loader *loader = NULL, *skel_loader = NULL;
+	hks_loaded *src = NULL, *skel = NULL;
+	decoded_anim *ds = NULL;
+	size_t nds = 0;
+	int rc = 2;
+	size_t unit = 0;
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	if ((rc = open_input(loader, in, &unit)) != 0)
+		goto done;
+	rc = 2;
+	if (hks_loader_load(loader, unit, &src) != HKS_OK || !src) {
+		fprintf(stderr, "hkspline decode: cannot load %s\n", in);
+		goto done;
+	}
+	if (src->status != HKS_OK) {
+		cli_print_error(&src->error);
+		goto done;
+	}
+	/* the skeleton: --skeleton, else the one the loader finds beside the file */
+	const char *skeleton_path = NULL;
+	if (skeleton) {
+		size_t su = 0;
+		if (hks_loader_create(&lo, &skel_loader, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
+		if (open_input(skel_loader, skeleton, &su) != 0)
+			goto done;
+		if (hks_loader_load(skel_loader, su, &skel) != HKS_OK || !skel || skel->status != HKS_OK) {
+			if (skel)
+				cli_print_error(&skel->error);
+			goto done;
+		}
+	} else if (src->file->num_skeletons == 0 && hks_loader_find_skeleton(loader, unit, &skel) != HKS_OK) {
+		skel = NULL; /* no skeleton: bones are null */
+	}
+	if (skel && skel->status != HKS_OK) {
+		hks_loaded_free(skel);
+		skel = NULL;
+	}
+	skeleton_path = skel ? skel->path : (src->file->num_skeletons ? src->path : NULL);
+
+	const hks_file *f = src->file;
+	ds = calloc(f->num_animations + 1, sizeof(*ds));
+	if (!ds)
+		goto done;
+	rc = 0;
+	for (uint32_t a = 0; a < f->num_animations; a++) {
+		const hks_animation *an = &f->animations[a];
+		decoded_anim *d = &ds[nds];
+		d->index = a;
+		int r;
+		if (an->kind == HKS_ANIMATION_SPLINE)
+			r = decode_spline(an, a, &o, d);
+		else if (an->kind == HKS_ANIMATION_INTERLEAVED && o.time_step == 0)
+			r = decode_interleaved(an, d);
+		else {
+			fprintf(stderr, "hkspline decode: %s animation %u (%s) is not decoded\n", src->path, a,
+			        an->class_name ? an->class_name : "?");
+			continue;
+		}
+		nds++;
+		if (r) {
+			rc = r;
+			goto done;
+		}
+		d->bone_names = calloc(d->T + 1, sizeof(char *));
+		if (!d->bone_names) {
+			rc = 2;
+			goto done;
+		}
+		fill_bone_names(d, f, skel ? skel->file : NULL);
+	}
+	FILE *out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
+	if (!out) {
+		perror(out_path);
+		rc = 2;
+		goto done;
+	}
+	if (csv)
+		write_csv(out, ds, nds, &o);
+	else
+		write_json(out, src, skeleton_path, ds, nds, &o);
+	if (ferror(out) || (out != stdout && fclose(out) != 0)) {
+		fprintf(stderr, "hkspline decode: write error on %s\n", out_path);
+		rc = 2;
+	}
+done:
+	for (size_t i = 0; i < nds; i++) {
+		free(ds[i].transforms);
+		free(ds[i].floats);
+		free(ds[i].times);
+		free(ds[i].bone_names);
+	}
+	free(ds);
+	if (skel)
+		hks_loaded_free(skel);
+	if (src)
+		hks_loaded_free(src);
+	hks_loader_free(skel_loader);
+	hks_loader_free(loader);
+	free(comps);
+	return rc;
 }
