@@ -473,18 +473,41 @@ static void test_short_and_long_blocks(void **state)
 	build_guard_case(&b, 1, 0x45, &fbo); /* fbo 48, data 48 */
 	fixture f;
 
-	/* floatBlockOffsets one short / one long: the walk ends at 48 */
+	/* floatBlockOffsets one short / one long: the walk ends at 48. Without
+	 * float tracks a conformance violation (an error when strict). */
 	uint32_t off = fbo - 1;
 	setup(&f, &b, 1, 0, 10, 1, &bo0, &off);
-	assert_int_not_equal(walk(&f, 0), HKS_OK);
+	assert_int_equal(walk(&f, 0), HKS_OK);
+	assert_int_equal(f.s->conformance_issues, 1);
+	assert_int_equal(f.s->conformance.offset, 48);
+	assert_int_not_equal(walk(&f, 1), HKS_OK);
 	expect_error(&f, HKS_E_MALFORMED, 48, 0, 0, HKS_PART_SCALE);
 	teardown(&f);
 	b.n = 64; /* room for floatBlockOffsets 49 (H5) */
 	off = fbo + 1;
 	setup(&f, &b, 1, 0, 10, 1, &bo0, &off);
-	assert_int_not_equal(walk(&f, 0), HKS_OK);
+	assert_int_not_equal(walk(&f, 1), HKS_OK);
 	expect_error(&f, HKS_E_MALFORMED, 48, 0, 0, HKS_PART_SCALE);
 	teardown(&f);
+	b.n = 48;
+
+	/* with a float track the offset is needed: always an error. Masks 0-3,
+	 * float mask 0x03 at 4, translation x static at 8-11, the float at 12-15. */
+	builder c = {0};
+	put8(&c, 0x45);
+	put8(&c, 0x01);
+	zeros(&c, 2);
+	put8(&c, 0x03);
+	zeros(&c, 3);
+	put32(&c, 0x3F800000);
+	put32(&c, 0x3F000000);
+	uint32_t off2[2] = {11, 13};
+	for (int i = 0; i < 2; i++) {
+		setup(&f, &c, 1, 1, 10, 1, &bo0, &off2[i]);
+		assert_int_equal(walk(&f, 0), HKS_E_MALFORMED);
+		expect_error(&f, HKS_E_MALFORMED, 12, 0, 0, HKS_PART_SCALE);
+		teardown(&f);
+	}
 
 	/* data one byte short: the rotation's align 4 after E = 45 needs 3 bytes, 2 are left */
 	b.n = 47;

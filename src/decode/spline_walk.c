@@ -419,13 +419,23 @@ static hks_result read_block(walker *w, hks_stored_block *blk, uint32_t b)
 		w->track = (int32_t)t;
 		HKS_TRY(read_transform_track(w, &blk->tracks[t], masks + 4 * t));
 	}
-	/* B2: the transform walk ends exactly at floatBlockOffsets[b]. */
+	/*
+	 * B2: the transform walk ends exactly at floatBlockOffsets[b]. Without
+	 * float tracks the offset locates nothing, and the corpus holds modder
+	 * clips (SDK 20180100, one block, F = 0) that store len(data) − 1 there
+	 * while every other byte follows the format: with F = 0 the mismatch is a
+	 * conformance violation (B3 still checks the block end), else an error.
+	 */
 	if (w->pos != fbo) {
 		w->track = T ? (int32_t)T - 1 : -1;
 		w->part = T ? HKS_PART_SCALE : HKS_PART_NONE;
-		return walk_fail(w, HKS_E_MALFORMED, w->pos,
-		                 "transform data ends at block byte %u but floatBlockOffsets[%u] = %u (FORMAT.md §6 B2)", w->pos, b,
-		                 fbo);
+		if (F)
+			return walk_fail(w, HKS_E_MALFORMED, w->pos,
+			                 "transform data ends at block byte %u but floatBlockOffsets[%u] = %u (FORMAT.md §6 B2)", w->pos, b,
+			                 fbo);
+		HKS_TRY(conformance(w, w->pos,
+		                    "transform data ends at block byte %u but floatBlockOffsets[%u] = %u; no float tracks read it (FORMAT.md §6 B2)",
+		                    w->pos, b, fbo));
 	}
 	for (uint32_t f = 0; f < F; f++) {
 		w->track = (int32_t)f;

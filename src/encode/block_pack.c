@@ -362,13 +362,12 @@ static void describe_offset(const hks_stored_animation *s, uint32_t off, int32_t
 		}
 		return;
 	}
+	/* a part covers its bytes and its trailing align 4: [offset, align4(end)) */
+	static const hks_part parts[3] = {HKS_PART_TRANSLATION, HKS_PART_ROTATION, HKS_PART_SCALE};
 	for (uint32_t t = 0; t < T; t++)
 		for (int k = 0; k < 3; k++) {
 			const hks_stored_part *p = &blk->tracks[t].part[k];
-			uint32_t next_start = k < 2 ? blk->tracks[t].part[k + 1].offset
-			                            : (t + 1 < T ? blk->tracks[t + 1].part[0].offset : blk->float_offset);
-			if (rel >= p->offset && rel < next_start) {
-				static const hks_part parts[3] = {HKS_PART_TRANSLATION, HKS_PART_ROTATION, HKS_PART_SCALE};
+			if (rel >= p->offset && rel < ((p->end + 3u) & ~3u)) {
 				*track = (int32_t)t;
 				*part = parts[k];
 				snprintf(what, cap, "%s of transform track %u (part byte %u)", part_word(parts[k]), t, rel - p->offset);
@@ -377,8 +376,7 @@ static void describe_offset(const hks_stored_animation *s, uint32_t off, int32_t
 		}
 	for (uint32_t f = 0; f < F; f++) {
 		const hks_stored_part *p = &blk->floats[f];
-		uint32_t next_start = f + 1 < F ? blk->floats[f + 1].offset : blk->size;
-		if (rel >= p->offset && rel < next_start) {
+		if (rel >= p->offset && rel < ((p->end + 3u) & ~3u)) {
 			*track = (int32_t)f;
 			*part = HKS_PART_FLOAT;
 			snprintf(what, cap, "float track %u (part byte %u)", f, rel - p->offset);
