@@ -99,14 +99,21 @@ typedef struct hks_fit_stats {
 
 /* ---- reciprocal model -------------------------------------------------- */
 
-/* The hardware reciprocal estimate (rcpss) model: ENCODER.md §11. Tests use an exact 1/x. */
-typedef float (*hks_fit_rcp_fn)(float x);
+/*
+ * The hardware reciprocal estimate (rcpss) model, ENCODER.md §11: `model` is
+ * passed through untouched, so the encoder's model handles plug in with a
+ * one-line adapter, e.g. `return hks_rcp((const hks_rcp_model *)model, x);`.
+ * The tests use an exact 1/x (the `exact` CPU model).
+ */
+typedef float (*hks_fit_rcp_fn)(const void *model, float x);
 
-/* rcpLin(x) = (r0 + r0) - (r0 * r0) * x with r0 = rcp(x) (ENCODER.md §4.1). */
-float hks_fit_rcp_lin(hks_fit_rcp_fn rcp, float x);
+/* rcpLin(x) = (r0 + r0) − (r0 · r0) · x with r0 = rcp(x) (ENCODER.md §4.1). */
+float hks_fit_rcp_lin(hks_fit_rcp_fn rcp, const void *model, float x);
 
-/* Linspace(m, a, b) into ub[0 … m] (ENCODER.md §6). m >= 0. */
-void hks_fit_linspace(int m, float a, float b, hks_fit_rcp_fn rcp, hks_fit_linspace_rule rule, float *ub);
+/* Linspace(m, a, b) into ub[0 … m] (ENCODER.md §6). m >= 0. `rcp` is only called
+ * for the HAVOK rule with m − 1 >= 8. */
+void hks_fit_linspace(int m, float a, float b, hks_fit_rcp_fn rcp, const void *model, hks_fit_linspace_rule rule,
+                      float *ub);
 
 /* ---- The NURBS Book, chapter 2 and 5 (fit_nurbs.c) --------------------- */
 /*

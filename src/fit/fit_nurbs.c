@@ -355,7 +355,8 @@ int hks_nurbs_elevate(int n, int p, const float *U, const hks_fit_v4 *P, int t, 
 				Uh[kind + k] = ubv;
 		}
 	}
-	return mh - t - 1;
+	/* mh is the last index of Uh, so the last control point index is mh − ph − 1. */
+	return mh - ph - 1;
 }
 
 /* ---- §7.5 ------------------------------------------------------------------ */

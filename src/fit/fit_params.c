@@ -37,17 +37,18 @@ void hks_fit_config_quality(hks_fit_config *cfg)
 	cfg->accept_factor = 1.0f;
 }
 
-float hks_fit_rcp_lin(hks_fit_rcp_fn rcp, float x)
+float hks_fit_rcp_lin(hks_fit_rcp_fn rcp, const void *model, float x)
 {
 	/* ENCODER.md §4.1: r0 = rcp(x); a = r0 + r0; b = r0·r0; c = b·x; r = a − c. */
-	float r0 = rcp(x);
+	float r0 = rcp(model, x);
 	float a = r0 + r0;
 	float b = r0 * r0;
 	float c = b * x;
 	return a - c;
 }
 
-void hks_fit_linspace(int m, float a, float b, hks_fit_rcp_fn rcp, hks_fit_linspace_rule rule, float *ub)
+void hks_fit_linspace(int m, float a, float b, hks_fit_rcp_fn rcp, const void *model, hks_fit_linspace_rule rule,
+                      float *ub)
 {
 	if (m < 0)
 		return;
@@ -62,7 +63,7 @@ void hks_fit_linspace(int m, float a, float b, hks_fit_rcp_fn rcp, hks_fit_linsp
 	int vector_end = 0;
 	if (rule == HKS_FIT_LINSPACE_HAVOK && m - 1 >= 8)
 		vector_end = (m - 1) - ((m - 1) % 8);
-	float approx = vector_end > 0 ? hks_fit_rcp_lin(rcp, fm) : exact;
+	float approx = vector_end > 0 ? hks_fit_rcp_lin(rcp, model, fm) : exact;
 	float span = b - a;
 	for (int i = 1; i < m; i++) {
 		float r = i <= vector_end ? approx : exact;
