@@ -48,6 +48,8 @@ typedef struct writer {
 	uint32_t *by_number;   /* new number -> item */
 	uint32_t next_number;
 	uint32_t scan_serial;
+	uint32_t flatten_steps;/* work bound for one type's flattening (hostile tables) */
+	uint32_t flatten_limit;/* byte size of the type being flattened */
 } writer;
 
 static hks_result nomem(hks_ctx *ctx)
@@ -64,6 +66,10 @@ static const hks_tag_type *wtype(const writer *w, uint32_t i)
 
 static hks_result add_field(writer *w, wfields *fs, uint32_t offset, uint32_t kind, uint32_t decl)
 {
+	/* the 8 bytes of every field lie inside the element: this also bounds the count */
+	if ((uint64_t)offset + 8 > w->flatten_limit)
+		return hks_fail(w->ctx, HKS_E_MALFORMED, -1, "a pointer field at %u lies outside its %u-byte element",
+		                offset, w->flatten_limit);
 	if (fs->n == fs->cap) {
 		uint32_t ncap = fs->cap ? fs->cap * 2 : 8;
 		wfield *nf = (wfield *)hks_arena_array(w->arena, ncap, sizeof(wfield));
@@ -108,7 +114,7 @@ static hks_result flatten_record(writer *w, wfields *fs, uint32_t type, uint32_t
 
 static hks_result flatten_value(writer *w, wfields *fs, uint32_t type, uint32_t base, int depth)
 {
-	if (depth > WRITE_MAX_DEPTH)
+	if (++w->flatten_steps > (1u << 16) || depth > WRITE_MAX_DEPTH)
 		return hks_fail(w->ctx, HKS_E_MALFORMED, -1, "type %s: records nested too deeply (cyclic?)",
 		                hks_tag_type_name(w->t, type));
 	const hks_tag_type *ty = wtype(w, type);
@@ -120,6 +126,9 @@ static hks_result flatten_value(writer *w, wfields *fs, uint32_t type, uint32_t 
 	case HKS_TAG_ARRAY:
 		if (ty->r_format & HKS_TAG_FMT_FIXED_ARRAY) {
 			uint32_t n = ty->r_format >> 8, esz = wtype(w, ty->r_subtype)->r_size;
+			if ((uint64_t)n * esz > ty->r_size)
+				return hks_fail(w->ctx, HKS_E_MALFORMED, -1, "type %s: %u elements of %u bytes exceed its size %u",
+				                hks_tag_type_name(w->t, type), n, esz, ty->r_size);
 			uint32_t sub = wtype(w, ty->r_subtype)->r_format & 0x1Fu;
 			if (sub == HKS_TAG_POINTER || sub == HKS_TAG_STRING || sub == HKS_TAG_ARRAY || sub == HKS_TAG_RECORD)
 				for (uint32_t i = 0; i < n; i++)
@@ -138,14 +147,12 @@ static hks_result fields_of(writer *w, uint32_t type, const wfields **out)
 {
 	wfields *fs = &w->fields[type];
 	if (!fs->done) {
+		w->flatten_steps = 0;
+		w->flatten_limit = wtype(w, type)->r_size;
+		hks_err_object(w->ctx, "type %s", hks_tag_type_name(w->t, type));
 		HKS_TRY(flatten_value(w, fs, type, 0, 0));
 		fs->done = 1;
 	}
-	/* every field's 8 bytes must lie inside the element */
-	for (uint32_t i = 0; i < fs->n; i++)
-		if ((uint64_t)fs->f[i].offset + 8 > wtype(w, type)->r_size)
-			return hks_fail(w->ctx, HKS_E_MALFORMED, -1, "type %s: a pointer field at %u lies outside its %u bytes",
-			                hks_tag_type_name(w->t, type), fs->f[i].offset, wtype(w, type)->r_size);
 	*out = fs;
 	return HKS_OK;
 }
