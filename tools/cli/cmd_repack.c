@@ -1,10 +1,200 @@
-/* hkspline repack: placeholder until its module lands (owner replaces this file). */
+/*
+ * hkspline repack IN -o OUT: every spline animation of IN is walked to the
+ * stored structure (FORMAT.md §2) and packed back to bytes (ENCODER.md §10),
+ * the new data, block offsets and header fields are put into the file
+ * (hks_file_replace_spline) and the file is written (tagfile / packfile
+ * writers). On Havok-made input the result is the input, byte for byte.
+ *
+ * The Elden Ring trailing guard follows the file's SDK (20180100: the rule of
+ * FORMAT.md §2.8; others: never) unless --guard says otherwise.
+ */
 #include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: hkspline repack [--compendium FILE|DIR]... [--guard auto|on|off] [--strict] IN -o OUT\n"
+	        "Decode every spline animation of the Havok file IN to its stored structure and write it\n"
+	        "back to OUT. --guard: the Elden Ring trailing guard (auto: on for SDK 20180100 only).\n"
+	        "--strict: conformance violations (FORMAT.md §6) are errors. Exit status 1 when an\n"
+	        "animation cannot be repacked, 2 on usage or I/O errors.\n");
+}
+
+typedef struct repack_counts {
+	unsigned animations, repacked, identical, conformance;
+} repack_counts;
+
+/* Walk, pack and replace animation `i`; 0 on success. */
+static int repack_animation(hks_file *file, uint32_t i, int guard_mode, int strict, const char *name,
+                            repack_counts *n)
+{
+	hks_animation *a = &file->animations[i];
+	hks_error err;
+	hks_walk_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base.name = name;
+	wo.animation_index = (int32_t)i;
+	wo.strict = strict;
+	hks_stored_animation *s = NULL;
+	if (hks_stored_read(a, &wo, &s, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	if (s->conformance_issues) {
+		char buf[2048];
+		hks_error_format(&s->conformance, buf, sizeof(buf));
+		fprintf(stderr, "hkspline repack: warning: animation %u: %u conformance issue(s), the first: %s\n", i,
+		        s->conformance_issues, buf);
+		n->conformance++;
+	}
+	if (a->spline.num_transform_offsets || a->spline.num_float_offsets)
+		fprintf(stderr, "hkspline repack: warning: animation %u: per-track offsets are not written back\n", i);
+	hks_pack_options po;
+	memset(&po, 0, sizeof(po));
+	po.base.name = name;
+	po.guard = guard_mode < 0 ? hks_guard_for_sdk(file->sdk) : guard_mode;
+	hks_packed_spline *p = NULL;
+	if (hks_stored_pack(s, &po, &p, &err) != HKS_OK) {
+		cli_print_error(&err);
+		hks_stored_free(s);
+		return 1;
+	}
+	const hks_spline_header *old = &a->spline, *new_h = &p->header;
+	bool same = old->data_size == new_h->data_size && !memcmp(old->data, new_h->data, old->data_size) &&
+	            old->num_block_offsets == new_h->num_block_offsets &&
+	            !memcmp(old->block_offsets, new_h->block_offsets, 4 * (size_t)old->num_block_offsets) &&
+	            old->num_float_block_offsets == new_h->num_float_block_offsets &&
+	            !memcmp(old->float_block_offsets, new_h->float_block_offsets, 4 * (size_t)old->num_float_block_offsets);
+	n->identical += same ? 1 : 0;
+	/* the stored structure points into the old data: pack first, replace last */
+	hks_result r = hks_file_replace_spline(file, i, p->duration, new_h, &err);
+	hks_packed_spline_free(p);
+	hks_stored_free(s);
+	if (r != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	n->repacked++;
+	return 0;
+}
 
 int cmd_repack(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hkspline repack: not implemented yet\n");
-	return 2;
+	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	size_t num_compendiums = 0;
+	const char *in = NULL, *out = NULL;
+	int guard_mode = -1, strict = 0, status = 2;
+	hks_loader *loader = NULL;
+	hks_loaded *ld = NULL;
+	if (!compendiums) {
+		fprintf(stderr, "hkspline repack: out of memory\n");
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			status = 0;
+			goto done;
+		} else if (!strcmp(a, "--compendium") && i + 1 < argc) {
+			compendiums[num_compendiums++] = argv[++i];
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(a, "--guard") && i + 1 < argc) {
+			const char *g = argv[++i];
+			if (!strcmp(g, "auto"))
+				guard_mode = -1;
+			else if (!strcmp(g, "on"))
+				guard_mode = 1;
+			else if (!strcmp(g, "off"))
+				guard_mode = 0;
+			else {
+				fprintf(stderr, "hkspline repack: --guard takes auto, on or off\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--strict")) {
+			strict = 1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hkspline repack: unknown or incomplete option '%s'\n", a);
+			usage(stderr);
+			goto done;
+		} else if (!in) {
+			in = a;
+		} else {
+			fprintf(stderr, "hkspline repack: one input file only ('%s' and '%s')\n", in, a);
+			goto done;
+		}
+	}
+	if (!in || !out) {
+		usage(stderr);
+		goto done;
+	}
+
+	hks_error err;
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = compendiums;
+	lo.num_compendium_paths = num_compendiums;
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, in, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	if (hks_loader_count(loader) != 1) {
+		fprintf(stderr,
+		        "hkspline repack: %s holds %zu Havok files; repack takes one (extract binder members with 'hkspline bnd')\n",
+		        in, hks_loader_count(loader));
+		goto done;
+	}
+	hks_result r = hks_loader_load(loader, 0, &ld);
+	if (r != HKS_OK || !ld) {
+		fprintf(stderr, "hkspline repack: %s: %s\n", in, hks_result_name(r));
+		goto done;
+	}
+	if (ld->status != HKS_OK) {
+		cli_print_error(&ld->error);
+		goto done;
+	}
+	hks_file *file = ld->file;
+	repack_counts n = {0, 0, 0, 0};
+	int failed = 0;
+	for (uint32_t i = 0; i < file->num_animations; i++) {
+		if (file->animations[i].kind != HKS_ANIMATION_SPLINE)
+			continue;
+		n.animations++;
+		failed |= repack_animation(file, i, guard_mode, strict, ld->path, &n);
+	}
+	if (failed) {
+		fprintf(stderr, "hkspline repack: %u of %u spline animations could not be repacked; %s not written\n",
+		        n.animations - n.repacked, n.animations, out);
+		status = 1;
+		goto done;
+	}
+	hks_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base.name = out;
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		status = 1;
+		goto done;
+	}
+	bool written = cli_write_file(out, bytes, size);
+	bool same_file = size == ld->size && !memcmp(bytes, ld->bytes, size);
+	hks_buffer_free(&wo.base, bytes, size);
+	if (!written)
+		goto done;
+	printf("%s: %u spline animation(s) repacked, %u with data and offsets identical to the input%s; "
+	       "wrote %s (%zu bytes, %s the input)\n",
+	       ld->path, n.repacked, n.identical, n.conformance ? " (some with conformance warnings)" : "", out, size,
+	       same_file ? "identical to" : "differs from");
+	status = 0;
+done:
+	hks_loaded_free(ld);
+	hks_loader_free(loader);
+	free(compendiums);
+	return status;
 }
