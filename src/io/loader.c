@@ -881,8 +881,11 @@ static hks_result add_archive(hks_loader *L, const char *path, hks_container out
 	} else {
 		for (uint32_t i = 0; i < a->num_members; i++) {
 			hks_container k = a->member_kinds[i];
-			/* a compressed entry that failed to open stays (DCX): loading reports why */
-			if (!hks_sniff_is_havok(k) && k != HKS_CONTAINER_DCX)
+			/* Havok content, or a Havok name (a damaged member is reported, not
+			 * skipped), or a compressed entry that failed to open (DCX): loading
+			 * reports why. Other members (.tae ...) are not Havok files. */
+			bool havok_name = ends_with_ci(a->member_names[i], ".hkx") || is_compendium_name(a->member_names[i]);
+			if (!hks_sniff_is_havok(k) && k != HKS_CONTAINER_DCX && !havok_name)
 				continue;
 			source s = {0};
 			s.archive = ai;
