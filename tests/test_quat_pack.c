@@ -274,6 +274,8 @@ static void test_round_trip(void **state)
 		for (int s = 0; s < 4; s++) {
 			uint8_t b[16];
 			assert_int_equal(hks_pack_rotation(m, sels[s], p, b), size[s]);
+			if (sels[s] == 1) /* valid unit quaternions: fields 0..4094, bit 39 clear (§9.5) */
+				assert_int_equal(b[4] & 0x80, 0);
 			float d[4];
 			decode(sels[s], b, d);
 			unsigned sign;
