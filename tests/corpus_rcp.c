@@ -37,6 +37,83 @@ typedef struct group_stats {
 static group_stats groups[MAX_GROUPS];
 static int num_groups;
 
+/*
+ * Which 12-bit reciprocal table entries the stored data pin (ENCODER.md §11.4,
+ * §15 Q5): for table index i (the top 12 fraction bits of hi − lo), the set of
+ * mantissas m for which pack16 with r0 = (253 − e) << 23 | m << 11 gives the
+ * stored top integer, intersected over all lanes with that index.
+ */
+typedef struct pin_table {
+	uint64_t ok[4096][64];   /* candidate bitsets */
+	uint32_t lanes[4096];    /* lanes seen per index */
+} pin_table;
+
+static pin_table *pins_sekiro, *pins_elden;
+
+/* §9.2 with a given raw estimate r0 (the test's own statement of the formula). */
+static uint16_t pack16_with_r0(float v, float lo, float hi, float r0)
+{
+	float d = hi - lo;
+	float r = (2.0f - d * r0) * r0;
+	float x = (r * (v - lo)) * 65535.0f;
+	x = x > 0.0f ? x : 0.0f;
+	x = x < 65535.0f ? x : 65535.0f;
+	return (uint16_t)hks_cvtt(x);
+}
+
+static void pin_lane(pin_table *t, const hks_quant_lane *l)
+{
+	uint32_t u = hks_f32_bits(l->hi - l->lo);
+	uint32_t e = (u >> 23) & 0xFF;
+	if (e == 0 || e >= 253 || (u >> 31))
+		return;
+	uint32_t idx = (u >> 11) & 0xFFF;
+	t->lanes[idx]++;
+	for (uint32_t m = 0; m < 4096; m++) {
+		uint64_t bit = UINT64_C(1) << (m & 63);
+		if (!(t->ok[idx][m >> 6] & bit))
+			continue;
+		float r0 = hks_f32_from_bits((253u - e) << 23 | m << 11);
+		if (pack16_with_r0(l->hi, l->lo, l->hi, r0) != l->top)
+			t->ok[idx][m >> 6] &= ~bit;
+	}
+}
+
+static pin_table *pin_table_new(void)
+{
+	pin_table *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	memset(t->ok, 0xFF, sizeof(t->ok));
+	return t;
+}
+
+static int has_bit(const uint64_t *set, uint32_t m) { return (int)((set[m >> 6] >> (m & 63)) & 1); }
+
+/* Print and return the number of constrained indices inconsistent with `model`. */
+static uint32_t pin_report(const char *name, const pin_table *t, int expect_zen)
+{
+	uint32_t constrained = 0, pinned = 0, zen_ok = 0, intel_ok = 0, empty = 0;
+	for (uint32_t i = 0; i < 4096; i++) {
+		if (!t->lanes[i])
+			continue;
+		uint32_t count = 0;
+		for (uint32_t w = 0; w < 64; w++)
+			for (uint64_t x = t->ok[i][w]; x; x &= x - 1)
+				count++;
+		if (count == 4096)
+			continue; /* every mantissa fits: the lanes say nothing */
+		constrained++;
+		pinned += count == 1;
+		empty += count == 0;
+		zen_ok += has_bit(t->ok[i], hks_zen_rcp_table[i]);
+		intel_ok += has_bit(t->ok[i], hks_intel_rcp_entry(i >> 1));
+	}
+	printf("%-12s constrained %4u of 4096 indices, pinned to one value %4u, no value fits %u; "
+	       "consistent with Zen 5 %4u, with Intel %4u\n",
+	       name, constrained, pinned, empty, zen_ok, intel_ok);
+	return constrained - (expect_zen ? zen_ok : intel_ok);
+}
+
 static group_stats *group_for(const char *name, const char *sdk)
 {
 	for (int i = 0; i < num_groups; i++)
@@ -218,8 +295,11 @@ static void scan_file(const char *corpus, const char *path, const hks_compendium
 		hks_stored_free(st);
 	}
 	const hks_rcp_model *mi = hks_rcp_model_get(HKS_CPU_INTEL), *mz = hks_rcp_model_get(HKS_CPU_AMD_ZEN);
+	pin_table *pins = strcmp(gname, "sekiro") == 0 ? pins_sekiro : strcmp(gname, "elden_ring") == 0 ? pins_elden : NULL;
 	for (size_t i = 0; i < lanes.n; i++) {
 		const hks_quant_lane *l = &lanes.v[i];
+		if (pins)
+			pin_lane(pins, l);
 		uint16_t pi = hks_pack16(mi, l->hi, l->lo, l->hi), pz = hks_pack16(mz, l->hi, l->lo, l->hi);
 		g->lanes++;
 		g->intel += pi == l->top;
@@ -269,6 +349,8 @@ static void test_rcp_models_on_corpus(void **state)
 		}
 	}
 	hks_test_free_list(comps, nc);
+	pins_sekiro = pin_table_new();
+	pins_elden = pin_table_new();
 	size_t nf = 0;
 	char **files = hks_test_list_files(corpus, ".hkx", &nf);
 	assert_true(nf > 0);
@@ -308,6 +390,12 @@ static void test_rcp_models_on_corpus(void **state)
 		       (unsigned long long)g->rot_points, pct(g->rot_intel, g->rot_points), pct(g->rot_zen, g->rot_points));
 	}
 
+	printf("\nreciprocal table entries pinned by the stored top integers (§11.4, §15 Q5)\n");
+	uint32_t sek_bad_entries = pin_report("sekiro", pins_sekiro, 0);
+	uint32_t er_bad_entries = pin_report("elden_ring", pins_elden, 1);
+	free(pins_sekiro);
+	free(pins_elden);
+
 	/* The assertions: per group over all SDKs of the group. */
 	uint64_t sek_lanes = 0, sek_intel = 0, er_lanes = 0, er_zen = 0, sig_bad = 0;
 	for (int i = 0; i < num_groups; i++) {
@@ -330,6 +418,9 @@ static void test_rcp_models_on_corpus(void **state)
 	assert_int_equal(sek_intel, sek_lanes);
 	assert_true((double)er_zen >= 0.999 * (double)er_lanes);
 	assert_int_equal(sig_bad, 0);
+	/* every table entry the data constrain agrees with the game's model */
+	assert_int_equal(sek_bad_entries, 0);
+	assert_int_equal(er_bad_entries, 0);
 }
 
 int main(void)
