@@ -20,7 +20,7 @@
 #include "encode_internal.h"
 
 #include <inttypes.h>
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #include <cpuid.h>
 #define HAVE_CPUID_H 1
 #endif
