@@ -100,7 +100,8 @@ uint16_t hks_intel_rsqrt_even_entry(uint32_t i)
 #define F32_QUIET 0x00400000u
 #define F32_DEFAULT_NAN 0xFFC00000u
 
-/* rcp of a table model; `index_bits` 11 (Intel) or 12 (Zen). */
+/* rcp of a table model: Intel indexes its 2048 entries by the top 11 fraction
+ * bits, Zen its 4096 by the top 12; the exponent rule is shared (§11.2, §11.3). */
 static float table_rcp(float x, hks_cpu_model id)
 {
 	uint32_t u = hks_f32_bits(x);
