@@ -43,6 +43,15 @@ static float lcg_unit(void)
 	lcg_state = lcg_state * 1664525u + 1013904223u;
 	return (float)(lcg_state >> 8) / 16777216.0f;
 }
+/* Four draws in lane order (argument evaluation order is unspecified in C, and the
+ * test data must not depend on the compiler). */
+static hks_fit_v4 lcg_v4(void)
+{
+	hks_fit_v4 r;
+	for (int i = 0; i < 4; i++)
+		r.v[i] = lcg_unit();
+	return r;
+}
 
 typedef struct fixture {
 	hks_ctx ctx;
@@ -306,8 +315,10 @@ static void test_least_squares_recovers_curve(void **state)
 	int n = 6;
 	hks_fit_v4 truth[7];
 	lcg_state = 99;
-	for (int i = 0; i <= n; i++)
-		truth[i] = hks_fit_v4_make(lcg_unit(), lcg_unit() - 0.5f, 2.0f * lcg_unit(), lcg_unit() * 0.1f);
+	for (int i = 0; i <= n; i++) {
+		hks_fit_v4 r = lcg_v4();
+		truth[i] = hks_fit_v4_make(r.v[0], r.v[1] - 0.5f, 2.0f * r.v[2], r.v[3] * 0.1f);
+	}
 	for (int k = 0; k <= m; k++)
 		f->Q[k] = hks_nurbs_curve_point(n, p, U, truth, f->ub[k]);
 	hks_fit_v4 P[HKS_FIT_MAX_FRAMES];
@@ -441,8 +452,9 @@ static void test_fit_noisy_and_large(void **state)
 	lcg_state = 2024;
 	for (int k = 0; k <= m; k++) {
 		float t = f->ub[k];
-		f->Q[k] = hks_fit_v4_make(sinf(t) + 0.004f * (lcg_unit() - 0.5f), 0.003f * (lcg_unit() - 0.5f),
-		                          cosf(3.0f * t) + 0.002f * (lcg_unit() - 0.5f), 0.0f);
+		hks_fit_v4 r = lcg_v4();
+		f->Q[k] = hks_fit_v4_make(sinf(t) + 0.004f * (r.v[0] - 0.5f), 0.003f * (r.v[1] - 0.5f),
+		                          cosf(3.0f * t) + 0.002f * (r.v[2] - 0.5f), 0.0f);
 	}
 	hks_fit_stats st = {0};
 	run_fit(f, m, 3, &st);

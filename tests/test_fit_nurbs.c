@@ -21,6 +21,16 @@ static float lcg_unit(void) /* [0, 1) */
 
 static hks_fit_v4 v4(float x, float y, float z, float w) { return hks_fit_v4_make(x, y, z, w); }
 
+/* Four draws in lane order, scaled: the argument evaluation order of C is unspecified,
+ * and the test data must not depend on the compiler. */
+static hks_fit_v4 rand_v4(float scale, float offset)
+{
+	hks_fit_v4 r;
+	for (int i = 0; i < 4; i++)
+		r.v[i] = lcg_unit() * scale + offset;
+	return r;
+}
+
 static float max_lane_diff(hks_fit_v4 a, hks_fit_v4 b)
 {
 	float d = 0.0f;
@@ -233,7 +243,7 @@ static void check_insert_remove(int p, const float *U0, int n0, float u_ins)
 	hks_fit_v4 P0[16], P1[17], P2[17];
 	float U1[24];
 	for (int i = 0; i <= n0; i++)
-		P0[i] = v4(lcg_unit() * 4 - 2, lcg_unit() * 4 - 2, lcg_unit(), lcg_unit() * 10);
+		P0[i] = rand_v4(4.0f, -2.0f);
 	insert_knot(n0, p, U0, P0, u_ins, U1, P1);
 	int n1 = n0 + 1, K1 = K0 + 1;
 	/* the inserted curve is the same curve */
@@ -286,7 +296,7 @@ static void check_elevation(int p, const float *U, int n)
 	hks_fit_v4 P[64], Qw[200];
 	float Uh[256], Ur[256];
 	for (int i = 0; i <= n; i++)
-		P[i] = v4(lcg_unit() * 2 - 1, lcg_unit() * 2 - 1, lcg_unit() * 2 - 1, lcg_unit() * 2 - 1);
+		P[i] = rand_v4(2.0f, -1.0f);
 	int nh = hks_nurbs_elevate(n, p, U, P, 1, Uh, Qw);
 	/* The elevated knot vector is the raised one: one more copy of every distinct value. */
 	memcpy(Ur, U, (size_t)(K + 1) * sizeof(float));

@@ -64,7 +64,7 @@ float hks_nurbs_one_basis(int p, int K, const float *U, int i, float u)
 		return 1.0f;
 	if (u < U[i] || u >= U[i + p + 1])
 		return 0.0f;
-	float N[HKS_FIT_MAX_DEGREE + 1];
+	float N[HKS_FIT_MAX_DEGREE + 1] = {0};
 	for (int j = 0; j <= p; j++)
 		N[j] = (u >= U[i + j] && u < U[i + j + 1]) ? 1.0f : 0.0f;
 	for (int k = 1; k <= p; k++) {
