@@ -453,7 +453,7 @@ void hks_bnd4_free(hks_bnd4 *bnd);
 /* The BND4 name hash of §6.3 over a UTF-8 name: lower-case (ASCII), '\' -> '/',
  * prefix '/' when missing, then h = h*37 + c over the UTF-16 code units (u32). */
 uint32_t hks_bnd4_name_hash(const char *name);
-/* Bucket count of §6.3: the first prime >= num_entries / 7 (integer division; so 2 below 14 entries). */
+/* Bucket count of §6.3: the first prime >= num_entries / 7 (integer division; so 2 below 21 entries). */
 uint32_t hks_bnd4_bucket_count(uint32_t num_entries);
 
 /* ====================================================================== */
@@ -644,6 +644,9 @@ float hks_dequantize_scalar(unsigned quantization, uint32_t value, float min, fl
  * (FORMAT.md §3.8 [U]): see hks_selector_verified().
  */
 void hks_unpack_quaternion(unsigned selector, const uint8_t *bytes, float out[4]);
+/* `count` consecutive packed quaternions (count × hks_rotation_size bytes) to
+ * count × 4 floats; the same values as hks_unpack_quaternion, faster. */
+void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t count, float *out);
 /* 1 when the decoding of `selector` is established; 0 for Straight16 (provisional
  * constants) and invalid selectors. */
 int hks_selector_verified(unsigned selector);
