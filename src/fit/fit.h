@@ -163,7 +163,7 @@ int hks_nurbs_distinct(int K, const float *U);
 
 typedef struct hks_fit_workspace hks_fit_workspace;
 
-/* One allocation (about 0.2 MB) through the context; reuse it for every part. NULL + error on failure. */
+/* One allocation (about 100 KB) through the context; reuse it for every part. NULL + error on failure. */
 hks_fit_workspace *hks_fit_workspace_new(hks_ctx *ctx);
 void hks_fit_workspace_free(hks_ctx *ctx, hks_fit_workspace *ws);
 
