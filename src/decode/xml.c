@@ -229,6 +229,32 @@ static void XMLCALL on_doctype(void *user, const XML_Char *name, const XML_Char 
 	stop(r, hks_fail(r->ctx, HKS_E_UNSUPPORTED, here(r), "Havok XML has no DOCTYPE; refusing one"));
 }
 
+/*
+ * Havok Content Tools declare encoding="ascii", a name expat does not know
+ * (it knows "US-ASCII"). Accept the ASCII aliases; bytes above 127 are read
+ * as Latin-1 rather than rejected, since names in modded files may carry them.
+ */
+static int XMLCALL on_unknown_encoding(void *user, const XML_Char *name, XML_Encoding *info)
+{
+	(void)user;
+	static const char *const aliases[] = {"ascii", "ansi", "windows-1252", "cp1252"};
+	bool known = false;
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]) && !known; i++) {
+		size_t k = 0;
+		while (aliases[i][k] && name[k] && (name[k] | 0x20) == aliases[i][k])
+			k++;
+		known = !aliases[i][k] && !name[k];
+	}
+	if (!known)
+		return XML_STATUS_ERROR;
+	for (int i = 0; i < 256; i++)
+		info->map[i] = i;
+	info->data = NULL;
+	info->convert = NULL;
+	info->release = NULL;
+	return XML_STATUS_OK;
+}
+
 static hks_result build_tree(xml_reader *r, const uint8_t *data, size_t size)
 {
 	static const XML_Memory_Handling_Suite suite = {xml_mm_malloc, xml_mm_realloc, xml_mm_free};
@@ -242,6 +268,7 @@ static hks_result build_tree(xml_reader *r, const uint8_t *data, size_t size)
 	XML_SetElementHandler(r->parser, on_start, on_end);
 	XML_SetCharacterDataHandler(r->parser, on_text);
 	XML_SetStartDoctypeDeclHandler(r->parser, on_doctype);
+	XML_SetUnknownEncodingHandler(r->parser, on_unknown_encoding, NULL);
 	hks_result result = HKS_OK;
 	size_t pos = 0;
 	do {
