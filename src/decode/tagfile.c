@@ -296,6 +296,7 @@ static hks_result for_each_pointer(tag_reader *r, const tag_view *v, const char 
 static void set_object_context(tag_reader *r, uint32_t item)
 {
 	hks_err_object(r->ctx, "%s (item %u)", hks_tag_type_name(r->t, r->tf->items[item].type), item);
+	hks_err_member(r->ctx, "");
 }
 
 /* ---- objects of the animation model ---- */
@@ -608,6 +609,7 @@ static hks_result read_items(tag_reader *r, const hks_tag_section *s)
 	const uint8_t *p = tf->bytes + s->offset + 8;
 	uint32_t n = (s->size - 8) / 12;
 	hks_err_object(r->ctx, "section ITEM");
+	hks_err_member(r->ctx, "");
 	if ((s->size - 8) % 12)
 		return hks_fail(r->ctx, HKS_E_MALFORMED, s->offset, "ITEM size %u is not a multiple of 12", s->size - 8);
 	if (n > r->ctx->limits.max_objects)
@@ -647,6 +649,7 @@ static hks_result check_patches(tag_reader *r, const hks_tag_section *s)
 {
 	hks_cursor c = hks_cursor_make(r->ctx, r->tf->bytes + s->offset + 8, s->size - 8, s->offset + 8);
 	hks_err_object(r->ctx, "section PTCH");
+	hks_err_member(r->ctx, "");
 	while (c.pos < c.size) {
 		int64_t at = hks_cursor_offset(&c);
 		uint32_t type, n;
@@ -740,6 +743,8 @@ hks_result hks_tagfile_parse(hks_ctx *ctx, const uint8_t *data, size_t size, con
 		HKS_TRY(hks_tag_parse_types(ctx, arena, data + type_s->offset + 8, type_s->size - 8, type_s->offset + 8,
 		                            &types));
 		tf->types = types;
+		hks_err_object(ctx, "%s", "");
+		hks_err_member(ctx, "");
 		return HKS_OK;
 	}
 
@@ -807,5 +812,8 @@ hks_result hks_tagfile_parse(hks_ctx *ctx, const uint8_t *data, size_t size, con
 	if (ptch_s)
 		HKS_TRY(check_patches(&r, ptch_s));
 	HKS_TRY(read_objects(&r));
+	/* success: no stale context in the caller's error record */
+	hks_err_object(ctx, "%s", "");
+	hks_err_member(ctx, "");
 	return HKS_OK;
 }
