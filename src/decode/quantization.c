@@ -42,19 +42,22 @@ float hks_dequantize_scalar(unsigned quantization, uint32_t value, float min, fl
  * the slots other than `missing`; the missing one is sqrt(1 − Σ) with the sign
  * bit, and 0 when 1 − Σ is not positive (not when it is merely small: §7 #17).
  */
-static void smallest_three(const float v[3], unsigned missing, unsigned negative, float out[4])
+/* slots of the three stored values for each missing index, ascending */
+static const uint8_t stored_slots[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+
+static inline void smallest_three(const float v[3], unsigned missing, unsigned negative, float out[4])
 {
-	unsigned slot = 0;
-	for (unsigned i = 0; i < 4; i++)
-		if (i != missing)
-			out[i] = v[slot++];
+	const uint8_t *slot = stored_slots[missing & 3u];
+	out[slot[0]] = v[0];
+	out[slot[1]] = v[1];
+	out[slot[2]] = v[2];
 	float sum = ((v[0] * v[0]) + (v[1] * v[1])) + (v[2] * v[2]);
 	float t = hks_f32_from_bits(HKS_BITS_ONE) - sum;
 	float mag = (t > 0.0f) ? sqrtf(t) : 0.0f;
-	out[missing] = negative ? -mag : mag;
+	out[missing & 3u] = negative ? -mag : mag;
 }
 
-static void unpack_threecomp40(const uint8_t *b, float out[4])
+static inline void unpack_threecomp40(const uint8_t *b, float out[4])
 {
 	/* FORMAT.md §3.4: 40-bit little-endian value, read byte by byte (never an
 	 * 8-byte load: §7 #15). Bit 39 is ignored (§5.3 rule 4). */
@@ -69,7 +72,7 @@ static void unpack_threecomp40(const uint8_t *b, float out[4])
 	smallest_three(f, (unsigned)((v >> 36) & 3u), (unsigned)((v >> 38) & 1u), out);
 }
 
-static void unpack_threecomp48(const uint8_t *b, float out[4])
+static inline void unpack_threecomp48(const uint8_t *b, float out[4])
 {
 	/* FORMAT.md §3.5 */
 	uint16_t w[3] = {hks_le16(b), hks_le16(b + 2), hks_le16(b + 4)};
@@ -171,4 +174,20 @@ void hks_unpack_quaternion(unsigned selector, const uint8_t *bytes, float out[4]
 int hks_selector_verified(unsigned selector)
 {
 	return selector <= HKS_ROT_UNCOMPRESSED && selector != HKS_ROT_STRAIGHT16;
+}
+
+void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t count, float *out)
+{
+	/* The two selectors of the game data get their own loops (the unpacker
+	 * inlined); the others go through the single-value path. Same results. */
+	size_t size = hks_rotation_size(selector);
+	if (selector == HKS_ROT_THREECOMP40)
+		for (size_t i = 0; i < count; i++)
+			unpack_threecomp40(bytes + i * 5, out + i * 4);
+	else if (selector == HKS_ROT_THREECOMP48)
+		for (size_t i = 0; i < count; i++)
+			unpack_threecomp48(bytes + i * 6, out + i * 4);
+	else
+		for (size_t i = 0; i < count; i++)
+			hks_unpack_quaternion(selector, bytes + i * size, out + i * 4);
 }

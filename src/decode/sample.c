@@ -29,6 +29,15 @@
 #else
 #define HKS_INLINE static inline
 #endif
+/* Full unrolling of the short loops over degree and lanes (both constants
+ * after inlining): the hot loop is then straight-line f32 code. */
+#if defined(__clang__)
+#define HKS_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define HKS_UNROLL _Pragma("GCC unroll 4")
+#else
+#define HKS_UNROLL
+#endif
 
 #define ONE_BITS 0x3F800000u
 
@@ -45,6 +54,8 @@ typedef struct sampler {
 	size_t cp_cap;         /* floats */
 	float *knots;
 	size_t knots_cap;      /* floats */
+	/* one track's rows (at most maxFramesPerBlock <= 256) × 10 floats */
+	float track_rows[256 * HKS_TRACK_SAMPLE_FLOATS];
 } sampler;
 
 /* ---- setup ------------------------------------------------------------ */
@@ -91,7 +102,10 @@ static hks_result check_animation(hks_ctx *ctx, const hks_stored_animation *s)
 static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const hks_sample_options *opts,
                                hks_error *err)
 {
-	memset(sm, 0, sizeof(*sm));
+	/* everything but the row buffer (written before it is read) */
+	sm->cp = sm->knots = NULL;
+	sm->cp_cap = sm->knots_cap = 0;
+	sm->K = 0;
 	hks_ctx_init(&sm->ctx, opts ? &opts->base : NULL, 0, err);
 	sm->s = s;
 	sm->normalize = opts ? opts->normalize_rotations : 0;
@@ -203,10 +217,12 @@ HKS_INLINE void basis(unsigned p, unsigned span, float u, const float *U,
 {
 	float left[4], right[4];
 	N[0] = 1.0f;
+	HKS_UNROLL
 	for (unsigned j = 1; j <= p; j++) {
 		left[j] = u - U[span + 1 - j];
 		right[j] = U[span + j] - u;
 		float saved = 0.0f;
+		HKS_UNROLL
 		for (unsigned r = 0; r < j; r++) {
 			float temp = N[r] / (right[r + 1] + left[j - r]);
 			N[r] = saved + right[r + 1] * temp;
@@ -220,8 +236,10 @@ HKS_INLINE void basis(unsigned p, unsigned span, float u, const float *U,
 HKS_INLINE void combine(unsigned p, const float N[4], const float *P,
                                                           unsigned lanes, float *out)
 {
+	HKS_UNROLL
 	for (unsigned l = 0; l < lanes; l++) {
 		float c = N[0] * P[l];
+		HKS_UNROLL
 		for (unsigned j = 1; j <= p; j++)
 			c = c + N[j] * P[j * lanes + l];
 		out[l] = c;
@@ -251,6 +269,7 @@ HKS_INLINE void eval_frames_deg(unsigned p, unsigned lanes, const uint8_t *U,
 		float v[4];
 		combine(p, N, cp + (size_t)(span - p) * lanes, lanes, v);
 		float *o = out + i * stride;
+		HKS_UNROLL
 		for (unsigned l = 0; l < lanes; l++)
 			o[dest[l]] = v[l];
 	}
@@ -330,27 +349,45 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 {
 	uint8_t m = p->flags;
 	uint32_t rows = frames_of(pr);
-	/* lanes not evaluated from the spline: static value or neutral, for every row */
+	/* Lanes not evaluated from the spline: static value or neutral, written
+	 * for every row in one pass (spline lanes are overwritten below). */
+	float fill[3];
+	unsigned evaluated = 0;
 	for (unsigned l = 0; l < nlanes; l++) {
 		int is_static = (m >> l) & 1;
 		int is_spline = (m >> (4 + l)) & 1;
-		if (is_static || !is_spline) {
-			float v = is_static ? p->static_value[l] : neutral;
+		fill[l] = is_static ? p->static_value[l] : neutral;
+		if (is_spline && !is_static)
+			evaluated++;
+	}
+	if (evaluated < nlanes) {
+		if (nlanes == 3)
+			for (uint32_t i = 0; i < rows; i++) {
+				float *o = out + i * stride;
+				o[0] = fill[0];
+				o[1] = fill[1];
+				o[2] = fill[2];
+			}
+		else
 			for (uint32_t i = 0; i < rows; i++)
-				out[i * stride + l] = v;
-		}
+				for (unsigned l = 0; l < nlanes; l++)
+					out[i * stride + l] = fill[l];
 	}
 	if (!(m & 0xF0))
 		return HKS_OK;
-	/* Spline: control points hold, per point, the lanes with the spline bit
-	 * (§2.4 "for lane in x, y, z with the spline bit"). */
+	/* Spline: control points hold, per point, the spline lanes in x, y, z
+	 * order; a lane flagged both static and spline (never in data, B5) is
+	 * static and has no bounds or integers, as the walk reads it (§2.4
+	 * "static first"). */
 	unsigned slot_lane[3], nslots = 0;
 	for (unsigned l = 0; l < nlanes; l++)
-		if ((m >> (4 + l)) & 1)
+		if (((m >> (4 + l)) & 1) && !((m >> l) & 1))
 			slot_lane[nslots++] = l;
-	if (nslots != p->spline_lanes || nslots == 0)
+	if (nslots != p->spline_lanes)
 		return fail_part(sm, b, track, part, p, "spline part with %u stored lanes, mask says %u", p->spline_lanes,
 		                 nslots);
+	if (nslots == 0)
+		return HKS_OK; /* a spline header without spline lanes: nothing to evaluate */
 	if (p->quantization > 1 || !p->control_points)
 		return fail_part(sm, b, track, part, p, "scalar quantization %u invalid or no control points", p->quantization);
 	HKS_TRY(check_spline(sm, b, track, part, p));
@@ -359,39 +396,16 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	HKS_TRY(load_knots(sm, p, pr));
 	/* FORMAT.md §3.1, each control point dequantized once: ((f32)v·C)·d + min
 	 * with d = max − min (the same operations per point as per sample). */
+	const float scale = hks_f32_from_bits(p->quantization ? 0x37800080u : 0x3B808081u);
 	for (unsigned k = 0; k < nslots; k++) {
 		unsigned l = slot_lane[k];
-		float mn = p->min[l], mx = p->max[l];
+		float mn = p->min[l], d = p->max[l] - p->min[l];
+		const uint16_t *src = p->control_points + k;
+		float *dst = sm->cp + k;
 		for (size_t i = 0; i < ncp; i++)
-			sm->cp[i * nslots + k] = hks_dequantize_scalar(p->quantization, p->control_points[i * nslots + k], mn, mx);
+			dst[i * nslots] = (((float)src[i * nslots] * scale) * d) + mn; /* hks_dequantize_scalar */
 	}
-	/* Evaluate only the slots whose lane is not static (static wins, §2.4). */
-	unsigned dest[3];
-	int any_static_spline = 0;
-	for (unsigned k = 0; k < nslots; k++) {
-		dest[k] = slot_lane[k];
-		if ((m >> slot_lane[k]) & 1)
-			any_static_spline = 1;
-	}
-	if (!any_static_spline) {
-		run_spline(sm, p, nslots, pr, out, stride, dest);
-		return HKS_OK;
-	}
-	/* A lane flagged both static and spline (never in data, B5): evaluate
-	 * into a row buffer, then keep the static value. */
-	for (uint32_t i = 0; i < rows; i++) {
-		float row[4];
-		unsigned all[3] = {0, 1, 2};
-		param one = *pr;
-		if (!pr->time_mode) {
-			one.L0 = pr->L0 + i;
-			one.count = 1;
-		}
-		run_spline(sm, p, nslots, &one, row, 4, all);
-		for (unsigned k = 0; k < nslots; k++)
-			if (!((m >> slot_lane[k]) & 1))
-				out[i * stride + slot_lane[k]] = row[k];
-	}
+	run_spline(sm, p, nslots, pr, out, stride, slot_lane);
 	return HKS_OK;
 }
 
@@ -412,7 +426,6 @@ static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const 
 	}
 	if (sel > HKS_ROT_UNCOMPRESSED || !p->packed)
 		return fail_part(sm, b, track, HKS_PART_ROTATION, p, "rotation selector %u invalid or no data", sel);
-	size_t qsize = hks_rotation_size(sel);
 	if (!(m & 0xF0)) {
 		float q[4];
 		hks_unpack_quaternion(sel, p->packed, q);
@@ -424,8 +437,7 @@ static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const 
 	size_t ncp = p->num_control_points;
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * 4));
 	HKS_TRY(load_knots(sm, p, pr));
-	for (size_t i = 0; i < ncp; i++)
-		hks_unpack_quaternion(sel, p->packed + i * qsize, sm->cp + i * 4);
+	hks_unpack_quaternions(sel, p->packed, ncp, sm->cp);
 	static const unsigned dest[4] = {0, 1, 2, 3};
 	run_spline(sm, p, 4, pr, out, stride, dest);
 	return HKS_OK;
@@ -457,16 +469,24 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	const hks_stored_block *blk = &s->blocks[b];
 	size_t T = (size_t)s->num_transform_tracks, F = (size_t)s->num_float_tracks;
 	size_t tstride = T * HKS_TRACK_SAMPLE_FLOATS;
+	uint32_t rows = frames_of(pr);
+	/* Each track is evaluated into a small contiguous buffer (rows × 10
+	 * floats, at most 256 rows: it stays in L1) and then copied to its
+	 * strided place in the output once, instead of three strided passes over
+	 * the whole output. */
+	float *tmp = sm->track_rows;
 	for (size_t t = 0; t < T; t++) {
 		const hks_stored_track *tr = &blk->tracks[t];
-		float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
-		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, o,
-		                      tstride));
-		HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, o + 3, tstride));
+		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
+		                      HKS_TRACK_SAMPLE_FLOATS));
+		HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, HKS_TRACK_SAMPLE_FLOATS));
 		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_SCALE, &tr->part[2], LANES_VECTOR,
-		                      hks_f32_from_bits(ONE_BITS), pr, o + 7, tstride));
+		                      hks_f32_from_bits(ONE_BITS), pr, tmp + 7, HKS_TRACK_SAMPLE_FLOATS));
 		if (sm->normalize)
-			normalize_rows(o + 3, frames_of(pr), tstride);
+			normalize_rows(tmp + 3, rows, HKS_TRACK_SAMPLE_FLOATS);
+		float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
+		for (uint32_t i = 0; i < rows; i++)
+			memcpy(o + i * tstride, tmp + (size_t)i * HKS_TRACK_SAMPLE_FLOATS, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
 	}
 	if (F > 0 && !floats)
 		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %zu float tracks", F);

@@ -148,7 +148,7 @@ static int bench_decode(int argc, char **argv)
 		return 2;
 	}
 	uint64_t track_samples = 0, decode_failures = 0;
-	double elapsed = 0.0;
+	double elapsed = 0.0, sampling = 0.0;
 	for (long r = 0; r < repeat; r++) {
 		uint64_t samples = 0;
 		double t0 = now_seconds();
@@ -164,7 +164,10 @@ static int bench_decode(int argc, char **argv)
 			}
 			size_t T = (size_t)s->num_transform_tracks;
 			float *fl = s->num_float_tracks > 0 ? out + (size_t)s->num_frames * T * HKS_TRACK_SAMPLE_FLOATS : NULL;
-			if (hks_sample_frames(s, NULL, 0, (uint32_t)s->num_frames, out, fl, &err) != HKS_OK) {
+			double ts = now_seconds();
+			hks_result sr = hks_sample_frames(s, NULL, 0, (uint32_t)s->num_frames, out, fl, &err);
+			sampling += now_seconds() - ts;
+			if (sr != HKS_OK) {
 				if (r == 0 && decode_failures < 5)
 					report_failure(anims[i].path, &err);
 				decode_failures++;
@@ -196,7 +199,8 @@ static int bench_decode(int argc, char **argv)
 		printf("animations:          %zu\n", nanims);
 		printf("track-samples:       %llu (x %ld repeats)\n", (unsigned long long)track_samples, repeat);
 		printf("time:                %.3f s\n", elapsed);
-		printf("ns per track-sample: %.2f\n", ns);
+		printf("ns per track-sample: %.2f (walk %.2f + sampling %.2f)\n", ns,
+		       total ? (elapsed - sampling) * 1e9 / (double)total : 0.0, total ? sampling * 1e9 / (double)total : 0.0);
 		printf("output:              %.1f MB/s (40 bytes per track-sample)\n", mbs);
 	}
 	if (load_failures || decode_failures)
