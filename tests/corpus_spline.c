@@ -30,6 +30,7 @@ typedef struct sdk_stats {
 	unsigned long selectors[6];
 	unsigned long degrees[4];
 	unsigned long float_tracks;
+	unsigned long float_masks[256]; /* per block and float track */
 } sdk_stats;
 
 static sdk_stats stats[MAX_SDKS];
@@ -136,9 +137,11 @@ static void count_parts(sdk_stats *st, const hks_stored_animation *s)
 				if (tr->part[k].is_spline)
 					st->degrees[tr->part[k].degree]++;
 		}
-		for (int32_t f = 0; f < s->num_float_tracks; f++)
+		for (int32_t f = 0; f < s->num_float_tracks; f++) {
+			st->float_masks[blk->float_masks[f]]++;
 			if (blk->floats[f].is_spline)
 				st->degrees[blk->floats[f].degree]++;
+		}
 		st->block_tracks += (unsigned long)s->num_transform_tracks;
 	}
 	st->blocks += s->num_blocks;
@@ -295,6 +298,13 @@ int main(void)
 		for (int d = 1; d < 4; d++)
 			printf(" %d:%lu", d, st->degrees[d]);
 		printf("\n");
+		if (st->float_tracks) {
+			printf("  float mask bytes (per block-track):");
+			for (int m = 0; m < 256; m++)
+				if (st->float_masks[m])
+					printf(" 0x%02X:%lu", m, st->float_masks[m]);
+			printf("\n");
+		}
 		if (fs && (st->selectors[0] || st->selectors[3] || st->selectors[4] || st->degrees[2])) {
 			printf("FAIL %s: FromSoftware data with selector 0/3/4 or degree 2\n", st->sdk);
 			failures++;
