@@ -26,8 +26,71 @@ typedef struct tag_reader {
 	int32_t *frame_of_item;    /* item -> hks_file.reference_frames index, -1 */
 	int32_t *skel_of_item;     /* item -> hks_file.skeletons index, -1 */
 	uint8_t *binding_seen;     /* item -> 1 once listed */
+	uint8_t *variant_seen;     /* item -> 1 once handled as a root variant */
 	uint32_t cap_anims, cap_frames, cap_skels, cap_bindings;
+	uint8_t *class_bits;       /* type -> CLASS_* bits of the type and its ancestors */
 } tag_reader;
+
+/* The classes the object model cares about, as bits per type. */
+enum {
+	CLASS_ANIMATION = 1,      /* hkaAnimation */
+	CLASS_FRAME = 2,          /* hkaAnimatedReferenceFrame */
+	CLASS_DEFAULT_FRAME = 4,  /* hkaDefaultAnimatedReferenceFrame */
+	CLASS_SKELETON = 8,       /* hkaSkeleton */
+	CLASS_BINDING = 16,       /* hkaAnimationBinding */
+	CLASS_CONTAINER = 32      /* hkaAnimationContainer */
+};
+
+static uint8_t own_class_bits(const char *name)
+{
+	static const struct {
+		const char *name;
+		uint8_t bit;
+	} classes[] = {{"hkaAnimation", CLASS_ANIMATION}, {"hkaAnimatedReferenceFrame", CLASS_FRAME},
+	               {"hkaDefaultAnimatedReferenceFrame", CLASS_DEFAULT_FRAME}, {"hkaSkeleton", CLASS_SKELETON},
+	               {"hkaAnimationBinding", CLASS_BINDING}, {"hkaAnimationContainer", CLASS_CONTAINER}};
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!strcmp(name, classes[i].name))
+			return classes[i].bit;
+	return 0;
+}
+
+/*
+ * Derivation bits of every type, in time linear in the table: each type's bits
+ * are its own plus its parent's, computed along each parent path once
+ * (memoized; a cyclic chain simply stops contributing).
+ */
+static hks_result compute_class_bits(tag_reader *r)
+{
+	uint32_t n = r->t->count;
+	r->class_bits = (uint8_t *)hks_arena_alloc(r->arena, n);
+	uint8_t *state = (uint8_t *)hks_arena_alloc(r->arena, n); /* 0 new, 1 on the path, 2 done */
+	uint32_t *path = (uint32_t *)hks_arena_array(r->arena, n, 4);
+	if (!r->class_bits || !state || !path)
+		return nomem(r->ctx);
+	state[0] = 2;
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t len = 0, cur = i;
+		while (cur < n && state[cur] == 0) {
+			state[cur] = 1;
+			path[len++] = cur;
+			cur = r->t->types[cur].parent;
+		}
+		uint8_t bits = cur < n && state[cur] == 2 ? r->class_bits[cur] : 0;
+		while (len-- > 0) {
+			uint32_t t = path[len];
+			bits = (uint8_t)(bits | own_class_bits(r->t->types[t].name));
+			r->class_bits[t] = bits;
+			state[t] = 2;
+		}
+	}
+	return HKS_OK;
+}
+
+static int is_class(const tag_reader *r, uint32_t type, uint8_t bit)
+{
+	return type < r->t->count && (r->class_bits[type] & bit);
+}
 
 /* A record in DATA: its type and its byte range (DATA-relative). */
 typedef struct tag_view {
@@ -314,7 +377,7 @@ static hks_result add_reference_frame(tag_reader *r, uint32_t item, int32_t *ind
 	hks_reference_frame *rf = &f->reference_frames[f->num_reference_frames];
 	tag_view v = object_view(r, item);
 	rf->class_name = hks_tag_type_name(r->t, v.type);
-	if (hks_tag_type_is_a(r->t, v.type, "hkaDefaultAnimatedReferenceFrame")) {
+	if (is_class(r, v.type, CLASS_DEFAULT_FRAME)) {
 		HKS_TRY(get_vec4(r, &v, "up", rf->up));
 		HKS_TRY(get_vec4(r, &v, "forward", rf->forward));
 		HKS_TRY(get_f32(r, &v, "duration", &rf->duration));
@@ -431,14 +494,14 @@ static hks_result add_animation(tag_reader *r, uint32_t item, int32_t *index)
 static hks_result animation_fn(tag_reader *r, uint32_t item)
 {
 	int32_t ignored = -1;
-	if (!hks_tag_type_is_a(r->t, r->tf->items[item].type, "hkaAnimation"))
+	if (!is_class(r, r->tf->items[item].type, CLASS_ANIMATION))
 		return HKS_OK;
 	return add_animation(r, item, &ignored);
 }
 
 static hks_result binding_fn(tag_reader *r, uint32_t item)
 {
-	if (r->binding_seen[item] || !hks_tag_type_is_a(r->t, r->tf->items[item].type, "hkaAnimationBinding"))
+	if (r->binding_seen[item] || !is_class(r, r->tf->items[item].type, CLASS_BINDING))
 		return HKS_OK;
 	hks_file *f = r->file;
 	if (f->num_bindings >= r->cap_bindings)
@@ -462,7 +525,7 @@ static hks_result binding_fn(tag_reader *r, uint32_t item)
 	int64_t hint = 0;
 	HKS_TRY(get_int(r, &v, "blendHint", &hint));
 	b->blend_hint = (int8_t)hint;
-	if (anim && hks_tag_type_is_a(r->t, r->tf->items[anim].type, "hkaAnimation")) {
+	if (anim && is_class(r, r->tf->items[anim].type, CLASS_ANIMATION)) {
 		int32_t ai = -1;
 		HKS_TRY(add_animation(r, anim, &ai)); /* shared with container.animations (§2.10) */
 		b->animation = ai;
@@ -472,7 +535,7 @@ static hks_result binding_fn(tag_reader *r, uint32_t item)
 
 static hks_result skeleton_fn(tag_reader *r, uint32_t item)
 {
-	if (r->skel_of_item[item] >= 0 || !hks_tag_type_is_a(r->t, r->tf->items[item].type, "hkaSkeleton"))
+	if (r->skel_of_item[item] >= 0 || !is_class(r, r->tf->items[item].type, CLASS_SKELETON))
 		return HKS_OK;
 	hks_file *f = r->file;
 	if (f->num_skeletons >= r->cap_skels)
@@ -539,14 +602,18 @@ static hks_result container_fn(tag_reader *r, uint32_t item)
 /* A root variant: handled by its class (CONTAINERS.md §2.12). */
 static hks_result variant_fn(tag_reader *r, uint32_t item)
 {
+	/* a container named by many variants is read once (bounded work) */
+	if (r->variant_seen[item])
+		return HKS_OK;
+	r->variant_seen[item] = 1;
 	uint32_t type = r->tf->items[item].type;
-	if (hks_tag_type_is_a(r->t, type, "hkaAnimationContainer"))
+	if (is_class(r, type, CLASS_CONTAINER))
 		return container_fn(r, item);
-	if (hks_tag_type_is_a(r->t, type, "hkaSkeleton"))
+	if (is_class(r, type, CLASS_SKELETON))
 		return skeleton_fn(r, item);
-	if (hks_tag_type_is_a(r->t, type, "hkaAnimation"))
+	if (is_class(r, type, CLASS_ANIMATION))
 		return animation_fn(r, item);
-	if (hks_tag_type_is_a(r->t, type, "hkaAnimationBinding"))
+	if (is_class(r, type, CLASS_BINDING))
 		return binding_fn(r, item);
 	return HKS_OK;
 }
@@ -556,11 +623,13 @@ static hks_result read_objects(tag_reader *r)
 	hks_tagfile *tf = r->tf;
 	hks_file *f = r->file;
 	uint32_t n = tf->num_items;
+	HKS_TRY(compute_class_bits(r));
 	r->anim_of_item = (int32_t *)hks_arena_array(r->arena, n, sizeof(int32_t));
 	r->frame_of_item = (int32_t *)hks_arena_array(r->arena, n, sizeof(int32_t));
 	r->skel_of_item = (int32_t *)hks_arena_array(r->arena, n, sizeof(int32_t));
 	r->binding_seen = (uint8_t *)hks_arena_alloc(r->arena, n);
-	if (!r->anim_of_item || !r->frame_of_item || !r->skel_of_item || !r->binding_seen)
+	r->variant_seen = (uint8_t *)hks_arena_alloc(r->arena, n);
+	if (!r->anim_of_item || !r->frame_of_item || !r->skel_of_item || !r->binding_seen || !r->variant_seen)
 		return nomem(r->ctx);
 	/* bound every list by the object items of its class, before allocating */
 	for (uint32_t i = 0; i < n; i++) {
@@ -568,10 +637,10 @@ static hks_result read_objects(tag_reader *r)
 		if (tf->items[i].kind != HKS_TAG_ITEM_OBJECT)
 			continue;
 		uint32_t t = tf->items[i].type;
-		r->cap_anims += (uint32_t)hks_tag_type_is_a(r->t, t, "hkaAnimation");
-		r->cap_frames += (uint32_t)hks_tag_type_is_a(r->t, t, "hkaAnimatedReferenceFrame");
-		r->cap_skels += (uint32_t)hks_tag_type_is_a(r->t, t, "hkaSkeleton");
-		r->cap_bindings += (uint32_t)hks_tag_type_is_a(r->t, t, "hkaAnimationBinding");
+		r->cap_anims += (uint32_t)is_class(r, t, CLASS_ANIMATION);
+		r->cap_frames += (uint32_t)is_class(r, t, CLASS_FRAME);
+		r->cap_skels += (uint32_t)is_class(r, t, CLASS_SKELETON);
+		r->cap_bindings += (uint32_t)is_class(r, t, CLASS_BINDING);
 	}
 	f->animations = r->cap_anims ? (hks_animation *)hks_arena_array(r->arena, r->cap_anims, sizeof(hks_animation)) : NULL;
 	tf->animation_items = r->cap_anims ? (uint32_t *)hks_arena_array(r->arena, r->cap_anims, 4) : NULL;
