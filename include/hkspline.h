@@ -340,6 +340,8 @@ typedef struct hks_dcx_info {
 	uint8_t level;                  /* DCP byte at 0x30 (DFLT 8 or 9, KRAK 6 or 9) */
 	uint32_t header_size;           /* bytes before the payload (HKS_DCX_HEADER_SIZE) */
 	uint8_t header[HKS_DCX_HEADER_SIZE]; /* the raw header, kept for rewriting */
+	uint8_t deflate_level;          /* writing only: zlib effort 1..9; 0 = the level byte. The
+	                                   zlib header (78 DA for 9) always follows the level byte */
 } hks_dcx_info;
 
 /* Parse and validate the DCX header only (any compression tag). The payload

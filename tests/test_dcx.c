@@ -142,6 +142,56 @@ static void test_header_kept_from_like(void **state)
 	free(src);
 }
 
+static void test_deflate_level_override(void **state)
+{
+	(void)state;
+	/* deflate at level 6 behind the level-9 header: the stream is zlib's level-6
+	 * deflate data, and its 2-byte zlib header is the one of level 9 (78 DA) */
+	size_t n = 60000;
+	uint8_t *src = make_payload(n);
+	hks_dcx_info like;
+	memset(&like, 0, sizeof(like));
+	like.deflate_level = 6;
+	uint8_t *dcx;
+	size_t dcx_size;
+	build(src, n, &like, &dcx, &dcx_size);
+	assert_int_equal(dcx[0x30], 9);
+	assert_int_equal(dcx[0x4C], 0x78);
+	assert_int_equal(dcx[0x4D], 0xDA);
+	uLongf zn = compressBound((uLong)n);
+	uint8_t *z = (uint8_t *)malloc(zn);
+	assert_int_equal(compress2(z, &zn, src, (uLong)n, 6), Z_OK);
+	assert_int_equal(z[0], 0x78);
+	assert_int_equal(z[1], 0x9C);
+	assert_int_equal(dcx_size - 0x4C, zn);
+	assert_memory_equal(dcx + 0x4C + 2, z + 2, zn - 2);
+	uint8_t *out;
+	size_t out_size;
+	hks_error e;
+	assert_int_equal(hks_dcx_decompress(dcx, dcx_size, NULL, &out, &out_size, NULL, &e), HKS_OK);
+	assert_memory_equal(out, src, n);
+	hks_buffer_free(NULL, out, out_size);
+	/* FLEVEL for the other level bytes: 1 -> 0 (78 01), 5 -> 1 (78 5E), 6 -> 2 (78 9C) */
+	const uint8_t levels[3] = {1, 5, 6}, second[3] = {0x01, 0x5E, 0x9C};
+	for (int k = 0; k < 3; k++) {
+		hks_dcx_info l2;
+		memset(&l2, 0, sizeof(l2));
+		hand_header(l2.header, "DFLT", 0, 0, levels[k]);
+		l2.header_size = 0x4C;
+		l2.deflate_level = 9;
+		uint8_t *d2;
+		size_t d2_size;
+		build(src, n, &l2, &d2, &d2_size);
+		assert_int_equal(d2[0x4D], second[k]);
+		assert_int_equal(hks_dcx_decompress(d2, d2_size, NULL, &out, &out_size, NULL, &e), HKS_OK);
+		hks_buffer_free(NULL, out, out_size);
+		hks_buffer_free(NULL, d2, d2_size);
+	}
+	free(z);
+	hks_buffer_free(NULL, dcx, dcx_size);
+	free(src);
+}
+
 static void test_empty_payload(void **state)
 {
 	(void)state;
@@ -412,6 +462,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_default_header),
 		cmocka_unit_test(test_header_kept_from_like),
+		cmocka_unit_test(test_deflate_level_override),
 		cmocka_unit_test(test_empty_payload),
 		cmocka_unit_test(test_truncation_every_length),
 		cmocka_unit_test(test_corrupted_fields),

@@ -47,10 +47,10 @@ hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *l
 		memcpy(header, like->header, HKS_DCX_HEADER_SIZE);
 	else
 		default_header(header);
-	/* The level byte drives zlib (9 gives the "78 DA" streams of §7.1). */
-	int level = header[0x30];
-	if (level < 1 || level > 9)
-		level = 9;
+	/* The level byte drives zlib (9 gives the "78 DA" streams of §7.1) unless
+	 * the caller asks for another deflate effort. */
+	int header_level = header[0x30] >= 1 && header[0x30] <= 9 ? header[0x30] : 9;
+	int level = like && like->deflate_level >= 1 && like->deflate_level <= 9 ? like->deflate_level : header_level;
 
 	z_stream z;
 	memset(&z, 0, sizeof(z));
@@ -78,6 +78,17 @@ hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *l
 	if (rc != Z_STREAM_END || produced > UINT32_MAX) {
 		hks_free(&ctx, buf, total);
 		return hks_fail(&ctx, HKS_E_INTERNAL, -1, "zlib deflate did not finish within deflateBound (%d)", rc);
+	}
+	/* The zlib header's FLEVEL field is informational (RFC 1950 §2.2): write the
+	 * one of the DCX level byte, so that a stream deflated with another effort
+	 * still starts like the archive's. The corpus shows a producer doing this:
+	 * a level-6 deflate stream behind "78 DA" (docs/BINDERS.md). */
+	if (level != header_level) {
+		uint8_t *z = buf + HKS_DCX_HEADER_SIZE;
+		unsigned flevel = header_level == 1 ? 0 : header_level < 6 ? 1 : header_level == 6 ? 2 : 3;
+		unsigned flg = (flevel << 6) | (z[1] & 0x20); /* keep FDICT (never set here) */
+		unsigned fcheck = (31 - ((unsigned)z[0] * 256 + flg) % 31) % 31;
+		z[1] = (uint8_t)(flg | fcheck);
 	}
 	hks_put_be32(header + 0x1C, (uint32_t)size);
 	hks_put_be32(header + 0x20, (uint32_t)produced);

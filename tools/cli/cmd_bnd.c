@@ -24,15 +24,17 @@ static void usage(FILE *out)
 	        "      write members (all by default) to DIR as their base names; when all are\n"
 	        "      extracted, also DIR/" MANIFEST_NAME " (names, IDs, flags, headers) for 'pack'.\n"
 	        "      DIR defaults to the binder's file name with '.' replaced by '-'\n"
-	        "  hkspline bnd replace BINDER MEMBER FILE -o OUT [--dcx|--no-dcx]\n"
+	        "  hkspline bnd replace BINDER MEMBER FILE -o OUT [--dcx|--no-dcx] [--deflate-level N]\n"
 	        "      put FILE's bytes in place of MEMBER; OUT is a DCX when BINDER was\n"
-	        "  hkspline bnd pack DIR -o OUT [--dcx|--no-dcx]\n"
+	        "  hkspline bnd pack DIR -o OUT [--dcx|--no-dcx] [--deflate-level N]\n"
 	        "      rebuild a binder from a folder written by 'extract' (byte for byte when\n"
 	        "      nothing changed); OUT is a DCX when the extracted binder was\n"
 	        "\n"
 	        "BINDER is a .anibnd (BND4) or .anibnd.dcx (DCX DFLT around a BND4). MEMBER is\n"
 	        "a member's full name or its base name (case-insensitive), e.g. a000_003000.hkx.\n"
-	        "DCX archives are written as DFLT (zlib) keeping the input's DCX header.\n");
+	        "DCX archives are written as DFLT (zlib) keeping the input's DCX header; zlib\n"
+	        "deflates at the header's level byte unless --deflate-level N (1-9) is given\n"
+	        "(6 reproduces archives written by .NET-based binder tools; docs/BINDERS.md).\n");
 }
 
 /* ---- loading a binder (plain or DCX) -------------------------------- */
@@ -79,8 +81,15 @@ static bool load_binder(const char *path, loaded_binder *lb)
 }
 
 /* Serialize, DCX-wrap when asked, write; returns the bytes written (0 on failure). */
-static size_t save_binder(const hks_bnd4 *bnd, bool dcx, const hks_dcx_info *like, const char *out_path)
+static size_t save_binder(const hks_bnd4 *bnd, bool dcx, const hks_dcx_info *like, int deflate_level,
+                          const char *out_path)
 {
+	/* the DCX header to keep (or none), with the deflate effort asked for */
+	hks_dcx_info info;
+	memset(&info, 0, sizeof(info));
+	if (like)
+		info = *like;
+	info.deflate_level = (uint8_t)deflate_level;
 	hks_options opts = {0};
 	opts.name = out_path;
 	hks_error err;
@@ -93,7 +102,7 @@ static size_t save_binder(const hks_bnd4 *bnd, bool dcx, const hks_dcx_info *lik
 	const uint8_t *final = raw;
 	size_t final_size = raw_size;
 	if (dcx) {
-		if (hks_dcx_compress(raw, raw_size, like, &opts, &packed, &packed_size, &err) != HKS_OK) {
+		if (hks_dcx_compress(raw, raw_size, &info, &opts, &packed, &packed_size, &err) != HKS_OK) {
 			cli_print_error(&err);
 			hks_buffer_free(&opts, raw, raw_size);
 			return 0;
@@ -475,7 +484,7 @@ static int bnd_replace(int argc, char **argv)
 {
 	const char *pos[3] = {NULL, NULL, NULL};
 	const char *out = NULL;
-	int npos = 0, force_dcx = -1;
+	int npos = 0, force_dcx = -1, deflate_level = 0;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
@@ -483,6 +492,13 @@ static int bnd_replace(int argc, char **argv)
 			force_dcx = 1;
 		else if (!strcmp(argv[i], "--no-dcx"))
 			force_dcx = 0;
+		else if (!strcmp(argv[i], "--deflate-level") && i + 1 < argc) {
+			deflate_level = atoi(argv[++i]);
+			if (deflate_level < 1 || deflate_level > 9) {
+				fprintf(stderr, "hkspline bnd: --deflate-level takes 1 to 9\n");
+				return 2;
+			}
+		}
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hkspline bnd replace: unknown option %s\n", argv[i]);
 			return 2;
@@ -538,7 +554,7 @@ static int bnd_replace(int argc, char **argv)
 		goto done;
 	}
 	bool dcx = force_dcx >= 0 ? force_dcx == 1 : lb.was_dcx;
-	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, out);
+	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, deflate_level, out);
 	if (!wrote)
 		goto done;
 	printf("replaced entry %u (%s): %llu -> %llu bytes; wrote %s (%zu bytes%s)\n", index, e->name,
@@ -573,7 +589,7 @@ static int split_tabs(char *line, char **fields, int max)
 static int bnd_pack(int argc, char **argv)
 {
 	const char *dir = NULL, *out = NULL;
-	int force_dcx = -1;
+	int force_dcx = -1, deflate_level = 0;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
@@ -581,6 +597,13 @@ static int bnd_pack(int argc, char **argv)
 			force_dcx = 1;
 		else if (!strcmp(argv[i], "--no-dcx"))
 			force_dcx = 0;
+		else if (!strcmp(argv[i], "--deflate-level") && i + 1 < argc) {
+			deflate_level = atoi(argv[++i]);
+			if (deflate_level < 1 || deflate_level > 9) {
+				fprintf(stderr, "hkspline bnd: --deflate-level takes 1 to 9\n");
+				return 2;
+			}
+		}
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hkspline bnd pack: unknown option %s\n", argv[i]);
 			return 2;
@@ -692,7 +715,7 @@ static int bnd_pack(int argc, char **argv)
 		goto done;
 	}
 	bool want_dcx = force_dcx >= 0 ? force_dcx == 1 : have_dcx;
-	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, out);
+	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, deflate_level, out);
 	if (!wrote)
 		goto done;
 	printf("packed %u members from %s into %s (%zu bytes%s)\n", bnd->num_entries, dir, out, wrote,
