@@ -23,6 +23,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HKS_INLINE static inline __attribute__((always_inline))
@@ -251,17 +254,71 @@ HKS_INLINE void combine(unsigned p, const float N[4], const float *P,
  * cp: (n+1) × lanes dequantized control points; Uf: knots as f32.
  * The result of lane l for frame i goes to out[i·stride + dest[l]].
  */
-HKS_INLINE void eval_frames_deg(unsigned p, unsigned lanes, const uint8_t *U,
-                                                                  const float *Uf, unsigned n, const float *cp,
-                                                                  uint32_t L0, uint32_t count, float *out,
-                                                                  size_t stride, const unsigned *dest)
+#if defined(__SSE2__)
+/*
+ * The basis of four consecutive frames at once (frame mode). Each SSE lane
+ * performs exactly the scalar operations of basis() on one frame — IEEE f32
+ * subtract, add, multiply and divide, correctly rounded per lane, no FMA —
+ * so the results are the same bits; only the four independent division
+ * chains overlap. N4[j][f] is N[j] of frame f.
+ */
+HKS_INLINE void basis4(unsigned p, const unsigned span[4], uint32_t L, const float *U, float N4[4][4])
+{
+	__m128 u = _mm_set_ps((float)(L + 3), (float)(L + 2), (float)(L + 1), (float)L);
+	__m128 left[4], right[4], N[4];
+	N[0] = _mm_set1_ps(1.0f);
+	HKS_UNROLL
+	for (unsigned j = 1; j <= p; j++) {
+		left[j] = _mm_sub_ps(u, _mm_set_ps(U[span[3] + 1 - j], U[span[2] + 1 - j], U[span[1] + 1 - j], U[span[0] + 1 - j]));
+		right[j] = _mm_sub_ps(_mm_set_ps(U[span[3] + j], U[span[2] + j], U[span[1] + j], U[span[0] + j]), u);
+		__m128 saved = _mm_setzero_ps();
+		HKS_UNROLL
+		for (unsigned r = 0; r < j; r++) {
+			__m128 temp = _mm_div_ps(N[r], _mm_add_ps(right[r + 1], left[j - r]));
+			N[r] = _mm_add_ps(saved, _mm_mul_ps(right[r + 1], temp));
+			saved = _mm_mul_ps(left[j - r], temp);
+		}
+		N[j] = saved;
+	}
+	HKS_UNROLL
+	for (unsigned j = 0; j <= p; j++)
+		_mm_storeu_ps(N4[j], N[j]);
+}
+#endif
+
+HKS_INLINE void eval_frames_deg(unsigned p, unsigned lanes, const uint8_t *U, const float *Uf, unsigned n,
+                                const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
+                                const unsigned *dest)
 {
 	unsigned span = find_span(U, n, p, L0);
-	for (uint32_t i = 0; i < count; i++) {
+	uint32_t i = 0;
+	/* Advancing over increasing L gives the span of §4.4: the unique
+	 * U[span] <= L < U[span+1], or n past the end (check_spline guarantees
+	 * the boundary spans are non-empty). */
+#if defined(__SSE2__)
+	for (; i + 4 <= count; i += 4) {
+		unsigned spans[4];
+		for (unsigned f = 0; f < 4; f++) {
+			uint32_t L = L0 + i + f;
+			while (span < n && L >= U[span + 1])
+				span++;
+			spans[f] = span;
+		}
+		float N4[4][4];
+		basis4(p, spans, L0 + i, Uf, N4);
+		for (unsigned f = 0; f < 4; f++) {
+			float N[4] = {N4[0][f], N4[1][f], N4[2][f], N4[3][f]};
+			float v[4];
+			combine(p, N, cp + (size_t)(spans[f] - p) * lanes, lanes, v);
+			float *o = out + (i + f) * stride;
+			HKS_UNROLL
+			for (unsigned l = 0; l < lanes; l++)
+				o[dest[l]] = v[l];
+		}
+	}
+#endif
+	for (; i < count; i++) {
 		uint32_t L = L0 + i;
-		/* Advancing over increasing L gives the span of §4.4: the unique
-		 * U[span] <= L < U[span+1], or n past the end (check_spline
-		 * guarantees the boundary spans are non-empty). */
 		while (span < n && L >= U[span + 1])
 			span++;
 		float N[4];
