@@ -266,6 +266,18 @@ static void test_vector_8_and_16_bit(void **state)
 				assert_int_equal(p->control_points[j * 3 + l], q ? 1000 * (j + 1) + l : 10 * j + l);
 		assert_int_equal(hks_f32_bits(p->min[2]), 0xBF800000);
 		assert_int_equal(hks_f32_bits(p->max[2]), 0x3F800000);
+		/* the same bytes at an odd address: 16-bit points are copied instead of used in place */
+		uint8_t *odd = (uint8_t *)malloc(b.n + 1);
+		memcpy(odd + 1, b.d, b.n);
+		hks_animation moved = f.a;
+		moved.spline.data = odd + 1;
+		hks_stored_animation *s2 = NULL;
+		assert_int_equal(hks_stored_read(&moved, NULL, &s2, &f.e), HKS_OK);
+		const hks_stored_part *p2 = &s2->blocks[0].tracks[0].part[0];
+		assert_memory_equal(p2->control_points, p->control_points, 9 * sizeof(uint16_t));
+		assert_true((const uint8_t *)p2->control_points < odd || (const uint8_t *)p2->control_points >= odd + b.n + 1);
+		hks_stored_free(s2);
+		free(odd);
 		assert_int_equal(t->part[1].offset, r_at);
 		assert_int_equal(t->part[1].end, r_at);
 		assert_int_equal(t->part[2].offset, r_at);

@@ -4,7 +4,8 @@
  *
  * The walk only locates and copies: knots and packed quaternions stay
  * pointers into the animation's data, bounds and static values are copied bit
- * for bit, control-point integers are widened into one pool. Nothing is
+ * for bit, control-point integers are used in place or widened into one pool
+ * (store_points). Nothing is
  * dequantized here (that is sampling's job).
  *
  * Every read is checked against the current block's end E_b (FORMAT.md §6 B1):
@@ -92,7 +93,8 @@ typedef struct walker {
 	int32_t track;
 	hks_part part;
 	/* control-point integers of all parts */
-	uint16_t *pool;
+	hks_arena *arena;
+	uint16_t *pool;   /* allocated on first use: data_size + 1 entries bound every count */
 	size_t pool_used;
 	size_t pool_cap;
 } walker;
@@ -258,6 +260,42 @@ static inline float load_f32(const uint8_t *p)
 }
 
 /*
+ * Control-point integers of a part. 16-bit points are used in place when the
+ * host is little-endian and they are 2-aligned in memory (they sit at even
+ * offsets from 16-aligned block starts, so whenever the data pointer is even):
+ * the walk's hot path copies nothing. Otherwise, and for 8-bit points, they
+ * are widened into a pool allocated on first use (data_size + 1 entries bound
+ * every count: each integer takes at least one data byte).
+ */
+static hks_result store_points(walker *w, hks_stored_part *p, const uint8_t *src, uint32_t count, unsigned q)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (q && ((uintptr_t)src & 1) == 0) {
+		p->control_points = (const uint16_t *)(const void *)src;
+		return HKS_OK;
+	}
+#endif
+	if (!w->pool) {
+		w->pool_cap = (size_t)w->data_size + 1;
+		w->pool = (uint16_t *)hks_arena_array(w->arena, w->pool_cap, sizeof(uint16_t));
+		if (!w->pool)
+			return w->ctx->err && w->ctx->err->code ? w->ctx->err->code : HKS_E_NOMEM;
+	}
+	if (w->pool_cap - w->pool_used < count) /* cannot happen, see above */
+		return walk_fail(w, HKS_E_INTERNAL, w->pos, "control-point pool exhausted");
+	uint16_t *dst = w->pool + w->pool_used;
+	if (q)
+		for (uint32_t i = 0; i < count; i++)
+			dst[i] = hks_le16(src + 2 * i);
+	else
+		for (uint32_t i = 0; i < count; i++)
+			dst[i] = src[i];
+	p->control_points = dst;
+	w->pool_used += count;
+	return HKS_OK;
+}
+
+/*
  * A vector part (translation, scale; float with lanes = 1): FORMAT.md §2.4.
  * `m` is the mask (static bits 0-3, spline bits 4-7), `q` 0 = 8-bit, 1 = 16-bit.
  */
@@ -295,19 +333,8 @@ static hks_result read_vector(walker *w, hks_stored_part *p, uint8_t m, unsigned
 		uint32_t bytes = count << q;
 		if (!have(w, bytes))
 			return overrun(w, bytes, "control points");
-		if (w->pool_cap - w->pool_used < count) /* cannot happen: integers never outnumber data bytes */
-			return walk_fail(w, HKS_E_INTERNAL, w->pos, "control-point pool exhausted");
-		uint16_t *dst = w->pool + w->pool_used;
-		const uint8_t *src = here(w);
-		if (q)
-			for (uint32_t i = 0; i < count; i++)
-				dst[i] = hks_le16(src + 2 * i);
-		else
-			for (uint32_t i = 0; i < count; i++)
-				dst[i] = src[i];
-		p->control_points = dst;
 		p->spline_lanes = (uint8_t)spline_lanes;
-		w->pool_used += count;
+		HKS_TRY(store_points(w, p, here(w), count, q));
 		w->pos += bytes;
 	}
 	p->end = w->pos;
@@ -662,8 +689,7 @@ hks_result hks_stored_read(const hks_animation *anim, const hks_walk_options *op
 	hks_stored_track *tracks = blocks ? (hks_stored_track *)hks_arena_array(arena, nb * T, sizeof(hks_stored_track)) : NULL;
 	hks_stored_part *floats = tracks ? (hks_stored_part *)hks_arena_array(arena, nb * F, sizeof(hks_stored_part)) : NULL;
 	uint8_t *float_masks = floats ? (uint8_t *)hks_arena_alloc(arena, nb * F) : NULL;
-	uint16_t *pool = float_masks ? (uint16_t *)hks_arena_array(arena, (size_t)w.data_size + 1, sizeof(uint16_t)) : NULL;
-	if (!pool) {
+	if (!float_masks) {
 		hks_result r = err && err->code ? err->code : HKS_E_NOMEM;
 		hks_arena_free(arena);
 		return r;
@@ -688,8 +714,7 @@ hks_result hks_stored_read(const hks_animation *anim, const hks_walk_options *op
 		blocks[b].float_masks = float_masks + (size_t)b * F;
 	}
 	w.s = s;
-	w.pool = pool;
-	w.pool_cap = (size_t)w.data_size + 1;
+	w.arena = arena;
 
 	hks_result r = HKS_OK;
 	for (uint32_t b = 0; b < nb && r == HKS_OK; b++)
