@@ -545,7 +545,8 @@ typedef struct hks_stored_animation {
 
 /*
  * Walk: bytes -> stored structure (src/decode/spline_walk.c).
- * Pointers of the result (knots, packed quaternions) point into anim->spline.data:
+ * Pointers of the result (knots, packed quaternions, and 16-bit control points
+ * on little-endian hosts when 2-aligned in memory) point into anim->spline.data:
  * keep the animation alive while the stored structure is used. Everything
  * else lives in the result's arena. Hard rules of FORMAT.md §6 are errors;
  * conformance rules are counted in the result, or are errors when `strict`.
