@@ -26,6 +26,7 @@ typedef struct sdk_stats {
 	char sdk[32];
 	int container;
 	unsigned long files, animations, blocks, block_tracks;
+	unsigned long durations_bit_exact; /* the three f32 relations of FORMAT.md §1.1, bit for bit */
 	unsigned long decoded, walk_exact, header_ok, repack_exact, guard_present, guard_rule_holds, conformance_animations;
 	unsigned long selectors[6];
 	unsigned long degrees[4];
@@ -191,6 +192,15 @@ static void check_animation(const char *path, const hks_file *file, uint32_t i, 
 	}
 	hks_stored_free(s);
 
+	{
+		const hks_spline_header *h = &a->spline;
+		float fd = a->duration / (float)(h->num_frames - 1);
+		float bd = h->frame_duration * (float)(h->max_frames_per_block - 1);
+		float bi = 1.0f / h->block_duration;
+		if (!memcmp(&fd, &h->frame_duration, 4) && !memcmp(&bd, &h->block_duration, 4) &&
+		    !memcmp(&bi, &h->block_inverse_duration, 4))
+			st->durations_bit_exact++;
+	}
 	if (hks_spline_check_header(file, i, &e) == HKS_OK)
 		st->header_ok++;
 	else
@@ -291,6 +301,7 @@ int main(void)
 		       "animations with conformance issues %lu\n",
 		       st->decoded, st->walk_exact, st->header_ok, st->repack_exact, st->guard_present, st->guard_rule_holds,
 		       st->conformance_animations);
+		printf("  header durations bit for bit as f32 arithmetic: %lu of %lu\n", st->durations_bit_exact, st->decoded);
 		printf("  rotation selectors (per block-track, absent included):");
 		for (int s = 0; s < 6; s++)
 			printf(" %d:%lu", s, st->selectors[s]);
