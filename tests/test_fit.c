@@ -382,6 +382,51 @@ static void test_cg_iteration_limit(void **state)
 	assert_int_equal(iters, 0);
 }
 
+static void test_lsq_diagnosis(void **state)
+{
+	fixture *f = *state;
+	int m = 60, p = 3, n = 6;
+	block_params(f, m);
+	float U[] = {0, 0, 0, 0, f->ub[15], f->ub[30], f->ub[45], f->ub[60], f->ub[60], f->ub[60], f->ub[60]};
+	for (int k = 0; k <= m; k++)
+		f->Q[k] = hks_fit_v4_make(sinf(f->ub[k]), 0.1f * f->ub[k], 0, 0);
+	hks_fit_lsq_diagnosis d;
+	hks_fit_lsq_diagnose(f->ws, n, p, U, m, f->Q, f->ub, TOL, &f->cfg, &d);
+	assert_int_equal(d.status, HKS_FIT_LSQ_OK);
+	assert_true(d.well_posed && d.cg_converged && d.double_solved);
+	assert_true(d.rcond > 1e-6 && d.rcond <= 1.0);
+	assert_true(fabsf(d.cg_max_error - d.double_max_error) <= 1e-5f);
+	/* the verdict equals what hks_fit_least_squares decides */
+	hks_fit_v4 P[HKS_FIT_MAX_FRAMES];
+	assert_int_equal(hks_fit_least_squares(f->ws, n, p, U, P, m, f->Q, f->ub, TOL, &f->cfg, NULL), d.status);
+	/* a one-frame span: not well posed, though the double solve may still succeed */
+	float V[] = {0, 0, 0, 0, f->ub[15], f->ub[16], f->ub[45], f->ub[60], f->ub[60], f->ub[60], f->ub[60]};
+	hks_fit_lsq_diagnose(f->ws, n, p, V, m, f->Q, f->ub, TOL, &f->cfg, &d);
+	assert_int_equal(d.status, HKS_FIT_LSQ_NOT_WELLPOSED);
+	assert_false(d.well_posed);
+	/* CG stopped early (2 iterations allowed) while the double solution is within
+	 * tolerance: the "failed only because of the f32 solver" class of §14 */
+	hks_fit_config c = f->cfg;
+	c.cg_max_iterations = 2;
+	hks_fit_lsq_diagnose(f->ws, n, p, U, m, f->Q, f->ub, TOL, &c, &d);
+	assert_int_equal(d.status, HKS_FIT_LSQ_NOT_CONVERGED);
+	assert_false(d.cg_converged);
+	assert_true(d.double_solved && d.double_max_error <= TOL);
+	assert_int_equal(hks_fit_least_squares(f->ws, n, p, U, P, m, f->Q, f->ub, TOL, &c, NULL), d.status);
+	/* 16 km from the origin: CG still converges (its recurrence residual keeps falling),
+	 * but f32 round-off of the solution puts the curve outside 1.1·E */
+	for (int k = 0; k <= m; k++)
+		f->Q[k] = hks_fit_v4_make(16384.0f + sinf(f->ub[k]), -8192.0f + 0.1f * f->ub[k], 3276.8f, 0);
+	hks_fit_lsq_diagnose(f->ws, n, p, U, m, f->Q, f->ub, TOL, &f->cfg, &d);
+	assert_true(d.cg_converged);
+	assert_int_equal(d.status, HKS_FIT_LSQ_TOLERANCE);
+	assert_true(d.cg_max_error > TOL * 2.0f);
+	assert_int_equal(hks_fit_least_squares(f->ws, n, p, U, P, m, f->Q, f->ub, TOL, &f->cfg, NULL), d.status);
+	/* n > m */
+	hks_fit_lsq_diagnose(f->ws, m + 1, p, U, m, f->Q, f->ub, TOL, &f->cfg, &d);
+	assert_int_equal(d.status, HKS_FIT_LSQ_N_GT_M);
+}
+
 /* ---- the fit (§7.2, §7.9) ------------------------------------------------------ */
 
 static void run_fit(fixture *f, int m, int degree, hks_fit_stats *st)
@@ -624,6 +669,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cg_agrees_with_lapack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_least_squares_recovers_curve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cg_iteration_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lsq_diagnosis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_constant_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_sine_and_quaternion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_noisy_and_large, setup, teardown),

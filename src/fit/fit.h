@@ -205,6 +205,27 @@ bool hks_fit_cg_solve(hks_fit_workspace *ws, int lane, float *x, const hks_fit_c
  * half-bandwidth p). X[0 … n−2]. Returns false when NᵀN is not positive definite. */
 bool hks_fit_lapack_solve(hks_fit_workspace *ws, double (*X)[4]);
 
+/*
+ * §14 item 2 — cross-checking a refit: run the Havok refit's pieces and the
+ * double solve side by side on the same system, and report why Havok would
+ * reject it (genuinely ill-conditioned: small rcond / no Cholesky; not well
+ * posed; failed only because of the absolute f32 CG threshold: the double
+ * solution is within tolerance; outside 1.1·E).
+ */
+typedef struct hks_fit_lsq_diagnosis {
+	hks_fit_lsq_status status;   /* the verdict of the configured Havok refit */
+	bool well_posed;             /* IsWellPosed (whatever cfg->wellposed_test says) */
+	bool cg_converged;           /* all four lanes */
+	int cg_iterations[4];
+	float cg_max_error;          /* largest sample distance of the CG curve (NaN if any is NaN) */
+	bool double_solved;          /* NᵀN positive definite */
+	double rcond;                /* reciprocal 1-norm condition estimate of NᵀN (dpbcon); 0 if singular */
+	float double_max_error;      /* largest sample distance of the double solution (rounded to f32) */
+} hks_fit_lsq_diagnosis;
+
+void hks_fit_lsq_diagnose(hks_fit_workspace *ws, int n, int p, const float *U, int m, const hks_fit_v4 *Q,
+                          const float *ub, float E, const hks_fit_config *cfg, hks_fit_lsq_diagnosis *out);
+
 /* ---- the fit (§7.2, §7.9) ---------------------------------------------- */
 
 typedef struct hks_fit_curve {

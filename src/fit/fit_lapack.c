@@ -2,7 +2,8 @@
  * The double-precision least-squares solve (ENCODER.md §14): the normal
  * equations NᵀN x = B of the system hks_fit_lsq_build made, as a symmetric
  * band matrix (half-bandwidth p: one row of N touches at most p + 1
- * consecutive unknowns), solved by LAPACK's banded Cholesky dpbsv.
+ * consecutive unknowns), factored by LAPACK's banded Cholesky (dpbtrf, then
+ * dpbtrs: what dpbsv does), with the condition estimate dpbcon for diagnostics.
  *
  * It serves the quality mode and the cross-check of the f32 CG emulation; it
  * cannot reproduce Havok's bytes (§14).
@@ -11,18 +12,14 @@
 
 #include <lapacke.h>
 
-bool hks_fit_lapack_solve(hks_fit_workspace *ws, double (*X)[4])
+/* Assemble NᵀN (upper band, column-major: A(i, j), i <= j, at ab[kd + i − j + j·ldab]).
+ * Returns the 1-norm of the symmetric matrix, or −1 when a row's columns are farther
+ * apart than kd (impossible for a clamped knot vector). */
+static double assemble_band(hks_fit_workspace *ws, int kd, int ldab)
 {
 	int N = ws->cols;
-	if (N <= 0)
-		return true;
-	int kd = ws->lsq_p;
-	if (kd > N - 1)
-		kd = N - 1;
-	int ldab = kd + 1;
 	double *ab = ws->band;
 	memset(ab, 0, (size_t)ldab * (size_t)N * sizeof(double));
-	/* Upper band, column-major: A(i, j) for i <= j lives at ab[kd + i − j + j·ldab]. */
 	for (int r = 0; r < ws->rows; r++) {
 		for (int a = ws->row_start[r]; a < ws->row_start[r + 1]; a++) {
 			for (int b = a; b < ws->row_start[r + 1]; b++) {
@@ -33,20 +30,122 @@ bool hks_fit_lapack_solve(hks_fit_workspace *ws, double (*X)[4])
 					j = t;
 				}
 				if (j - i > kd)
-					return false; /* cannot happen for a clamped knot vector */
+					return -1.0;
 				ab[kd + i - j + j * ldab] += (double)ws->trip_val[a] * (double)ws->trip_val[b];
 			}
 		}
 	}
+	/* 1-norm: largest column sum of |A| over the full symmetric matrix. */
+	double norm = 0.0;
+	for (int j = 0; j < N; j++) {
+		double sum = 0.0;
+		for (int i = (j - kd > 0 ? j - kd : 0); i < N && i <= j + kd; i++) {
+			int lo = i < j ? i : j, hi = i < j ? j : i;
+			sum += fabs(ab[kd + lo - hi + hi * ldab]);
+		}
+		if (sum > norm)
+			norm = sum;
+	}
+	return norm;
+}
+
+static bool factor_and_solve(hks_fit_workspace *ws, double (*X)[4], double *rcond)
+{
+	int N = ws->cols;
+	if (rcond)
+		*rcond = 1.0;
+	if (N <= 0)
+		return true;
+	int kd = ws->lsq_p;
+	if (kd > N - 1)
+		kd = N - 1;
+	int ldab = kd + 1;
+	double anorm = assemble_band(ws, kd, ldab);
+	if (!(anorm >= 0.0)) {
+		if (rcond)
+			*rcond = 0.0;
+		return false;
+	}
+	if (LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab) != 0) {
+		if (rcond)
+			*rcond = 0.0;
+		return false;
+	}
+	if (rcond && LAPACKE_dpbcon(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab, anorm, rcond) != 0)
+		*rcond = 0.0;
 	double *rhs = ws->rhs;
 	for (int c = 0; c < 4; c++)
 		for (int i = 0; i < N; i++)
 			rhs[i + c * N] = ws->Bd[i][c];
-	lapack_int info = LAPACKE_dpbsv(LAPACK_COL_MAJOR, 'U', N, kd, 4, ab, ldab, rhs, N);
-	if (info != 0)
+	if (LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'U', N, kd, 4, ws->band, ldab, rhs, N) != 0)
 		return false;
 	for (int i = 0; i < N; i++)
 		for (int c = 0; c < 4; c++)
 			X[i][c] = rhs[i + c * N];
 	return true;
+}
+
+/* Largest sample distance of the curve (n, p, U, P); a NaN distance makes it NaN. */
+static float curve_max_error(int n, int p, const float *U, const hks_fit_v4 *P, int m, const hks_fit_v4 *Q,
+                             const float *ub)
+{
+	float worst = 0.0f;
+	for (int k = 0; k <= m; k++) {
+		float d = hks_fit_dist(Q[k], hks_nurbs_curve_point(n, p, U, P, ub[k]));
+		if (isnan(d))
+			return d;
+		if (d > worst)
+			worst = d;
+	}
+	return worst;
+}
+
+bool hks_fit_lapack_solve(hks_fit_workspace *ws, double (*X)[4])
+{
+	return factor_and_solve(ws, X, NULL);
+}
+
+void hks_fit_lsq_diagnose(hks_fit_workspace *ws, int n, int p, const float *U, int m, const hks_fit_v4 *Q,
+                          const float *ub, float E, const hks_fit_config *cfg, hks_fit_lsq_diagnosis *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->double_max_error = NAN;
+	if (n > m || n < 1) {
+		out->status = HKS_FIT_LSQ_N_GT_M;
+		return;
+	}
+	out->well_posed = hks_fit_is_well_posed(n, p, U, m, ub, cfg->wellposed_margin);
+	hks_fit_lsq_build(ws, n, p, U, m, Q, ub, cfg->lsq_basis);
+	/* The f32 CG, lane by lane, as the Havok refit would run it (all four, for the record). */
+	hks_fit_v4 *Pn = ws->Pnew;
+	out->cg_converged = true;
+	for (int c = 0; c < 4; c++) {
+		for (int i = 1; i <= n - 1; i++)
+			ws->cg_x[i - 1] = Q[i].v[c];
+		bool ok = hks_fit_cg_solve(ws, c, ws->cg_x, cfg, &out->cg_iterations[c]);
+		out->cg_converged = out->cg_converged && ok;
+		for (int i = 1; i <= n - 1; i++)
+			Pn[i].v[c] = ws->cg_x[i - 1];
+	}
+	Pn[0] = Q[0];
+	Pn[n] = Q[m];
+	out->cg_max_error = curve_max_error(n, p, U, Pn, m, Q, ub);
+	/* The same problem in double. */
+	out->double_solved = factor_and_solve(ws, ws->X, &out->rcond);
+	if (out->double_solved) {
+		for (int i = 1; i <= n - 1; i++)
+			for (int c = 0; c < 4; c++)
+				Pn[i].v[c] = (float)ws->X[i - 1][c];
+		out->double_max_error = curve_max_error(n, p, U, Pn, m, Q, ub);
+	}
+	/* The Havok verdict, in its order of tests. */
+	float limit = E * cfg->accept_factor;
+	if (cfg->wellposed_test && !out->well_posed)
+		out->status = HKS_FIT_LSQ_NOT_WELLPOSED;
+	else if (!out->cg_converged)
+		out->status = HKS_FIT_LSQ_NOT_CONVERGED;
+	else if (out->cg_max_error > limit)
+		out->status = HKS_FIT_LSQ_TOLERANCE;
+	else
+		out->status = HKS_FIT_LSQ_OK;
 }
