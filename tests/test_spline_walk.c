@@ -625,6 +625,98 @@ static void test_truncation_everywhere(void **state)
 	}
 }
 
+/* Every byte of two small animations (a two-block one with a float spline, and
+ * the guard case) replaced by several values: the walk and the packer never
+ * crash or read outside the data (run under -DHKS_SANITIZE=ON to check), and
+ * every failure carries a message. Whatever walks must pack back to the same
+ * bytes except where the mutation broke a conformance rule. */
+static void test_every_byte_mutated(void **state)
+{
+	(void)state;
+	builder base = {0};
+	/* block 0: 8-bit spline translation x, ThreeComp48 static rotation, float spline 0x12 */
+	put8(&base, 0x08);
+	put8(&base, 0x10);
+	put8(&base, 0x01);
+	put8(&base, 0x00);
+	put8(&base, 0x12);
+	zeros(&base, 3);
+	spline_header(&base, 3, 3, 255);
+	align(&base, 4);
+	put32(&base, 0xBF800000);
+	put32(&base, 0x3F800000);
+	for (int i = 0; i < 4; i++)
+		put8(&base, (uint8_t)(i * 60));
+	align(&base, 2);
+	for (int i = 0; i < 6; i++)
+		put8(&base, (uint8_t)(0x11 * (i + 1)));
+	align(&base, 4);
+	uint32_t fbo0 = base.n;
+	spline_header(&base, 1, 1, 255);
+	align(&base, 4);
+	put32(&base, 0x3E000000);
+	put32(&base, 0x3FE00000);
+	put16(&base, 0);
+	put16(&base, 65535);
+	align(&base, 16);
+	uint32_t b1 = base.n;
+	base.block_start = b1;
+	/* block 1 (45 frames): everything static */
+	put8(&base, 0x09);
+	put8(&base, 0x07);
+	put8(&base, 0x01);
+	put8(&base, 0x00);
+	put8(&base, 0x03);
+	zeros(&base, 3);
+	put32(&base, 1);
+	put32(&base, 2);
+	put32(&base, 3);
+	for (int i = 0; i < 6; i++)
+		put8(&base, (uint8_t)(0x21 * (i + 1)));
+	align(&base, 4);
+	uint32_t fbo1 = base.n - b1;
+	put32(&base, 0x3F000000);
+	align(&base, 16);
+	uint32_t bo[2] = {0, b1}, fbo[2] = {fbo0, fbo1};
+	{
+		fixture f;
+		setup(&f, &base, 1, 1, 300, 2, bo, fbo);
+		assert_int_equal(walk(&f, 1), HKS_OK);
+		teardown(&f);
+	}
+	static const uint8_t values[] = {0x00, 0x01, 0x7F, 0x80, 0xFF};
+	unsigned ok = 0, failed = 0;
+	for (uint32_t at = 0; at < base.n; at++) {
+		for (size_t v = 0; v <= sizeof(values); v++) {
+			builder m = base;
+			m.d[at] = v < sizeof(values) ? values[v] : (uint8_t)(base.d[at] ^ 0x01);
+			if (m.d[at] == base.d[at])
+				continue;
+			fixture f;
+			setup(&f, &m, 1, 1, 300, 2, bo, fbo);
+			hks_result r = walk(&f, 0);
+			if (r == HKS_OK) {
+				ok++;
+				hks_packed_spline *p = NULL;
+				hks_error e;
+				assert_int_equal(hks_stored_pack(f.s, NULL, &p, &e), HKS_OK);
+				if (!f.s->conformance_issues) {
+					assert_int_equal(p->header.data_size, m.n);
+					assert_memory_equal(p->header.data, m.d, m.n);
+				}
+				hks_packed_spline_free(p);
+			} else {
+				failed++;
+				assert_true(f.e.message[0] != '\0');
+				assert_int_equal(f.e.code, r);
+			}
+			teardown(&f);
+		}
+	}
+	print_message("    %u mutations walk, %u are rejected\n", ok, failed);
+	assert_true(ok > 0 && failed > 0);
+}
+
 /* ---- spline header rules (B7) ---- */
 
 static void test_bad_knots_and_degrees(void **state)
@@ -861,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_short_and_long_blocks),
 		cmocka_unit_test(test_two_blocks),
 		cmocka_unit_test(test_truncation_everywhere),
+		cmocka_unit_test(test_every_byte_mutated),
 		cmocka_unit_test(test_bad_knots_and_degrees),
 		cmocka_unit_test(test_bad_masks),
 		cmocka_unit_test(test_conformance),
