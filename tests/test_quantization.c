@@ -319,6 +319,32 @@ static void test_uncompressed_and_sizes(void **state)
 	}
 }
 
+/* The batch unpacker gives the same bits as the single one, for every
+ * selector, on random bytes (all 4096 field values and every k/sign reached). */
+static void test_batch_matches_single(void **state)
+{
+	(void)state;
+	uint32_t x = 987654321u;
+	uint8_t bytes[37 * 16];
+	float batch[37 * 4], one[4];
+	for (int round = 0; round < 2000; round++) {
+		for (size_t i = 0; i < sizeof(bytes); i++) {
+			x = x * 1103515245u + 12345u;
+			bytes[i] = (uint8_t)(x >> 16);
+		}
+		if (round == 0)
+			memcpy(bytes, (const uint8_t[5]){0x00, 0x80, 0x00, 0x00, 0x80}, 5); /* the packed NaN */
+		for (unsigned sel = 0; sel <= 5; sel++) {
+			size_t count = 1 + (size_t)(round % 37);
+			hks_unpack_quaternions(sel, bytes, count, batch);
+			for (size_t i = 0; i < count; i++) {
+				hks_unpack_quaternion(sel, bytes + i * hks_rotation_size(sel), one);
+				assert_memory_equal(batch + 4 * i, one, sizeof(one));
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_polar32),
 		cmocka_unit_test(test_straight16),
 		cmocka_unit_test(test_uncompressed_and_sizes),
+		cmocka_unit_test(test_batch_matches_single),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

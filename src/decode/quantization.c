@@ -10,6 +10,9 @@
 #include "internal.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* FORMAT.md §3.1: 1/65535 and 1/255 as f32. */
 #define HKS_BITS_INV_65535 0x37800080u
@@ -176,14 +179,65 @@ int hks_selector_verified(unsigned selector)
 	return selector <= HKS_ROT_UNCOMPRESSED && selector != HKS_ROT_STRAIGHT16;
 }
 
+#if defined(__SSE2__)
+/*
+ * Four ThreeComp40 values at once: each SSE lane performs the scalar
+ * operations of unpack_threecomp40 + smallest_three on one value (exact int
+ * → f32 conversion, f32 multiply, the sum of squares in the same order,
+ * 1 − s, correctly rounded square root, 0 when 1 − s is not positive, sign
+ * by negation), so the results are the same bits.
+ */
+static void unpack_threecomp40_x4(const uint8_t *b, float out[16])
+{
+	int32_t fa[4], fb[4], fc[4];
+	unsigned missing[4], negative[4];
+	for (unsigned i = 0; i < 4; i++) {
+		const uint8_t *q = b + 5 * i;
+		uint64_t v = (uint64_t)q[0] | ((uint64_t)q[1] << 8) | ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) |
+		             ((uint64_t)q[4] << 32);
+		fa[i] = (int32_t)(v & 0xFFFu) - 2047;
+		fb[i] = (int32_t)((v >> 12) & 0xFFFu) - 2047;
+		fc[i] = (int32_t)((v >> 24) & 0xFFFu) - 2047;
+		missing[i] = (unsigned)((v >> 36) & 3u);
+		negative[i] = (unsigned)((v >> 38) & 1u);
+	}
+	const __m128 s40 = _mm_set1_ps(hks_f32_from_bits(HKS_BITS_S40));
+	__m128 A = _mm_mul_ps(_mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)fa)), s40);
+	__m128 B = _mm_mul_ps(_mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)fb)), s40);
+	__m128 C = _mm_mul_ps(_mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)fc)), s40);
+	__m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(A, A), _mm_mul_ps(B, B)), _mm_mul_ps(C, C));
+	__m128 t = _mm_sub_ps(_mm_set1_ps(hks_f32_from_bits(HKS_BITS_ONE)), sum);
+	__m128 mag = _mm_and_ps(_mm_sqrt_ps(t), _mm_cmpgt_ps(t, _mm_setzero_ps()));
+	float va[4], vb[4], vc[4], vm[4];
+	_mm_storeu_ps(va, A);
+	_mm_storeu_ps(vb, B);
+	_mm_storeu_ps(vc, C);
+	_mm_storeu_ps(vm, mag);
+	for (unsigned i = 0; i < 4; i++) {
+		float *o = out + 4 * i;
+		const uint8_t *slot = stored_slots[missing[i]];
+		o[slot[0]] = va[i];
+		o[slot[1]] = vb[i];
+		o[slot[2]] = vc[i];
+		o[missing[i]] = negative[i] ? -vm[i] : vm[i];
+	}
+}
+#endif
+
 void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t count, float *out)
 {
 	/* The two selectors of the game data get their own loops (the unpacker
 	 * inlined); the others go through the single-value path. Same results. */
 	size_t size = hks_rotation_size(selector);
-	if (selector == HKS_ROT_THREECOMP40)
-		for (size_t i = 0; i < count; i++)
+	if (selector == HKS_ROT_THREECOMP40) {
+		size_t i = 0;
+#if defined(__SSE2__)
+		for (; i + 4 <= count; i += 4)
+			unpack_threecomp40_x4(bytes + i * 5, out + i * 4);
+#endif
+		for (; i < count; i++)
 			unpack_threecomp40(bytes + i * 5, out + i * 4);
+	}
 	else if (selector == HKS_ROT_THREECOMP48)
 		for (size_t i = 0; i < count; i++)
 			unpack_threecomp48(bytes + i * 6, out + i * 4);
