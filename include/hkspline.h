@@ -694,6 +694,117 @@ hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block,
                                   hks_error *err);
 
 /* ====================================================================== */
+/* === SECTION: encoder (owner: src/encode/encoder.c) =================== */
+/* ====================================================================== */
+
+/*
+ * The Havok-faithful encoder (ENCODER.md §2-§10, docs/ENCODE.md): frames ->
+ * stored structure (lane classification, the error-bounded fit, knot bytes,
+ * bounds over the fitted control points, truncating quantizers, quaternion
+ * packers) -> bytes (hks_stored_pack). All arithmetic f32 in the spec's
+ * operation order: the output is identical on every machine for a given
+ * CPU model (except HKS_CPU_NATIVE, by design).
+ */
+
+/* Which 12-bit rcpss / rsqrtss estimate the encoder models (ENCODER.md §11). */
+typedef enum hks_cpu_model {
+	HKS_CPU_AUTO = 0,     /* encoder: by SDK (2018.1 and later -> AMD_ZEN, else INTEL);
+	                         detection: per file from stored data (ENCODER.md §11.4) */
+	HKS_CPU_INTEL = 1,    /* closed-form tables of §11.2 (Sekiro) */
+	HKS_CPU_AMD_ZEN = 2,  /* tables measured on AMD Zen 5, §11.3 (Elden Ring) */
+	HKS_CPU_NATIVE = 3,   /* the host's rcpss / rsqrtss (x86 only) */
+	HKS_CPU_EXACT = 4     /* true division and 1 / sqrtf */
+} hks_cpu_model;
+
+/* "auto", "intel", "amd-zen", "native", "exact" ("?" for unknown ids). */
+const char *hks_cpu_model_name(hks_cpu_model id);
+/* Parse one of the names above; 0 on success, -1 when unknown. */
+int hks_cpu_model_parse(const char *name, hks_cpu_model *out);
+
+/*
+ * Quantization fields of hks_track_params hold the stored value + 1, so that
+ * 0 means "the default": rotations HKS_ENC_ROT_QUANT(HKS_ROT_THREECOMP40)
+ * (the default), ..._THREECOMP48, ..._UNCOMPRESSED etc.; translation, scale
+ * and float HKS_ENC_SCALAR_16BIT (the default) or HKS_ENC_SCALAR_8BIT.
+ */
+#define HKS_ENC_QUANT_DEFAULT 0u
+#define HKS_ENC_ROT_QUANT(selector) ((uint8_t)((selector) + 1u))
+#define HKS_ENC_SCALAR_8BIT 1u
+#define HKS_ENC_SCALAR_16BIT 2u
+
+/* Havok's TrackCompressionParams (ENCODER.md §3.1). Zero fields = the
+ * fallback (per-track entry -> hks_encode_options.defaults -> Havok's
+ * defaults: tolerances 0.001, degree 3, ThreeComp40, 16-bit). */
+typedef struct hks_track_params {
+	float rotation_tolerance, translation_tolerance, scale_tolerance, float_tolerance; /* > 0, finite */
+	uint8_t rotation_degree, translation_degree, scale_degree, float_degree;           /* 1..3 */
+	uint8_t rotation_quantization;                                                     /* HKS_ENC_ROT_QUANT(sel) */
+	uint8_t translation_quantization, scale_quantization, float_quantization;          /* HKS_ENC_SCALAR_* */
+} hks_track_params;
+
+typedef enum hks_encode_solver {
+	HKS_SOLVER_HAVOK = 0,   /* the f32 conjugate-gradient refit, operation by operation (ENCODER.md §7.6) */
+	HKS_SOLVER_QUALITY = 1  /* double-precision banded Cholesky refits, strict acceptance (§14); not Havok's bytes */
+} hks_encode_solver;
+
+/* What the encoder did (summed over blocks and tracks), when asked for. */
+typedef struct hks_encode_stats {
+	uint64_t parts[4];           /* per part type T, R, S, F (indices 0..3) */
+	uint64_t spline_parts[4];
+	uint64_t static_parts[4];    /* static lanes only */
+	uint64_t absent_parts[4];    /* mask 0 (never for floats) */
+	uint64_t control_points[4];  /* stored control points of spline parts */
+	uint64_t degree1_parts;      /* spline parts stored at degree 1 */
+	uint64_t degree1_fallbacks;  /* degree-3 fits refitted at degree 1 (ENCODER.md §7.9) */
+	uint64_t refit_attempts, refit_accepted, exact_elevations; /* ENCODER.md §7.6, §16 */
+	/* Largest | |P| − 1 | over the fitted rotation control points. §9.3 writes
+	 * normU(P): the stored curve moves by at most this much per component
+	 * (a partition of unity of the moves P/|P| − P), on top of the fit's error. */
+	double rotation_renormalization;
+} hks_encode_stats;
+
+typedef struct hks_encode_options {
+	hks_options base;
+	hks_track_params defaults;               /* zero fields: Havok's defaults */
+	const hks_track_params *per_track;       /* NULL, or one entry per transform track (zero fields: defaults) */
+	uint32_t num_per_track;                  /* 0 or num_transform_tracks */
+	const hks_track_params *per_float_track; /* NULL, or one entry per float track (float_* fields) */
+	uint32_t num_per_float_track;            /* 0 or num_float_tracks */
+	uint32_t max_frames_per_block;           /* 0 -> 256; else 2..256 */
+	hks_cpu_model cpu;                       /* AUTO -> by SDK; NATIVE only on x86 builds */
+	const char *sdk;                         /* target SDK: "20180100" adds the trailing guard (FORMAT.md §2.8)
+	                                            and selects the AMD_ZEN model under AUTO; NULL = "20160200" */
+	hks_encode_solver solver;
+	int rotation_continuity;                 /* nonzero: flip a frame's quaternion when its dot product with
+	                                            the previous frame's is negative (the §2 pre-pass; off by
+	                                            default so decoded frames are encoded as given) */
+	hks_encode_stats *stats;                 /* optional output, filled by the call */
+} hks_encode_options;
+
+/* The frames to encode. Every frame must be given; the frame step is
+ * duration / (num_frames - 1). */
+typedef struct hks_frames_in {
+	uint32_t num_frames;            /* >= 2 */
+	uint32_t num_transform_tracks;
+	uint32_t num_float_tracks;
+	float duration;                 /* > 0, finite */
+	const float *transforms;        /* frame-major, HKS_TRACK_SAMPLE_FLOATS per track-sample (t xyz,
+	                                   r xyzw, s xyz): transforms[(f·T + t)·10 + k], as hks_sample_frames
+	                                   writes; NULL when T = 0 */
+	const float *floats;            /* floats[f·F + i]; NULL when F = 0 */
+} hks_frames_in;
+
+/* Frames -> stored structure (free with hks_stored_free). Non-finite sample
+ * values are encoded as Havok would (NaN lanes become spline lanes, ENCODER.md
+ * §5.4, §9.6); they never crash. */
+hks_result hks_encode_stored(const hks_frames_in *in, const hks_encode_options *opts, hks_stored_animation **out,
+                             hks_error *err);
+/* Frames -> bytes: hks_encode_stored, then hks_stored_pack with the SDK's guard
+ * rule (free with hks_packed_spline_free). */
+hks_result hks_encode_spline(const hks_frames_in *in, const hks_encode_options *opts, hks_packed_spline **out,
+                             hks_error *err);
+
+/* ====================================================================== */
 /* === SECTION: loading paths (owner: src/io/) ========================== */
 /* ====================================================================== */
 

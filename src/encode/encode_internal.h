@@ -19,17 +19,8 @@
 
 /* ---- CPU models for rcpss / rsqrtss (ENCODER.md §11) -------------------- */
 
-/*
- * Which 12-bit estimate the encoder's rcp / rsqrt use. Proposed for the public
- * header (encoder options, `--cpu`); defined here until then.
- */
-typedef enum hks_cpu_model {
-	HKS_CPU_AUTO = 0,     /* detect per file from stored data (hks_detect_cpu_model) */
-	HKS_CPU_INTEL = 1,    /* closed-form tables of §11.2 (Sekiro) */
-	HKS_CPU_AMD_ZEN = 2,  /* tables measured on AMD Zen 5, §11.3 (Elden Ring) */
-	HKS_CPU_NATIVE = 3,   /* the host's rcpss / rsqrtss (x86 only) */
-	HKS_CPU_EXACT = 4     /* true division and 1 / sqrtf */
-} hks_cpu_model;
+/* The hks_cpu_model enum, hks_cpu_model_name and hks_cpu_model_parse are
+ * public (include/hkspline.h, section "encoder"). */
 
 typedef struct hks_rcp_model hks_rcp_model;
 
@@ -37,10 +28,6 @@ typedef struct hks_rcp_model hks_rcp_model;
  * and for unknown ids. The returned object is static and immutable. */
 const hks_rcp_model *hks_rcp_model_get(hks_cpu_model id);
 hks_cpu_model hks_rcp_model_id(const hks_rcp_model *m);
-/* "auto", "intel", "amd-zen", "native", "exact" ("?" for unknown ids). */
-const char *hks_cpu_model_name(hks_cpu_model id);
-/* Parse one of the names above; 0 on success, -1 when unknown. */
-int hks_cpu_model_parse(const char *name, hks_cpu_model *out);
 /* 1 when this build can run the native model (x86 with SSE). */
 int hks_cpu_native_available(void);
 
