@@ -805,6 +805,138 @@ hks_result hks_encode_spline(const hks_frames_in *in, const hks_encode_options *
                              hks_error *err);
 
 /* ====================================================================== */
+/* === SECTION: metrics (owner: src/metrics/) =========================== */
+/* ====================================================================== */
+
+/*
+ * Compression error and compression statistics (docs/METRICS.md). Two frame
+ * arrays (hks_frames_in, the layout hks_sample_frames writes; `duration` is
+ * not used) are compared at every frame and track. All metric arithmetic is
+ * in double. Non-finite samples are counted and excluded, never averaged.
+ */
+#define HKS_DEFAULT_SHELL_DISTANCE 0.03    /* metres (ACL's default shell) */
+#define HKS_DEFAULT_ERROR_THRESHOLD 0.0001 /* metres (ACL's default precision, 0.01 cm) */
+
+typedef enum hks_metric {
+	HKS_METRIC_TRANSLATION = 0,        /* |ta - tb| (m), per transform track-sample */
+	HKS_METRIC_ROTATION_DEG = 1,       /* angle between the normalized quaternions (degrees, sign-blind) */
+	HKS_METRIC_ROTATION_COMPONENT = 2, /* |qa - qb| over the raw 4 components (Havok's tolerance metric) */
+	HKS_METRIC_SCALE = 3,              /* largest |sa_k - sb_k| over x, y, z */
+	HKS_METRIC_LOCAL_VERTEX = 4,       /* virtual-vertex error of the track's local transform alone (m) */
+	HKS_METRIC_OBJECT_SPACE = 5,       /* virtual-vertex error after composing the hierarchy (m), per bone */
+	HKS_METRIC_FLOAT = 6,              /* |fa - fb|, per float track-sample */
+	HKS_METRIC_COUNT = 7
+} hks_metric;
+
+/* "translation", "rotation_deg", "rotation_component", "scale", "local_vertex", "object_space", "float". */
+const char *hks_metric_name(hks_metric m);
+
+typedef struct hks_shell_override {
+	const char *pattern;   /* glob over bone names: '*' any run, '?' one character, case-sensitive */
+	double distance;       /* shell distance in metres (> 0) */
+} hks_shell_override;
+
+typedef struct hks_compare_options {
+	hks_options base;
+	const hks_skeleton *skeleton;       /* NULL: no object-space metric */
+	const int16_t *track_to_bone;       /* binding.transformTrackToBoneIndices; NULL / 0 entries: identity */
+	uint32_t num_track_to_bone;
+	double shell_distance;              /* 0: HKS_DEFAULT_SHELL_DISTANCE */
+	const hks_shell_override *shell_overrides; /* the last matching pattern wins */
+	uint32_t num_shell_overrides;
+	double threshold;                   /* 0: HKS_DEFAULT_ERROR_THRESHOLD */
+} hks_compare_options;
+
+typedef struct hks_metric_summary {
+	double max, mean, p99;    /* over finite samples; p99 by nearest rank; 0 when there are none */
+	int32_t worst_index;      /* track (float track for FLOAT, bone for OBJECT_SPACE) of the max; -1 if none */
+	int32_t worst_frame;      /* -1 if none */
+	uint64_t samples;         /* finite samples */
+	uint64_t nan_samples;     /* excluded (a non-finite value in A or B, or in a composed ancestor) */
+	uint64_t under_threshold; /* finite samples <= threshold */
+} hks_metric_summary;
+
+typedef struct hks_compare_result {
+	uint32_t num_frames, num_transform_tracks, num_float_tracks, num_bones; /* num_bones 0 without skeleton */
+	int has_object_space;
+	hks_metric_summary metric[HKS_METRIC_COUNT];
+	/* Per-sample values, frame-major: values[m][f·W + i] with W = transform tracks (bones for
+	 * OBJECT_SPACE, float tracks for FLOAT); NaN marks an excluded sample. NULL when absent. */
+	const double *values[HKS_METRIC_COUNT];
+	const int32_t *track_bone;     /* per transform track: bone index, -1 when none */
+	const int32_t *bone_track;     /* per bone: the driving track, -1 when undriven (reference pose) */
+	const double *bone_shell;      /* per bone: the shell distance used */
+	/* Headline: the primary metric is OBJECT_SPACE with a skeleton, LOCAL_VERTEX without. */
+	hks_metric primary;
+	int32_t worst_track;           /* track of the primary max (object space: the track driving the worst
+	                                  bone, else its nearest driven ancestor's); -1 when none */
+	int32_t worst_bone;            /* bone of the primary max (without skeleton: the mapped bone); -1 */
+	int32_t worst_frame;
+	double under_threshold;        /* share (0..1) of primary finite samples <= threshold */
+	uint64_t nan_samples;          /* transform + float track-samples with a non-finite value in A or B */
+	struct hks_arena *arena;       /* owns everything above */
+} hks_compare_result;
+
+/* Compare B against A (same frame and track counts, else HKS_E_MISMATCH). */
+hks_result hks_compare_frames(const hks_frames_in *a, const hks_frames_in *b, const hks_compare_options *opts,
+                              hks_compare_result **out, hks_error *err);
+void hks_compare_result_free(hks_compare_result *r);
+
+/* Nearest-rank percentile (p in 0..100) of the finite entries of values[0..n): sorts them to the
+ * front in place and returns the value of rank ceil(p/100 · m) among the m finite ones (0 when m = 0). */
+double hks_percentile(double *values, size_t n, double p);
+/* Glob match: '*' any run (also empty), '?' one character, everything else literal. */
+int hks_glob_match(const char *pattern, const char *text);
+
+/* Block-seam disagreement (FORMAT.md §4.7): the last local frame of block b against local
+ * frame 0 of block b + 1, for every seam, with the local metrics above. */
+typedef struct hks_seam_report {
+	uint32_t seams;                /* numBlocks - 1 */
+	double max_translation, max_rotation_deg, max_rotation_component, max_scale, max_float;
+	int32_t worst_seam;            /* b of the seam with the largest local-vertex disagreement; -1 */
+	int32_t worst_track;
+	uint64_t nan_samples;
+} hks_seam_report;
+
+hks_result hks_seam_disagreement(const hks_stored_animation *s, const hks_options *opts, hks_seam_report *out,
+                                 hks_error *err);
+
+/*
+ * Compression statistics of one stored spline animation. The byte categories
+ * are computed from the stored structure by laying it out again (FORMAT.md
+ * §2): they add up to data_size when the layout agrees (`unaccounted` = 0).
+ */
+enum { HKS_STAT_T = 0, HKS_STAT_R = 1, HKS_STAT_S = 2, HKS_STAT_F = 3 };
+
+typedef struct hks_spline_stats {
+	uint32_t frames, transform_tracks, float_tracks, blocks;
+	uint64_t raw_size;         /* 40 bytes per transform track-frame + 4 per float track-frame */
+	uint64_t compressed_size;  /* the data bytes (data_size; the laid-out sum when data_size is 0) */
+	double ratio;              /* raw_size / compressed_size (0 when compressed_size is 0) */
+	/* bytes per category */
+	uint64_t masks;            /* 4 per transform track + 1 per float track, per block */
+	uint64_t knots;            /* knot headers (u16 n, u8 degree) and knot bytes */
+	uint64_t bounds;           /* f32 min / max of spline lanes */
+	uint64_t static_values;    /* f32 static lanes (T, S, F) */
+	uint64_t control_points;   /* T / S / F control points */
+	uint64_t packed_quaternions; /* rotation control points and static quaternions */
+	uint64_t padding;          /* mask-area fill, alignments, block end fill */
+	uint64_t guard;            /* trailing guard (FORMAT.md §2.8) */
+	int64_t unaccounted;       /* compressed_size minus the sum of the categories (0 when consistent) */
+	/* per part type (HKS_STAT_T, _R, _S, _F), summed over blocks and tracks */
+	uint64_t spline_parts[4], static_parts[4], absent_parts[4];
+	uint64_t spline_lanes[4], static_lanes[4], absent_lanes[4]; /* T, S: 3 lanes; F: 1; R: the part */
+	uint64_t degrees[4][4];    /* [part][degree 0..3] of spline parts */
+	uint64_t selectors[16];    /* rotation selector codes of stored rotations (spline or static) */
+	uint64_t quantization_8bit[4], quantization_16bit[4]; /* T, S, F parts with a spline */
+	uint64_t control_point_count[4];
+} hks_spline_stats;
+
+void hks_spline_stats_compute(const hks_stored_animation *s, hks_spline_stats *out);
+/* Add b's counts and sizes into a (ratio recomputed from the sums). */
+void hks_spline_stats_add(hks_spline_stats *a, const hks_spline_stats *b);
+
+/* ====================================================================== */
 /* === SECTION: loading paths (owner: src/io/) ========================== */
 /* ====================================================================== */
 
