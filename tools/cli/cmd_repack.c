@@ -7,6 +7,11 @@
  *
  * The Elden Ring trailing guard follows the file's SDK (20180100: the rule of
  * FORMAT.md §2.8; others: never) unless --guard says otherwise.
+ *
+ * IN may also be a BND4 binder or a DCX (around a binder or a single Havok
+ * file): every Havok member is repacked and replaced, the binder is written
+ * (hks_bnd4_write) and compressed again with the input's DCX header
+ * (hks_dcx_compress). Members stored compressed inside the binder are kept.
  */
 #include "cli.h"
 
@@ -17,8 +22,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: hkspline repack [--compendium FILE|DIR]... [--guard auto|on|off] [--strict] IN -o OUT\n"
-	        "Decode every spline animation of the Havok file IN to its stored structure and write it\n"
-	        "back to OUT. --guard: the Elden Ring trailing guard (auto: on for SDK 20180100 only).\n"
+	        "Decode every spline animation of the Havok file IN (or of every Havok member of the binder\n"
+	        "or DCX IN) to its stored structure and write it back to OUT. --guard: the Elden Ring trailing guard (auto: on for SDK 20180100 only).\n"
 	        "--strict: conformance violations (FORMAT.md §6) are errors. Exit status 1 when an\n"
 	        "animation cannot be repacked, 2 on usage or I/O errors.\n");
 }
@@ -81,6 +86,58 @@ static int repack_animation(hks_file *file, uint32_t i, int guard_mode, int stri
 	return 0;
 }
 
+/* Repack every spline animation of a parsed file and serialize it. 0 on success. */
+static int repack_file(hks_file *file, int guard_mode, int strict, const char *name, repack_counts *n,
+                       uint8_t **bytes, size_t *size)
+{
+	unsigned failed = 0, splines = 0;
+	for (uint32_t i = 0; i < file->num_animations; i++) {
+		if (file->animations[i].kind != HKS_ANIMATION_SPLINE)
+			continue;
+		n->animations++;
+		splines++;
+		failed += (unsigned)repack_animation(file, i, guard_mode, strict, name, n);
+	}
+	if (failed) {
+		fprintf(stderr, "hkspline repack: %s: %u of %u spline animations could not be repacked; nothing written\n",
+		        name, failed, splines);
+		return 1;
+	}
+	hks_error err;
+	hks_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base.name = name;
+	if (hks_file_write(file, &wo, bytes, size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Read IN as a binder (after DCX when it is one): 0 on success. */
+static int open_binder(const char *in, uint8_t **raw, size_t *raw_size, uint8_t **plain, size_t *plain_size,
+                       hks_dcx_info *info, bool *is_dcx, hks_bnd4 **bnd)
+{
+	hks_error err;
+	*raw = cli_read_file(in, raw_size);
+	if (!*raw)
+		return 1;
+	*is_dcx = hks_detect_container(*raw, *raw_size) == HKS_CONTAINER_DCX;
+	if (*is_dcx) {
+		if (hks_dcx_decompress(*raw, *raw_size, NULL, plain, plain_size, info, &err) != HKS_OK) {
+			cli_print_error(&err);
+			return 1;
+		}
+	}
+	if (hks_detect_container(*is_dcx ? *plain : *raw, *is_dcx ? *plain_size : *raw_size) != HKS_CONTAINER_BND4)
+		return 0; /* a DCX around a single file: no binder */
+	if (hks_bnd4_read(*is_dcx ? *plain : *raw, *is_dcx ? *plain_size : *raw_size, NULL, bnd, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_repack(int argc, char **argv)
 {
 	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
@@ -89,6 +146,12 @@ int cmd_repack(int argc, char **argv)
 	int guard_mode = -1, strict = 0, status = 2;
 	hks_loader *loader = NULL;
 	hks_loaded *ld = NULL;
+	uint8_t *raw = NULL, *plain = NULL, *result = NULL;
+	size_t raw_size = 0, plain_size = 0, result_size = 0;
+	hks_dcx_info info;
+	bool is_dcx = false;
+	hks_bnd4 *bnd = NULL;
+	memset(&info, 0, sizeof(info));
 	if (!compendiums) {
 		fprintf(stderr, "hkspline repack: out of memory\n");
 		return 2;
@@ -142,57 +205,101 @@ int cmd_repack(int argc, char **argv)
 		cli_print_error(&err);
 		goto done;
 	}
-	if (hks_loader_count(loader) != 1) {
-		fprintf(stderr,
-		        "hkspline repack: %s holds %zu Havok files; repack takes one (extract binder members with 'hkspline bnd')\n",
-		        in, hks_loader_count(loader));
+	if (open_binder(in, &raw, &raw_size, &plain, &plain_size, &info, &is_dcx, &bnd))
+		goto done;
+	size_t units = hks_loader_count(loader);
+	if (!bnd && units != 1) {
+		fprintf(stderr, "hkspline repack: %s holds %zu Havok files; repack takes one file or one binder\n", in, units);
 		goto done;
 	}
-	hks_result r = hks_loader_load(loader, 0, &ld);
-	if (r != HKS_OK || !ld) {
-		fprintf(stderr, "hkspline repack: %s: %s\n", in, hks_result_name(r));
-		goto done;
-	}
-	if (ld->status != HKS_OK) {
-		cli_print_error(&ld->error);
-		goto done;
-	}
-	hks_file *file = ld->file;
+
 	repack_counts n = {0, 0, 0, 0};
-	int failed = 0;
-	for (uint32_t i = 0; i < file->num_animations; i++) {
-		if (file->animations[i].kind != HKS_ANIMATION_SPLINE)
-			continue;
-		n.animations++;
-		failed |= repack_animation(file, i, guard_mode, strict, ld->path, &n);
+	unsigned members = 0, members_same = 0, members_kept = 0;
+	uint32_t next_entry = 0;
+	status = 1;
+	for (size_t u = 0; u < units; u++) {
+		hks_result r = hks_loader_load(loader, u, &ld);
+		if (r != HKS_OK || !ld) {
+			fprintf(stderr, "hkspline repack: %s: %s\n", hks_loader_path(loader, u), hks_result_name(r));
+			goto done;
+		}
+		if (ld->status != HKS_OK) {
+			cli_print_error(&ld->error);
+			goto done;
+		}
+		uint8_t *bytes = NULL;
+		size_t size = 0;
+		if (repack_file(ld->file, guard_mode, strict, ld->path, &n, &bytes, &size))
+			goto done;
+		bool same = size == ld->size && !memcmp(bytes, ld->bytes, size);
+		if (!bnd) {
+			result = bytes;
+			result_size = size;
+		} else {
+			/* the loader lists members in binder order: match names from the last match on */
+			uint32_t e = next_entry;
+			while (e < bnd->num_entries && strcmp(bnd->entries[e].name ? bnd->entries[e].name : "", ld->member))
+				e++;
+			if (e == bnd->num_entries) {
+				fprintf(stderr, "hkspline repack: %s: member not found in the binder\n", ld->path);
+				hks_buffer_free(NULL, bytes, size);
+				goto done;
+			}
+			next_entry = e + 1;
+			members++;
+			members_same += same ? 1 : 0;
+			if (bnd->entries[e].flags & HKS_BND4_ENTRY_COMPRESSED) {
+				fprintf(stderr, "hkspline repack: warning: %s is stored compressed in the binder; kept as is\n",
+				        ld->path);
+				members_kept++;
+			} else if (hks_bnd4_replace(bnd, e, bytes, size, &err) != HKS_OK) {
+				cli_print_error(&err);
+				hks_buffer_free(NULL, bytes, size);
+				goto done;
+			}
+			hks_buffer_free(NULL, bytes, size);
+		}
+		hks_loaded_free(ld);
+		ld = NULL;
 	}
-	if (failed) {
-		fprintf(stderr, "hkspline repack: %u of %u spline animations could not be repacked; %s not written\n",
-		        n.animations - n.repacked, n.animations, out);
-		status = 1;
-		goto done;
+	if (bnd) {
+		if (hks_bnd4_write(bnd, NULL, &result, &result_size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
 	}
-	hks_write_options wo;
-	memset(&wo, 0, sizeof(wo));
-	wo.base.name = out;
-	uint8_t *bytes = NULL;
-	size_t size = 0;
-	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
-		cli_print_error(&err);
-		status = 1;
-		goto done;
+	if (is_dcx) {
+		uint8_t *packed = NULL;
+		size_t packed_size = 0;
+		bool same_plain = bnd ? (result_size == plain_size && !memcmp(result, plain, plain_size)) : false;
+		if (hks_dcx_compress(result, result_size, &info, NULL, &packed, &packed_size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
+		if (bnd)
+			printf("%s: binder contents %s the input's\n", in, same_plain ? "identical to" : "differ from");
+		hks_buffer_free(NULL, result, result_size);
+		result = packed;
+		result_size = packed_size;
 	}
-	bool written = cli_write_file(out, bytes, size);
-	bool same_file = size == ld->size && !memcmp(bytes, ld->bytes, size);
-	hks_buffer_free(&wo.base, bytes, size);
-	if (!written)
+	if (!cli_write_file(out, result, result_size))
 		goto done;
+	bool same_file = result_size == raw_size && !memcmp(result, raw, raw_size);
+	if (bnd)
+		printf("%s: %u Havok member(s), %u identical after repacking%s; ", in, members, members_same,
+		       members_kept ? " (compressed members kept as is)" : "");
 	printf("%s: %u spline animation(s) repacked, %u with data and offsets identical to the input%s; "
 	       "wrote %s (%zu bytes, %s the input)\n",
-	       ld->path, n.repacked, n.identical, n.conformance ? " (some with conformance warnings)" : "", out, size,
+	       in, n.repacked, n.identical, n.conformance ? " (some with conformance warnings)" : "", out, result_size,
 	       same_file ? "identical to" : "differs from");
 	status = 0;
 done:
+	if (result)
+		hks_buffer_free(NULL, result, result_size);
+	if (plain)
+		hks_buffer_free(NULL, plain, plain_size);
+	free(raw);
+	hks_bnd4_free(bnd);
 	hks_loaded_free(ld);
 	hks_loader_free(loader);
 	free(compendiums);
