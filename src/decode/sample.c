@@ -336,10 +336,21 @@ HKS_INLINE void eval_frames_deg(unsigned p, unsigned lanes, const uint8_t *U, co
 static void eval_frames(unsigned p, unsigned lanes, const uint8_t *U, const float *Uf, unsigned n, const float *cp,
                         uint32_t L0, uint32_t count, float *out, size_t stride, const unsigned *dest)
 {
-	/* constant degree and lane count: the loops above unroll */
+	/* Constant degree and lane count, and a constant lane mapping in the
+	 * usual case of lanes x, y, z (, w) in order: the loops above unroll and
+	 * the stores need no lookup. */
+	static const unsigned in_order[4] = {0, 1, 2, 3};
+	unsigned key = p * 8 + lanes;
+	int ordered = 1;
+	for (unsigned l = 0; l < lanes; l++)
+		if (dest[l] != l)
+			ordered = 0;
+	if (ordered)
+		key += 64;
 #define HKS_EVAL_CASE(P, LN) \
-	case (P) * 8 + (LN): eval_frames_deg(P, LN, U, Uf, n, cp, L0, count, out, stride, dest); return;
-	switch (p * 8 + lanes) {
+	case (P) * 8 + (LN): eval_frames_deg(P, LN, U, Uf, n, cp, L0, count, out, stride, dest); return; \
+	case 64 + (P) * 8 + (LN): eval_frames_deg(P, LN, U, Uf, n, cp, L0, count, out, stride, in_order); return;
+	switch (key) {
 		HKS_EVAL_CASE(1, 1) HKS_EVAL_CASE(1, 2) HKS_EVAL_CASE(1, 3) HKS_EVAL_CASE(1, 4)
 		HKS_EVAL_CASE(2, 1) HKS_EVAL_CASE(2, 2) HKS_EVAL_CASE(2, 3) HKS_EVAL_CASE(2, 4)
 		HKS_EVAL_CASE(3, 1) HKS_EVAL_CASE(3, 2) HKS_EVAL_CASE(3, 3) HKS_EVAL_CASE(3, 4)
