@@ -13,6 +13,7 @@
  * Per-SDK histograms of rotation selectors (per block and track, absent
  * rotations included) and spline degrees are printed with the counts.
  */
+#define _POSIX_C_SOURCE 200809L /* popen, to run the CLI */
 #include "hks_test.h"
 
 #include <stdbool.h>
@@ -212,6 +213,54 @@ static void check_animation(const char *path, const hks_file *file, uint32_t i, 
 		report(path, i, "repack", &e);
 }
 
+/*
+ * `hkspline repack` on the corpus binders (when the CLI is known): every
+ * member must come back identical and the decompressed binder too.
+ */
+static void check_cli_binders(const char *corpus)
+{
+	const char *cli = getenv("HKSPLINE_CLI");
+	if (!cli || !*cli) {
+		printf("note: HKSPLINE_CLI not set, binder repack not checked\n");
+		return;
+	}
+	static const char *const binders[2] = {"sekiro-c1060.anibnd.dcx", "eldenring-c3160.anibnd.dcx"};
+	for (int i = 0; i < 2; i++) {
+		char cmd[8192], line[4096];
+		snprintf(cmd, sizeof(cmd), "'%s' repack '%s/binders/%s' --compendium '%s' -o '%s' 2>&1", cli, corpus,
+		         binders[i], corpus, "corpus_spline_repack.tmp");
+		FILE *p = popen(cmd, "r");
+		if (!p) {
+			printf("FAIL: cannot run %s\n", cmd);
+			failures++;
+			continue;
+		}
+		bool contents_same = false, members_same = false;
+		while (fgets(line, sizeof(line), p)) {
+			fputs(line, stdout);
+			unsigned members = 0, same = 0;
+			const char *m = strstr(line, " Havok member(s), ");
+			if (strstr(line, "binder contents identical to the input's"))
+				contents_same = true;
+			if (m) {
+				const char *start = m; /* back over the member count */
+				while (start > line && start[-1] >= '0' && start[-1] <= '9')
+					start--;
+				if (sscanf(start, "%u Havok member(s), %u identical", &members, &same) == 2 && members > 0 &&
+				    members == same)
+					members_same = true;
+			}
+		}
+		int rc = pclose(p);
+		remove("corpus_spline_repack.tmp");
+		if (rc != 0 || !contents_same || !members_same) {
+			printf("FAIL: hkspline repack %s: exit %d, binder identical %d, members identical %d\n", binders[i], rc,
+			       contents_same, members_same);
+			failures++;
+		}
+	}
+}
+
 int main(void)
 {
 	const char *corpus = hks_test_require_corpus("corpus_spline");
@@ -332,6 +381,7 @@ int main(void)
 	printf("%lu findings on clips the MANIFEST marks as possibly modder-made (reported, not failures)\n", noted);
 	hks_compendium_set_free(set);
 	hks_test_free_list(files, num_files);
+	check_cli_binders(corpus);
 	if (unreadable) {
 		printf("FAIL: %lu files could not be read\n", unreadable);
 		failures++;
