@@ -1,8 +1,10 @@
 /* BND4 binders (CONTAINERS.md §6): binders built here, read back, rewritten;
  * the name hash on hand-computed values; truncation and corruption. */
+#define _DEFAULT_SOURCE
 #include "hks_test.h"
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -473,6 +475,155 @@ static void test_create_arguments(void **state)
 	hks_bnd4_free(b);
 }
 
+/* The CLI on a binder built here: awkward names (escaping, duplicate and empty
+ * base names), a DCX-compressed member; pack(extract(x)) == x, plain and DCX. */
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void assert_same_file(const char *path, const uint8_t *want, size_t n)
+{
+	size_t got_size = 0;
+	uint8_t *got = hks_test_read_file(path, &got_size);
+	assert_non_null(got);
+	assert_int_equal(got_size, n);
+	assert_memory_equal(got, want, n);
+	free(got);
+}
+
+static void test_cli_roundtrip(void **state)
+{
+	(void)state;
+	const char *cli = getenv("HKSPLINE_CLI");
+	if (!cli || !*cli) {
+		printf("HKSPLINE_CLI not set: CLI round trip not run\n");
+		return;
+	}
+	static const char *const odd[] = {
+		"N:\\X\\a%41b.hkx",       /* '%' must survive the manifest's escaping */
+		"N:\\X\\tab\there.bin",   /* a control character: numbered file, escaped name */
+		"N:\\X\\p\\same.hkx",
+		"N:\\X\\q\\SAME.hkx",    /* same base name ignoring case */
+		"N:\\X\\dir\\",          /* empty base name */
+		"N:\\X\\_hkspline_bnd.txt", /* the manifest's own name */
+		"N:\\X\\a000_000001.hkx",
+	};
+	hks_bnd4 *b;
+	hks_error e;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &b, &e), HKS_OK);
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		uint8_t data[64];
+		memset(data, (int)(0x30 + i), sizeof(data));
+		assert_int_equal(hks_bnd4_add(b, odd[i], (int32_t)(100 + i), 0x02, data, 10 + i, &e), HKS_OK);
+	}
+	uint8_t inner[500];
+	memset(inner, 'q', sizeof(inner));
+	uint8_t *inner_dcx;
+	size_t inner_dcx_size;
+	assert_int_equal(hks_dcx_compress(inner, sizeof(inner), NULL, NULL, &inner_dcx, &inner_dcx_size, &e), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\X\\packed.hkx.dcx", 7, 0x03, inner_dcx, inner_dcx_size, &e), HKS_OK);
+	built w = write_binder(b);
+	uint8_t *dcx;
+	size_t dcx_size;
+	assert_int_equal(hks_dcx_compress(w.bytes, w.size, NULL, NULL, &dcx, &dcx_size, &e), HKS_OK);
+
+	char dir[] = "/tmp/hks_test_bnd4_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[512], cmd[2048];
+	snprintf(path, sizeof(path), "%s/c0000.anibnd", dir);
+	write_file(path, w.bytes, w.size);
+	snprintf(path, sizeof(path), "%s/c0000.anibnd.dcx", dir);
+	write_file(path, dcx, dcx_size);
+
+	/* plain binder: extract, pack */
+	snprintf(cmd, sizeof(cmd), "'%s' bnd extract '%s/c0000.anibnd' -o '%s/x' >/dev/null", cli, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/x/entry_00001.bin", dir); /* the control-character name */
+	uint8_t want1[11];
+	memset(want1, 0x31, sizeof(want1));
+	assert_same_file(path, want1, sizeof(want1));
+	snprintf(path, sizeof(path), "%s/x/entry_00003.bin", dir); /* the second "same.hkx" */
+	uint8_t want3[13];
+	memset(want3, 0x33, sizeof(want3));
+	assert_same_file(path, want3, sizeof(want3));
+	snprintf(path, sizeof(path), "%s/x/packed.hkx.dcx", dir); /* stored bytes, still a DCX */
+	assert_same_file(path, inner_dcx, inner_dcx_size);
+	snprintf(cmd, sizeof(cmd), "'%s' bnd pack '%s/x' -o '%s/re.anibnd' >/dev/null", cli, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/re.anibnd", dir);
+	assert_same_file(path, w.bytes, w.size);
+
+	/* DCX: extract, pack (our own level-9 archive comes back byte for byte) */
+	snprintf(cmd, sizeof(cmd), "'%s' bnd extract '%s/c0000.anibnd.dcx' -o '%s/y' >/dev/null", cli, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' bnd pack '%s/y' -o '%s/re.anibnd.dcx' >/dev/null", cli, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/re.anibnd.dcx", dir);
+	assert_same_file(path, dcx, dcx_size);
+
+	/* replace the DCX-compressed member with raw bytes: they are compressed like it */
+	snprintf(path, sizeof(path), "%s/new.hkx", dir);
+	uint8_t fresh[300];
+	memset(fresh, 'n', sizeof(fresh));
+	write_file(path, fresh, sizeof(fresh));
+	snprintf(cmd, sizeof(cmd), "'%s' bnd replace '%s/c0000.anibnd.dcx' packed.hkx.dcx '%s/new.hkx' -o '%s/r.dcx' >/dev/null",
+	         cli, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/r.dcx", dir);
+	size_t rsize = 0;
+	uint8_t *r = hks_test_read_file(path, &rsize);
+	assert_non_null(r);
+	uint8_t *plain;
+	size_t plain_size;
+	assert_int_equal(hks_dcx_decompress(r, rsize, NULL, &plain, &plain_size, NULL, &e), HKS_OK);
+	hks_bnd4 *rb;
+	assert_int_equal(hks_bnd4_read(plain, plain_size, NULL, &rb, &e), HKS_OK);
+	const hks_bnd4_entry *m = &rb->entries[rb->num_entries - 1];
+	assert_int_equal(m->flags, 0x03);
+	assert_int_equal(m->uncompressed_size, sizeof(fresh));
+	uint8_t *mi;
+	size_t mi_size;
+	assert_int_equal(hks_dcx_decompress(m->data, (size_t)m->size, NULL, &mi, &mi_size, NULL, &e), HKS_OK);
+	assert_int_equal(mi_size, sizeof(fresh));
+	assert_memory_equal(mi, fresh, sizeof(fresh));
+	for (uint32_t i = 0; i + 1 < rb->num_entries; i++)
+		assert_string_equal(rb->entries[i].name, odd[i]);
+	hks_buffer_free(NULL, mi, mi_size);
+	hks_bnd4_free(rb);
+	hks_buffer_free(NULL, plain, plain_size);
+	free(r);
+
+	/* errors: an ambiguous base name, a missing member, a KRAK archive */
+	snprintf(cmd, sizeof(cmd), "'%s' bnd replace '%s/c0000.anibnd' same.hkx '%s/new.hkx' -o '%s/z' 2>/dev/null", cli,
+	         dir, dir, dir);
+	assert_int_not_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' bnd extract '%s/c0000.anibnd' nothere.hkx -o '%s/z' 2>/dev/null", cli, dir, dir);
+	assert_int_not_equal(system(cmd), 0);
+	memcpy(dcx + 0x28, "KRAK", 4);
+	snprintf(path, sizeof(path), "%s/k.dcx", dir);
+	write_file(path, dcx, dcx_size);
+	snprintf(cmd, sizeof(cmd), "'%s' bnd list '%s/k.dcx' 2>'%s/k.txt'", cli, dir, dir);
+	assert_int_not_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/k.txt", dir);
+	size_t msg_size = 0;
+	char *msg = (char *)hks_test_read_file(path, &msg_size);
+	assert_non_null(msg);
+	msg[msg_size] = '\0';
+	assert_non_null(strstr(msg, "KRAK"));
+	free(msg);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	hks_buffer_free(NULL, dcx, dcx_size);
+	hks_buffer_free(NULL, inner_dcx, inner_dcx_size);
+	hks_buffer_free(NULL, w.bytes, w.size);
+	hks_bnd4_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_corruptions),
 		cmocka_unit_test(test_random_damage),
 		cmocka_unit_test(test_create_arguments),
+		cmocka_unit_test(test_cli_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
