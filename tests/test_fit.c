@@ -245,6 +245,41 @@ static void test_remove_knots_within_bound(void **state)
 	assert_int_equal(removed, m - 1);
 }
 
+/* At degree 2, with the KEPT_POINT rule, the accumulated bounds bound the true errors
+ * (the spec's rule for p + s odd does not: docs/FIT.md). */
+static void test_remove_knots_bound_degree2(void **state)
+{
+	fixture *f = *state;
+	int m = 150;
+	block_params(f, m);
+	lcg_state = 11;
+	for (int k = 0; k <= m; k++) {
+		float t = f->ub[k];
+		f->Q[k] = hks_fit_v4_make(0.5f * sinf(1.3f * t), 0.2f * cosf(0.9f * t), 0.0003f * lcg_unit(), 0.0f);
+	}
+	static float U1[HKS_FIT_MAX_KNOTS], U[HKS_FIT_MAX_KNOTS];
+	static hks_fit_v4 P1[HKS_FIT_MAX_POINTS], P[HKS_FIT_MAX_POINTS];
+	float e[HKS_FIT_MAX_FRAMES];
+	U1[0] = f->ub[0];
+	for (int k = 0; k <= m; k++) {
+		U1[k + 1] = f->ub[k];
+		P1[k] = f->Q[k];
+		e[k] = 0.0f;
+	}
+	U1[m + 2] = f->ub[m];
+	/* the polyline raised exactly to degree 2: same curve, every interior knot doubled */
+	int n = hks_nurbs_elevate(m, 1, U1, P1, 1, U, P);
+	hks_fit_config c = f->cfg;
+	c.removal_odd_bound = HKS_FIT_ODD_BOUND_KEPT_POINT;
+	int removed = hks_fit_remove_knots_bound(f->ws, &n, 2, U, P, m, f->ub, e, TOL, &c, NULL);
+	assert_true(removed > 20);
+	for (int k = 0; k <= m; k++) {
+		float d = hks_fit_dist(f->Q[k], hks_nurbs_curve_point(n, 2, U, P, f->ub[k]));
+		assert_true(e[k] <= TOL);
+		assert_true(d <= e[k] + 2e-6f);
+	}
+}
+
 /* ---- IsWellPosed, CG vs LAPACK, LeastSquaresFit ----------------------------- */
 
 static void test_well_posed(void **state)
@@ -665,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_linspace),
 		cmocka_unit_test(test_knot_bytes),
 		cmocka_unit_test_setup_teardown(test_remove_knots_within_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_knots_bound_degree2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_well_posed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cg_agrees_with_lapack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_least_squares_recovers_curve, setup, teardown),

@@ -288,6 +288,52 @@ static void test_remove_reinserted_knot(void **state)
 	check_insert_remove(1, U1, 3, 2.25f);
 }
 
+/* p + s odd: A5.8 keeps the right-computed point, so the curve moves by
+ * α_{r−k}·Br·N_{r−k,p}(u) (HKS_FIT_ODD_BOUND_KEPT_POINT), not by the spec's
+ * (1 − α_{r−k+1})·Br·N_{r−k+1,p}(u) (docs/FIT.md). */
+static void check_odd_deviation(int p, const float *U, int K, float u_rem)
+{
+	int n = K - p - 1;
+	hks_fit_v4 P[16], P2[16];
+	float U2[20];
+	for (int i = 0; i <= n; i++)
+		P[i] = rand_v4(1.0f, 0.0f);
+	int r = 0;
+	for (int i = 0; i <= K; i++)
+		if (U[i] == u_rem)
+			r = i;
+	int s = hks_nurbs_multiplicity(K, U, r);
+	assert_true((s + p) % 2 == 1);
+	float Br = hks_nurbs_removal_bound(n, p, U, P, r, s, false);
+	assert_true(Br > 0.1f);
+	memcpy(U2, U, (size_t)(K + 1) * sizeof(float));
+	memcpy(P2, P, (size_t)(n + 1) * sizeof(hks_fit_v4));
+	assert_int_equal(hks_nurbs_remove_knot(n, p, U2, P2, r, s, 1, FLT_MAX, false), 1);
+	int k = (s + p + 1) / 2;
+	int ik = r - k, is = r - k + 1;
+	float ak = (U[r] - U[ik]) / (U[ik + p + 1] - U[ik]);
+	float as = (U[r] - U[is]) / (U[is + p + 1] - U[is]);
+	float spec_short = 0.0f;
+	for (int t = 0; t <= 500; t++) {
+		float u = U[K] * (float)t / 500.0f;
+		float dev = hks_fit_dist(hks_nurbs_curve_point(n, p, U, P, u), hks_nurbs_curve_point(n - 1, p, U2, P2, u));
+		float kept = ak * Br * hks_nurbs_one_basis(p, K, U, ik, u);
+		float spec = (1.0f - as) * Br * hks_nurbs_one_basis(p, K, U, is, u);
+		assert_true(fabsf(dev - kept) <= 1e-5f * (1.0f + Br));
+		spec_short = fmaxf(spec_short, dev - spec);
+	}
+	assert_true(spec_short > 0.1f * Br); /* the spec's bound misses a large part of the deviation */
+}
+
+static void test_odd_removal_deviation(void **state)
+{
+	(void)state;
+	const float U2[] = {0, 0, 0, 1, 2, 3.5f, 4, 5, 5, 5}; /* p = 2, s = 1 */
+	check_odd_deviation(2, U2, 9, 2.0f);
+	const float U3[] = {0, 0, 0, 0, 1, 2, 2, 3.5f, 5, 5, 5, 5}; /* p = 3, s = 2 */
+	check_odd_deviation(3, U3, 11, 2.0f);
+}
+
 /* ---- A5.9 and §7.5 ----------------------------------------------------------- */
 
 static void check_elevation(int p, const float *U, int n)
@@ -370,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_curve_point_degree1_interpolates),
 		cmocka_unit_test(test_removal_bound_hand_case),
 		cmocka_unit_test(test_remove_reinserted_knot),
+		cmocka_unit_test(test_odd_removal_deviation),
 		cmocka_unit_test(test_degree_elevation_exact),
 		cmocka_unit_test(test_raise_lower_knot_vector),
 	};

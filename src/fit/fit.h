@@ -55,6 +55,15 @@ typedef enum hks_fit_linspace_rule {
 	HKS_FIT_LINSPACE_EXACT = 1  /* true division for every index */
 } hks_fit_linspace_rule;
 
+/* The error bound A9.9 charges for removing a knot with p + s odd (ENCODER.md §7.3). */
+typedef enum hks_fit_odd_bound {
+	/* The spec / book: i = r − k + 1, f = (1 − α)·Br. It bounds the point A5.8 would change
+	 * if it kept the left-computed point; A5.8 keeps the right one (docs/FIT.md). */
+	HKS_FIT_ODD_BOUND_SPEC = 0,
+	/* The deviation A5.8 actually causes: i = r − k, f = α·Br, α = (U[r] − U[i]) / (U[i+p+1] − U[i]). */
+	HKS_FIT_ODD_BOUND_KEPT_POINT = 1
+} hks_fit_odd_bound;
+
 typedef struct hks_fit_config {
 	/* Conjugate gradient (ENCODER.md §7.6). */
 	int cg_max_iterations;     /* 50: the k-th iteration with k >= this fails */
@@ -75,6 +84,7 @@ typedef struct hks_fit_config {
 	/* Knot-removal minimum scan: start from +FLT_MAX (true) or from the first slot (false) [R].
 	 * Identical for non-NaN bounds. */
 	bool removal_scan_from_max;
+	hks_fit_odd_bound removal_odd_bound;
 	hks_fit_linspace_rule linspace;
 } hks_fit_config;
 

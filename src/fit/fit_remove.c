@@ -69,23 +69,28 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 		int s = hks_nurbs_multiplicity(K, U, r);
 		int i;
 		float alpha;
+		float f;
 		if ((s + p) % 2 == 1) {
 			int k = (s + p + 1) / 2;
-			i = r - k + 1;
+			/* SPEC: the book's i = r − k + 1 with (1 − α); KEPT_POINT: the point A5.8 really
+			 * replaces, i = r − k, with α (docs/FIT.md, "Departures and interpretations"). */
+			bool kept = cfg->removal_odd_bound == HKS_FIT_ODD_BOUND_KEPT_POINT;
+			i = kept ? r - k : r - k + 1;
 			if (cfg->removal_alpha_reciprocal) {
 				float inv = 1.0f / (U[i + p + 1] - U[i]);
 				alpha = (U[r] - U[i]) * inv;
 			} else {
 				alpha = (U[r] - U[i]) / (U[i + p + 1] - U[i]);
 			}
+			f = kept ? alpha * Br[r] : (1.0f - alpha) * Br[r]; /* this product first */
 		} else {
 			i = r - (s + p) / 2;
 			alpha = 0.0f;
+			f = (1.0f - alpha) * Br[r];
 		}
 		/* The samples in N_{i,p}'s half-open support [U[i], U[i+p+1]). */
 		int lo_k = first_at_or_above(m, ub, U[i]);
 		int hi_k = first_at_or_above(m, ub, U[i + p + 1]) - 1;
-		float f = (1.0f - alpha) * Br[r];
 		float max_err = 0.0f;
 		for (int k = lo_k; k <= hi_k; k++) {
 			temp[k] = hks_nurbs_one_basis(p, K, U, i, ub[k]) * f + e[k];
