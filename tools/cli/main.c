@@ -16,6 +16,8 @@ static const command commands[] = {
 	{"bench", cmd_bench, "benchmarks (decode)"},
 	{"repack", cmd_repack, "decode to the stored structure and write it back"},
 	{"bnd", cmd_bnd, "list, extract, replace and pack BND4 / DCX binders"},
+	{"error", cmd_error, "compression error between two animations (local and object space)"},
+	{"stats", cmd_stats, "compression statistics: sizes, ratio, bytes per category, lanes"},
 };
 
 static void usage(FILE *out)

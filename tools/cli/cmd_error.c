@@ -1,0 +1,1081 @@
+/*
+ * hkspline error A B [--skeleton S] [--shell D] [--shell-override 'GLOB=D']...
+ *                    [--threshold T] [--json|--csv] [--report summary|detailed|exhaustive]
+ *                    [--plot OUT.png] [--animation I] [--compendium P]...
+ *
+ * Compares animation B against animation A at every stored frame and every
+ * track (hks_compare_frames, docs/METRICS.md). A and B are Havok files
+ * (loose, BINDER:MEMBER, or a binder/DCX holding one Havok file) or
+ * decoded-frames JSON written by `hkspline decode` (docs/DECODE.md).
+ * Object-space error needs a skeleton: --skeleton, else one in A's or B's
+ * file, else the one the loader finds beside them, else the JSON's
+ * source.skeleton. Exit status 0, or 2 on usage / input errors.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Tracks drawn by --plot. */
+#define PLOT_TRACKS 5
+
+typedef enum report_level { REPORT_SUMMARY = 0, REPORT_DETAILED = 1, REPORT_EXHAUSTIVE = 2 } report_level;
+
+/* One side of the comparison. */
+typedef struct input {
+	const char *arg;
+	hks_frames_in frames;
+	float *transforms, *floats;
+	char **bone_names;            /* from decoded-frames JSON (T entries, NULL allowed) */
+	int has_bone_names;
+	char *json_skeleton;          /* source.skeleton of a JSON input */
+	hks_loader *loader;
+	size_t unit;
+	hks_loaded *loaded;           /* Havok input */
+	const hks_binding *binding;
+	hks_stored_animation *stored; /* spline input: for block seams */
+} input;
+
+/* ---- Havok inputs ---- */
+
+/* Add IN to the loader and find its unit: IN itself (one Havok file), or BINDER:MEMBER. */
+static int open_unit(hks_loader *loader, const char *in, size_t *unit)
+{
+	hks_error err;
+	const char *member = NULL;
+	char *prefix = NULL;
+	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
+		const char *colon = strrchr(in, ':');
+		if (!colon || colon == in) {
+			cli_print_error(&err);
+			return 2;
+		}
+		prefix = strndup(in, (size_t)(colon - in));
+		member = colon + 1;
+		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
+			cli_print_error(&err);
+			free(prefix);
+			return 2;
+		}
+	}
+	size_t n = hks_loader_count(loader), found = n;
+	if (member) {
+		size_t mlen = strlen(member);
+		for (size_t i = 0; i < n && found == n; i++) {
+			const char *p = hks_loader_path(loader, i);
+			size_t plen = p ? strlen(p) : 0;
+			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
+				found = i;
+		}
+		if (found == n)
+			fprintf(stderr, "hkspline error: %s has no member '%s'\n", prefix, member);
+	} else if (n == 1)
+		found = 0;
+	else
+		fprintf(stderr, "hkspline error: %s holds %zu Havok files; name one as BINDER:MEMBER\n", in, n);
+	free(prefix);
+	if (found == n)
+		return 2;
+	*unit = found;
+	return 0;
+}
+
+static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
+{
+	for (uint32_t i = 0; i < f->num_bindings; i++)
+		if (f->bindings[i].animation == (int32_t)anim)
+			return &f->bindings[i];
+	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
+}
+
+static int load_havok(input *in, const hks_load_options *lo, uint32_t anim_index)
+{
+	hks_error err;
+	if (hks_loader_create(lo, &in->loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
+	if (open_unit(in->loader, in->arg, &in->unit))
+		return 2;
+	if (hks_loader_load(in->loader, in->unit, &in->loaded) != HKS_OK || !in->loaded) {
+		fprintf(stderr, "hkspline error: cannot load %s\n", in->arg);
+		return 2;
+	}
+	if (in->loaded->status != HKS_OK) {
+		cli_print_error(&in->loaded->error);
+		return 2;
+	}
+	const hks_file *f = in->loaded->file;
+	if (anim_index >= f->num_animations) {
+		fprintf(stderr, "hkspline error: %s has %u animations (asked for %u)\n", in->arg, f->num_animations,
+		        anim_index);
+		return 2;
+	}
+	const hks_animation *an = &f->animations[anim_index];
+	in->binding = binding_for(f, anim_index);
+	uint32_t N, T, F;
+	if (an->kind == HKS_ANIMATION_SPLINE) {
+		hks_walk_options wo;
+		memset(&wo, 0, sizeof(wo));
+		wo.animation_index = (int32_t)anim_index;
+		wo.base.name = in->loaded->path;
+		if (hks_stored_read(an, &wo, &in->stored, &err) != HKS_OK) {
+			cli_print_error(&err);
+			return 2;
+		}
+		N = (uint32_t)in->stored->num_frames;
+		T = (uint32_t)in->stored->num_transform_tracks;
+		F = (uint32_t)in->stored->num_float_tracks;
+		in->frames.duration = in->stored->duration;
+	} else if (an->kind == HKS_ANIMATION_INTERLEAVED) {
+		T = an->number_of_transform_tracks > 0 ? (uint32_t)an->number_of_transform_tracks : 0;
+		F = an->number_of_float_tracks > 0 ? (uint32_t)an->number_of_float_tracks : 0;
+		N = T ? an->num_transforms / T : (F ? an->num_floats / F : 0);
+		in->frames.duration = an->duration;
+	} else {
+		fprintf(stderr, "hkspline error: %s animation %u (%s) cannot be decoded\n", in->arg, anim_index,
+		        an->class_name ? an->class_name : "?");
+		return 2;
+	}
+	in->transforms = (float *)malloc(((size_t)N * T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
+	in->floats = (float *)malloc(((size_t)N * F + 1) * sizeof(float));
+	if (!in->transforms || !in->floats) {
+		fprintf(stderr, "hkspline error: out of memory for %u frames\n", N);
+		return 2;
+	}
+	if (in->stored) {
+		if (hks_sample_frames(in->stored, NULL, 0, N, in->transforms, in->floats, &err) != HKS_OK) {
+			cli_print_error(&err);
+			return 2;
+		}
+	} else {
+		for (size_t i = 0; i < (size_t)N * T; i++) {
+			const hks_qs_transform *q = &an->transforms[i];
+			float *o = in->transforms + i * HKS_TRACK_SAMPLE_FLOATS;
+			memcpy(o, q->translation, 3 * sizeof(float));
+			memcpy(o + 3, q->rotation, 4 * sizeof(float));
+			memcpy(o + 7, q->scale, 3 * sizeof(float));
+		}
+		for (size_t i = 0; i < (size_t)N * F && i < an->num_floats; i++)
+			in->floats[i] = an->floats[i];
+	}
+	in->frames.num_frames = N;
+	in->frames.num_transform_tracks = T;
+	in->frames.num_float_tracks = F;
+	in->frames.transforms = in->transforms;
+	in->frames.floats = in->floats;
+	return 0;
+}
+
+/* ---- decoded-frames JSON inputs (docs/DECODE.md) ---- */
+
+static bool parse_hex_f32(const char *s, float *out)
+{
+	if (strlen(s) != 8)
+		return false;
+	uint32_t u = 0;
+	for (int i = 0; i < 8; i++) {
+		int c = tolower((unsigned char)s[i]);
+		if (c >= '0' && c <= '9')
+			u = u << 4 | (uint32_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			u = u << 4 | (uint32_t)(c - 'a' + 10);
+		else
+			return false;
+	}
+	memcpy(out, &u, 4);
+	return true;
+}
+
+static bool json_f32(const json_t *v, bool hex, float *out)
+{
+	if (json_is_number(v)) {
+		*out = (float)json_number_value(v); /* %.9g text: the f32 round-trips exactly */
+		return true;
+	}
+	if (!json_is_string(v))
+		return false;
+	const char *s = json_string_value(v);
+	if (hex)
+		return parse_hex_f32(s, out);
+	if (!strcmp(s, "nan"))
+		*out = NAN;
+	else if (!strcmp(s, "inf"))
+		*out = INFINITY;
+	else if (!strcmp(s, "-inf"))
+		*out = -INFINITY;
+	else
+		return false;
+	return true;
+}
+
+static int json_fail(const input *in, const char *what)
+{
+	fprintf(stderr, "hkspline error: %s: not a decoded-frames JSON: %s\n", in->arg, what);
+	return 2;
+}
+
+static int load_json(input *in, uint32_t anim_index)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(in->arg, JSON_DECODE_ANY, &jerr);
+	if (!root) {
+		fprintf(stderr, "hkspline error: %s: line %d: %s\n", in->arg, jerr.line, jerr.text);
+		return 2;
+	}
+	int rc = 2;
+	json_t *source = json_object_get(root, "source");
+	bool hex = json_is_true(json_object_get(source, "hex"));
+	json_t *sk = json_object_get(source, "skeleton");
+	if (json_is_string(sk))
+		in->json_skeleton = strdup(json_string_value(sk));
+	json_t *anims = json_object_get(root, "animations"), *an = NULL;
+	if (!json_is_array(anims)) {
+		rc = json_fail(in, "no \"animations\" array");
+		goto done;
+	}
+	for (size_t i = 0; i < json_array_size(anims) && !an; i++) {
+		json_t *x = json_array_get(anims, i);
+		if (json_integer_value(json_object_get(x, "index")) == (json_int_t)anim_index)
+			an = x;
+	}
+	if (!an) {
+		fprintf(stderr, "hkspline error: %s has no animation with index %u\n", in->arg, anim_index);
+		goto done;
+	}
+	json_t *tracks = json_object_get(an, "tracks"), *ftracks = json_object_get(an, "float_tracks");
+	json_int_t frames = json_integer_value(json_object_get(an, "frames"));
+	if (!json_is_array(tracks) || frames < 0 || frames > HKS_DEFAULT_MAX_FRAMES) {
+		rc = json_fail(in, "animation without \"tracks\" or \"frames\"");
+		goto done;
+	}
+	uint32_t N = (uint32_t)frames, T = (uint32_t)json_array_size(tracks);
+	uint32_t F = json_is_array(ftracks) ? (uint32_t)json_array_size(ftracks) : 0;
+	if ((uint64_t)T + F > HKS_DEFAULT_MAX_TRACKS) {
+		rc = json_fail(in, "too many tracks");
+		goto done;
+	}
+	json_f32(json_object_get(an, "duration"), hex, &in->frames.duration);
+	in->transforms = (float *)malloc(((size_t)N * T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
+	in->floats = (float *)malloc(((size_t)N * F + 1) * sizeof(float));
+	in->bone_names = (char **)calloc((size_t)T + 1, sizeof(char *));
+	if (!in->transforms || !in->floats || !in->bone_names) {
+		fprintf(stderr, "hkspline error: out of memory reading %s\n", in->arg);
+		goto done;
+	}
+	static const char *const parts[3] = {"translation", "rotation", "scale"};
+	static const unsigned first[3] = {0, 3, 7}, lanes[3] = {3, 4, 3};
+	for (uint32_t t = 0; t < T; t++) {
+		json_t *tr = json_array_get(tracks, t);
+		json_t *bone = json_object_get(tr, "bone");
+		if (json_is_string(bone)) {
+			in->bone_names[t] = strdup(json_string_value(bone));
+			in->has_bone_names = 1;
+		}
+		for (int p = 0; p < 3; p++) {
+			json_t *rows = json_object_get(tr, parts[p]);
+			if (!json_is_array(rows) || json_array_size(rows) != N) {
+				char msg[128];
+				snprintf(msg, sizeof(msg), "track %u: \"%s\" does not have %u rows", t, parts[p], N);
+				rc = json_fail(in, msg);
+				goto done;
+			}
+			for (uint32_t f = 0; f < N; f++) {
+				json_t *row = json_array_get(rows, f);
+				float *o = in->transforms + ((size_t)f * T + t) * HKS_TRACK_SAMPLE_FLOATS + first[p];
+				for (unsigned k = 0; k < lanes[p]; k++)
+					if (!json_is_array(row) || !json_f32(json_array_get(row, k), hex, &o[k])) {
+						char msg[128];
+						snprintf(msg, sizeof(msg), "track %u %s frame %u: bad value", t, parts[p], f);
+						rc = json_fail(in, msg);
+						goto done;
+					}
+			}
+		}
+	}
+	for (uint32_t i = 0; i < F; i++) {
+		json_t *rows = json_array_get(ftracks, i);
+		if (!json_is_array(rows) || json_array_size(rows) != N) {
+			rc = json_fail(in, "a float track does not have one value per frame");
+			goto done;
+		}
+		for (uint32_t f = 0; f < N; f++)
+			if (!json_f32(json_array_get(rows, f), hex, &in->floats[(size_t)f * F + i])) {
+				rc = json_fail(in, "bad float track value");
+				goto done;
+			}
+	}
+	in->frames.num_frames = N;
+	in->frames.num_transform_tracks = T;
+	in->frames.num_float_tracks = F;
+	in->frames.transforms = in->transforms;
+	in->frames.floats = in->floats;
+	rc = 0;
+done:
+	json_decref(root);
+	return rc;
+}
+
+static bool is_json_path(const char *p)
+{
+	size_t n = strlen(p);
+	return n >= 5 && !strcasecmp(p + n - 5, ".json");
+}
+
+static int load_input(input *in, const hks_load_options *lo, uint32_t anim_index)
+{
+	return is_json_path(in->arg) ? load_json(in, anim_index) : load_havok(in, lo, anim_index);
+}
+
+static void free_input(input *in)
+{
+	free(in->transforms);
+	free(in->floats);
+	if (in->bone_names)
+		for (uint32_t t = 0; t < in->frames.num_transform_tracks; t++)
+			free(in->bone_names[t]);
+	free(in->bone_names);
+	free(in->json_skeleton);
+	hks_stored_free(in->stored);
+	if (in->loaded)
+		hks_loaded_free(in->loaded);
+	hks_loader_free(in->loader);
+}
+
+/* ---- the skeleton ---- */
+
+typedef struct skeleton_source {
+	hks_loader *loader;
+	hks_loaded *loaded;
+	const hks_skeleton *skeleton;
+	const char *path;
+} skeleton_source;
+
+static const hks_skeleton *pick_skeleton(const hks_file *f, const hks_binding *bind)
+{
+	if (!f || !f->num_skeletons)
+		return NULL;
+	for (uint32_t i = 0; bind && bind->original_skeleton_name && i < f->num_skeletons; i++)
+		if (f->skeletons[i].name && !strcmp(f->skeletons[i].name, bind->original_skeleton_name))
+			return &f->skeletons[i];
+	return &f->skeletons[0];
+}
+
+static int load_skeleton_path(skeleton_source *s, const hks_load_options *lo, const char *path,
+                              const hks_binding *bind, bool verbose)
+{
+	hks_error err;
+	size_t unit = 0;
+	if (hks_loader_create(lo, &s->loader, &err) != HKS_OK)
+		return 2;
+	if (open_unit(s->loader, path, &unit))
+		return 2;
+	if (hks_loader_load(s->loader, unit, &s->loaded) != HKS_OK || !s->loaded || s->loaded->status != HKS_OK) {
+		if (verbose && s->loaded)
+			cli_print_error(&s->loaded->error);
+		return 2;
+	}
+	s->skeleton = pick_skeleton(s->loaded->file, bind);
+	if (!s->skeleton) {
+		if (verbose)
+			fprintf(stderr, "hkspline error: %s holds no skeleton\n", path);
+		return 2;
+	}
+	s->path = s->loaded->path;
+	return 0;
+}
+
+/* --skeleton, else a skeleton in A's or B's file, else the loader's find
+ * (same binder, then folder), else a JSON input's source.skeleton. */
+static int resolve_skeleton(skeleton_source *s, const hks_load_options *lo, const char *given, input *in[2])
+{
+	const hks_binding *bind = in[0]->binding ? in[0]->binding : in[1]->binding;
+	if (given)
+		return load_skeleton_path(s, lo, given, bind, true);
+	for (int k = 0; k < 2; k++)
+		if (in[k]->loaded && (s->skeleton = pick_skeleton(in[k]->loaded->file, bind))) {
+			s->path = in[k]->loaded->path;
+			return 0;
+		}
+	for (int k = 0; k < 2; k++)
+		if (in[k]->loader && hks_loader_find_skeleton(in[k]->loader, in[k]->unit, &s->loaded) == HKS_OK &&
+		    s->loaded) {
+			if (s->loaded->status == HKS_OK && (s->skeleton = pick_skeleton(s->loaded->file, bind))) {
+				s->path = s->loaded->path;
+				return 0;
+			}
+			hks_loaded_free(s->loaded);
+			s->loaded = NULL;
+		}
+	for (int k = 0; k < 2; k++)
+		if (in[k]->json_skeleton) {
+			skeleton_source t;
+			memset(&t, 0, sizeof(t));
+			if (load_skeleton_path(&t, lo, in[k]->json_skeleton, bind, false) == 0) {
+				*s = t;
+				return 0;
+			}
+			if (t.loaded)
+				hks_loaded_free(t.loaded);
+			hks_loader_free(t.loader);
+		}
+	return 0; /* none: local metrics only */
+}
+
+/* The track → bone map: the binding of a Havok input; for JSON inputs the bone
+ * names looked up in the skeleton. NULL means the identity. */
+static int16_t *track_map(input *in[2], const hks_skeleton *sk, uint32_t T, uint32_t *count)
+{
+	*count = 0;
+	for (int k = 0; k < 2; k++)
+		if (in[k]->binding && in[k]->binding->num_transform_track_to_bone_indices) {
+			*count = in[k]->binding->num_transform_track_to_bone_indices;
+			int16_t *m = (int16_t *)malloc(*count * sizeof(int16_t));
+			if (m)
+				memcpy(m, in[k]->binding->transform_track_to_bone_indices, *count * sizeof(int16_t));
+			return m;
+		}
+	for (int k = 0; k < 2; k++)
+		if (sk && in[k]->has_bone_names) {
+			int16_t *m = (int16_t *)malloc(((size_t)T + 1) * sizeof(int16_t));
+			if (!m)
+				return NULL;
+			for (uint32_t t = 0; t < T; t++) {
+				m[t] = -1;
+				for (uint32_t b = 0; in[k]->bone_names[t] && b < sk->num_bones && b < 32768; b++)
+					if (sk->bone_names[b] && !strcmp(sk->bone_names[b], in[k]->bone_names[t])) {
+						m[t] = (int16_t)b;
+						break;
+					}
+			}
+			*count = T;
+			return m;
+		}
+	return NULL;
+}
+
+/* ---- names ---- */
+
+typedef struct names {
+	const hks_compare_result *r;
+	const hks_skeleton *sk;
+	input *in[2];
+} names;
+
+static const char *bone_name(const names *n, int32_t bone, int32_t track)
+{
+	if (n->sk && bone >= 0 && (uint32_t)bone < n->sk->num_bones && n->sk->bone_names)
+		return n->sk->bone_names[bone];
+	for (int k = 0; k < 2 && track >= 0; k++)
+		if (n->in[k]->bone_names && (uint32_t)track < n->in[k]->frames.num_transform_tracks &&
+		    n->in[k]->bone_names[track])
+			return n->in[k]->bone_names[track];
+	return NULL;
+}
+
+/* ---- output ---- */
+
+static const char *nz(const char *s) { return s ? s : ""; }
+
+static void json_opt_f64(cli_json *j, bool present, double v)
+{
+	if (present)
+		cli_json_f64(j, v);
+	else
+		cli_json_null(j);
+}
+
+static void json_metric(cli_json *j, const hks_metric_summary *m)
+{
+	cli_json_begin_object(j);
+	cli_json_key(j, "max");
+	cli_json_f64(j, m->max);
+	cli_json_key(j, "mean");
+	cli_json_f64(j, m->mean);
+	cli_json_key(j, "p99");
+	cli_json_f64(j, m->p99);
+	cli_json_key(j, "worst_index");
+	cli_json_int(j, m->worst_index);
+	cli_json_key(j, "worst_frame");
+	cli_json_int(j, m->worst_frame);
+	cli_json_key(j, "samples");
+	cli_json_uint(j, m->samples);
+	cli_json_key(j, "nan_samples");
+	cli_json_uint(j, m->nan_samples);
+	cli_json_key(j, "under_threshold");
+	cli_json_uint(j, m->under_threshold);
+	cli_json_end_object(j);
+}
+
+static void json_seams(cli_json *j, const hks_seam_report *s)
+{
+	cli_json_begin_object(j);
+	cli_json_key(j, "seams");
+	cli_json_uint(j, s->seams);
+	cli_json_key(j, "max_translation");
+	cli_json_f64(j, s->max_translation);
+	cli_json_key(j, "max_rotation_deg");
+	cli_json_f64(j, s->max_rotation_deg);
+	cli_json_key(j, "max_rotation_component");
+	cli_json_f64(j, s->max_rotation_component);
+	cli_json_key(j, "max_scale");
+	cli_json_f64(j, s->max_scale);
+	cli_json_key(j, "max_float");
+	cli_json_f64(j, s->max_float);
+	cli_json_key(j, "worst_seam_block");
+	cli_json_int(j, s->worst_seam);
+	cli_json_key(j, "worst_track");
+	cli_json_int(j, s->worst_track);
+	cli_json_key(j, "nan_samples");
+	cli_json_uint(j, s->nan_samples);
+	cli_json_end_object(j);
+}
+
+/* The metrics of one matrix cell as a JSON number, or null when excluded. */
+static void json_cell(cli_json *j, double v)
+{
+	if (isfinite(v))
+		cli_json_f64(j, v);
+	else
+		cli_json_null(j);
+}
+
+static void write_json(FILE *out, const names *n, const char *skeleton_path, double shell, double threshold,
+                       const hks_seam_report seams[2], const bool has_seams[2], report_level level)
+{
+	const hks_compare_result *r = n->r;
+	cli_json j;
+	cli_json_init(&j, out, level != REPORT_EXHAUSTIVE);
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "a");
+	cli_json_string(&j, n->in[0]->arg);
+	cli_json_key(&j, "b");
+	cli_json_string(&j, n->in[1]->arg);
+	cli_json_key(&j, "skeleton");
+	cli_json_string(&j, skeleton_path);
+	cli_json_key(&j, "frames");
+	cli_json_uint(&j, r->num_frames);
+	cli_json_key(&j, "tracks");
+	cli_json_uint(&j, r->num_transform_tracks);
+	cli_json_key(&j, "float_tracks");
+	cli_json_uint(&j, r->num_float_tracks);
+	cli_json_key(&j, "max_translation");
+	cli_json_f64(&j, r->metric[HKS_METRIC_TRANSLATION].max);
+	cli_json_key(&j, "max_rotation_deg");
+	cli_json_f64(&j, r->metric[HKS_METRIC_ROTATION_DEG].max);
+	cli_json_key(&j, "max_rotation_component");
+	cli_json_f64(&j, r->metric[HKS_METRIC_ROTATION_COMPONENT].max);
+	cli_json_key(&j, "max_scale");
+	cli_json_f64(&j, r->metric[HKS_METRIC_SCALE].max);
+	cli_json_key(&j, "max_float");
+	cli_json_f64(&j, r->metric[HKS_METRIC_FLOAT].max);
+	cli_json_key(&j, "max_local_vertex");
+	cli_json_f64(&j, r->metric[HKS_METRIC_LOCAL_VERTEX].max);
+	cli_json_key(&j, "max_object_space");
+	json_opt_f64(&j, r->has_object_space, r->metric[HKS_METRIC_OBJECT_SPACE].max);
+	cli_json_key(&j, "mean_object_space");
+	json_opt_f64(&j, r->has_object_space, r->metric[HKS_METRIC_OBJECT_SPACE].mean);
+	cli_json_key(&j, "p99_object_space");
+	json_opt_f64(&j, r->has_object_space, r->metric[HKS_METRIC_OBJECT_SPACE].p99);
+	cli_json_key(&j, "primary");
+	cli_json_string(&j, hks_metric_name(r->primary));
+	cli_json_key(&j, "threshold");
+	cli_json_f64(&j, threshold);
+	cli_json_key(&j, "shell");
+	cli_json_f64(&j, shell);
+	cli_json_key(&j, "under_threshold");
+	cli_json_f64(&j, r->under_threshold);
+	cli_json_key(&j, "worst_track");
+	if (r->worst_track >= 0)
+		cli_json_int(&j, r->worst_track);
+	else
+		cli_json_null(&j);
+	cli_json_key(&j, "worst_bone");
+	cli_json_string(&j, bone_name(n, r->worst_bone, r->worst_track));
+	cli_json_key(&j, "worst_bone_index");
+	if (r->worst_bone >= 0)
+		cli_json_int(&j, r->worst_bone);
+	else
+		cli_json_null(&j);
+	cli_json_key(&j, "worst_frame");
+	if (r->worst_frame >= 0)
+		cli_json_int(&j, r->worst_frame);
+	else
+		cli_json_null(&j);
+	cli_json_key(&j, "nan_samples");
+	cli_json_uint(&j, r->nan_samples);
+	cli_json_key(&j, "metrics");
+	cli_json_begin_object(&j);
+	for (int m = 0; m < HKS_METRIC_COUNT; m++) {
+		if (m == HKS_METRIC_OBJECT_SPACE && !r->has_object_space)
+			continue;
+		cli_json_key(&j, hks_metric_name((hks_metric)m));
+		json_metric(&j, &r->metric[m]);
+	}
+	cli_json_end_object(&j);
+	cli_json_key(&j, "seams");
+	cli_json_begin_object(&j);
+	for (int k = 0; k < 2; k++) {
+		cli_json_key(&j, k ? "b" : "a");
+		if (has_seams[k])
+			json_seams(&j, &seams[k]);
+		else
+			cli_json_null(&j);
+	}
+	cli_json_end_object(&j);
+	if (level >= REPORT_DETAILED) {
+		/* per track: the max of every local metric and where it is */
+		static const hks_metric local[5] = {HKS_METRIC_TRANSLATION, HKS_METRIC_ROTATION_DEG,
+		                                    HKS_METRIC_ROTATION_COMPONENT, HKS_METRIC_SCALE,
+		                                    HKS_METRIC_LOCAL_VERTEX};
+		cli_json_key(&j, "per_track");
+		cli_json_begin_array(&j);
+		for (uint32_t t = 0; t < r->num_transform_tracks; t++) {
+			cli_json_begin_object(&j);
+			cli_json_key(&j, "track");
+			cli_json_uint(&j, t);
+			cli_json_key(&j, "bone");
+			cli_json_string(&j, bone_name(n, r->track_bone[t], (int32_t)t));
+			cli_json_key(&j, "bone_index");
+			cli_json_int(&j, r->track_bone[t]);
+			for (int k = 0; k < 5; k++) {
+				double mx = 0;
+				int32_t wf = -1;
+				uint64_t nan = 0;
+				for (uint32_t f = 0; f < r->num_frames; f++) {
+					double v = r->values[local[k]][(size_t)f * r->num_transform_tracks + t];
+					if (!isfinite(v))
+						nan++;
+					else if (wf < 0 || v > mx) {
+						mx = v;
+						wf = (int32_t)f;
+					}
+				}
+				char key[64];
+				snprintf(key, sizeof(key), "max_%s", hks_metric_name(local[k]));
+				cli_json_key(&j, key);
+				cli_json_f64(&j, mx);
+				if (local[k] == HKS_METRIC_LOCAL_VERTEX) {
+					cli_json_key(&j, "worst_frame");
+					cli_json_int(&j, wf);
+					cli_json_key(&j, "nan_samples");
+					cli_json_uint(&j, nan);
+				}
+			}
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
+		if (r->has_object_space) {
+			cli_json_key(&j, "per_bone");
+			cli_json_begin_array(&j);
+			for (uint32_t b = 0; b < r->num_bones; b++) {
+				double mx = 0;
+				int32_t wf = -1;
+				for (uint32_t f = 0; f < r->num_frames; f++) {
+					double v = r->values[HKS_METRIC_OBJECT_SPACE][(size_t)f * r->num_bones + b];
+					if (isfinite(v) && (wf < 0 || v > mx)) {
+						mx = v;
+						wf = (int32_t)f;
+					}
+				}
+				cli_json_begin_object(&j);
+				cli_json_key(&j, "bone");
+				cli_json_string(&j, bone_name(n, (int32_t)b, -1));
+				cli_json_key(&j, "bone_index");
+				cli_json_uint(&j, b);
+				cli_json_key(&j, "track");
+				cli_json_int(&j, r->bone_track[b]);
+				cli_json_key(&j, "shell");
+				cli_json_f64(&j, r->bone_shell[b]);
+				cli_json_key(&j, "max_object_space");
+				cli_json_f64(&j, mx);
+				cli_json_key(&j, "worst_frame");
+				cli_json_int(&j, wf);
+				cli_json_end_object(&j);
+			}
+			cli_json_end_array(&j);
+		}
+	}
+	if (level >= REPORT_EXHAUSTIVE) {
+		/* frames × tracks (bones for object space, float tracks for float): null = excluded */
+		cli_json_key(&j, "matrices");
+		cli_json_begin_object(&j);
+		for (int m = 0; m < HKS_METRIC_COUNT; m++) {
+			if (!r->values[m])
+				continue;
+			uint32_t w = m == HKS_METRIC_OBJECT_SPACE ? r->num_bones
+			             : m == HKS_METRIC_FLOAT      ? r->num_float_tracks
+			                                          : r->num_transform_tracks;
+			cli_json_key(&j, hks_metric_name((hks_metric)m));
+			cli_json_begin_array(&j);
+			for (uint32_t f = 0; f < r->num_frames; f++) {
+				fputc('\n', out);
+				cli_json_begin_array(&j);
+				for (uint32_t i = 0; i < w; i++)
+					json_cell(&j, r->values[m][(size_t)f * w + i]);
+				cli_json_end_array(&j);
+			}
+			cli_json_end_array(&j);
+		}
+		cli_json_end_object(&j);
+	}
+	cli_json_end_object(&j);
+	fputc('\n', out);
+}
+
+/* A quoted CSV field, preceded by a comma unless it is the first of the row. */
+static void csv_field_sep(FILE *out, const char *s, bool first)
+{
+	if (!first)
+		fputc(',', out);
+	if (!s)
+		return;
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_field(FILE *out, const char *s) { csv_field_sep(out, s, false); }
+
+static void write_csv(FILE *out, const names *n, bool header)
+{
+	const hks_compare_result *r = n->r;
+	if (header)
+		fputs("a,b,frames,tracks,float_tracks,max_translation,max_rotation_deg,max_rotation_component,max_scale,"
+		      "max_float,max_local_vertex,max_object_space,mean_object_space,p99_object_space,under_threshold,"
+		      "worst_track,worst_bone,worst_frame,nan_samples\n",
+		      out);
+	csv_field_sep(out, n->in[0]->arg, true);
+	csv_field(out, n->in[1]->arg);
+	fprintf(out, ",%u,%u,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", r->num_frames, r->num_transform_tracks,
+	        r->num_float_tracks, r->metric[HKS_METRIC_TRANSLATION].max, r->metric[HKS_METRIC_ROTATION_DEG].max,
+	        r->metric[HKS_METRIC_ROTATION_COMPONENT].max, r->metric[HKS_METRIC_SCALE].max,
+	        r->metric[HKS_METRIC_FLOAT].max, r->metric[HKS_METRIC_LOCAL_VERTEX].max);
+	if (r->has_object_space)
+		fprintf(out, ",%.9g,%.9g,%.9g", r->metric[HKS_METRIC_OBJECT_SPACE].max,
+		        r->metric[HKS_METRIC_OBJECT_SPACE].mean, r->metric[HKS_METRIC_OBJECT_SPACE].p99);
+	else
+		fputs(",,,", out);
+	fprintf(out, ",%.9g,%d", r->under_threshold, (int)r->worst_track);
+	csv_field(out, bone_name(n, r->worst_bone, r->worst_track));
+	fprintf(out, ",%d,%llu\n", (int)r->worst_frame, (unsigned long long)r->nan_samples);
+}
+
+static void write_text(FILE *out, const names *n, const char *skeleton_path, double threshold,
+                       const hks_seam_report seams[2], const bool has_seams[2])
+{
+	const hks_compare_result *r = n->r;
+	fprintf(out, "%u frames, %u tracks, %u float tracks; skeleton: %s\n", r->num_frames, r->num_transform_tracks,
+	        r->num_float_tracks, skeleton_path ? skeleton_path : "none (local metrics only)");
+	fprintf(out, "%-20s %14s %14s %14s  %s\n", "metric", "max", "mean", "p99", "worst (track/bone @ frame)");
+	for (int m = 0; m < HKS_METRIC_COUNT; m++) {
+		const hks_metric_summary *s = &r->metric[m];
+		if (m == HKS_METRIC_OBJECT_SPACE && !r->has_object_space)
+			continue;
+		if (m == HKS_METRIC_FLOAT && !r->num_float_tracks)
+			continue;
+		fprintf(out, "%-20s %14.9g %14.9g %14.9g  ", hks_metric_name((hks_metric)m), s->max, s->mean, s->p99);
+		if (s->worst_index < 0)
+			fputs("-\n", out);
+		else if (m == HKS_METRIC_OBJECT_SPACE)
+			fprintf(out, "bone %d %s @ %d\n", (int)s->worst_index, nz(bone_name(n, s->worst_index, -1)),
+			        (int)s->worst_frame);
+		else if (m == HKS_METRIC_FLOAT)
+			fprintf(out, "float track %d @ %d\n", (int)s->worst_index, (int)s->worst_frame);
+		else
+			fprintf(out, "track %d %s @ %d\n", (int)s->worst_index,
+			        nz(bone_name(n, r->track_bone[s->worst_index], s->worst_index)), (int)s->worst_frame);
+	}
+	fprintf(out, "%s: %.4f %% of samples within %g m; %llu NaN samples\n", hks_metric_name(r->primary),
+	        100.0 * r->under_threshold, threshold, (unsigned long long)r->nan_samples);
+	for (int k = 0; k < 2; k++)
+		if (has_seams[k])
+			fprintf(out, "block seams of %s (%u): translation %.3g m, rotation %.3g deg, scale %.3g, float %.3g\n",
+			        k ? "B" : "A", seams[k].seams, seams[k].max_translation, seams[k].max_rotation_deg,
+			        seams[k].max_scale, seams[k].max_float);
+}
+
+/* ---- --plot: error over frames of the worst tracks (gnuplot) ---- */
+
+static void gnuplot_string(FILE *g, const char *s)
+{
+	fputc('\'', g);
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			fputc('\'', g);
+		fputc(*s, g);
+	}
+	fputc('\'', g);
+}
+
+static int write_plot(const char *png, const names *n)
+{
+	const hks_compare_result *r = n->r;
+	hks_metric m = r->primary;
+	uint32_t w = m == HKS_METRIC_OBJECT_SPACE ? r->num_bones : r->num_transform_tracks;
+	const double *v = r->values[m];
+	/* the PLOT_TRACKS columns with the largest maxima */
+	int32_t pick[PLOT_TRACKS];
+	double best[PLOT_TRACKS];
+	int np = 0;
+	for (uint32_t i = 0; i < w; i++) {
+		double mx = -1;
+		for (uint32_t f = 0; f < r->num_frames; f++) {
+			double x = v[(size_t)f * w + i];
+			if (isfinite(x) && x > mx)
+				mx = x;
+		}
+		if (mx < 0)
+			continue;
+		int at = np < PLOT_TRACKS ? np++ : PLOT_TRACKS;
+		if (at == PLOT_TRACKS) {
+			if (mx <= best[PLOT_TRACKS - 1])
+				continue;
+			at = PLOT_TRACKS - 1;
+		}
+		while (at > 0 && best[at - 1] < mx) {
+			best[at] = best[at - 1];
+			pick[at] = pick[at - 1];
+			at--;
+		}
+		best[at] = mx;
+		pick[at] = (int32_t)i;
+	}
+	FILE *g = popen("gnuplot", "w");
+	if (!g) {
+		fprintf(stderr, "hkspline error: cannot run gnuplot (install the gnuplot-nox package)\n");
+		return 2;
+	}
+	fputs("set terminal pngcairo size 960,540 font 'sans,10' noenhanced\nset output ", g);
+	gnuplot_string(g, png);
+	fprintf(g, "\nset xlabel 'frame'\nset ylabel '%s error (mm)'\nset key top left\nset grid\n",
+	        m == HKS_METRIC_OBJECT_SPACE ? "object-space" : "local vertex");
+	fputs("set title ", g);
+	char title[1200];
+	snprintf(title, sizeof(title), "%s vs %s: worst %s", n->in[1]->arg, n->in[0]->arg,
+	         m == HKS_METRIC_OBJECT_SPACE ? "bones" : "tracks");
+	gnuplot_string(g, title);
+	fputs("\nset datafile missing 'NaN'\n$d << EOD\n", g);
+	for (uint32_t f = 0; f < r->num_frames; f++) {
+		fprintf(g, "%u", f);
+		for (int k = 0; k < np; k++) {
+			double x = v[(size_t)f * w + (size_t)pick[k]];
+			if (isfinite(x))
+				fprintf(g, " %.9g", x * 1000.0);
+			else
+				fputs(" NaN", g);
+		}
+		fputc('\n', g);
+	}
+	fputs("EOD\nplot ", g);
+	for (int k = 0; k < np; k++) {
+		const char *name = m == HKS_METRIC_OBJECT_SPACE ? bone_name(n, pick[k], -1)
+		                                                 : bone_name(n, r->track_bone[pick[k]], pick[k]);
+		char label[256];
+		snprintf(label, sizeof(label), "%s %d%s%s", m == HKS_METRIC_OBJECT_SPACE ? "bone" : "track", (int)pick[k],
+		         name ? " " : "", name ? name : "");
+		fprintf(g, "%s$d using 1:%d with lines lw 1.5 title ", k ? ", " : "", k + 2);
+		gnuplot_string(g, label);
+	}
+	if (np == 0)
+		fputs("0 title 'no finite samples'", g);
+	fputc('\n', g);
+	int rc = pclose(g);
+	if (rc != 0) {
+		fprintf(stderr, "hkspline error: gnuplot failed (status %d)\n", rc);
+		return 2;
+	}
+	return 0;
+}
+
+/* ---- arguments ---- */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: hkspline error A B [--skeleton S] [--shell 0.03] [--shell-override 'GLOB=D']...\n"
+	        "                      [--threshold 0.0001] [--json|--csv] [--report summary|detailed|exhaustive]\n"
+	        "                      [--plot OUT.png] [--animation I] [--compendium P]...\n"
+	        "Compare animation B against A at every frame and track: local translation (m), rotation\n"
+	        "(degrees and Havok's 4-D component distance), scale, float tracks; with a skeleton, ACL's\n"
+	        "object-space virtual-vertex error (m). A and B: Havok files, BINDER:MEMBER, or decoded-frames\n"
+	        "JSON from 'hkspline decode'. See docs/METRICS.md.\n");
+}
+
+static bool parse_positive(const char *s, double *out)
+{
+	char *end = NULL;
+	double v = strtod(s, &end);
+	if (!s[0] || *end || !(v > 0) || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+int cmd_error(int argc, char **argv)
+{
+	const char **comps = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	hks_shell_override *ovr = (hks_shell_override *)calloc((size_t)argc + 1, sizeof(hks_shell_override));
+	char **ovr_text = (char **)calloc((size_t)argc + 1, sizeof(char *));
+	size_t ncomps = 0, novr = 0;
+	const char *paths[2] = {NULL, NULL}, *skeleton = NULL, *plot = NULL;
+	double shell = HKS_DEFAULT_SHELL_DISTANCE, threshold = HKS_DEFAULT_ERROR_THRESHOLD;
+	bool json = false, csv = false;
+	report_level level = REPORT_SUMMARY;
+	long anim_index = 0;
+	int rc = 2;
+	input a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	skeleton_source sks;
+	memset(&sks, 0, sizeof(sks));
+	hks_compare_result *res = NULL;
+	int16_t *map = NULL;
+	if (!comps || !ovr || !ovr_text)
+		goto done;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		bool v = i + 1 < argc;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			usage(stdout);
+			rc = 0;
+			goto done;
+		} else if (!strcmp(arg, "--json"))
+			json = true;
+		else if (!strcmp(arg, "--csv"))
+			csv = true;
+		else if (!strcmp(arg, "--skeleton") && v)
+			skeleton = argv[++i];
+		else if (!strcmp(arg, "--compendium") && v)
+			comps[ncomps++] = argv[++i];
+		else if (!strcmp(arg, "--plot") && v)
+			plot = argv[++i];
+		else if (!strcmp(arg, "--shell") && v) {
+			if (!parse_positive(argv[++i], &shell)) {
+				fprintf(stderr, "hkspline error: --shell wants a positive distance in metres\n");
+				goto done;
+			}
+		} else if (!strcmp(arg, "--threshold") && v) {
+			if (!parse_positive(argv[++i], &threshold)) {
+				fprintf(stderr, "hkspline error: --threshold wants a positive distance in metres\n");
+				goto done;
+			}
+		} else if (!strcmp(arg, "--shell-override") && v) {
+			const char *s = argv[++i], *eq = strrchr(s, '=');
+			double d = 0;
+			if (!eq || eq == s || !parse_positive(eq + 1, &d)) {
+				fprintf(stderr, "hkspline error: --shell-override wants 'GLOB=DISTANCE' (got '%s')\n", s);
+				goto done;
+			}
+			ovr_text[novr] = strndup(s, (size_t)(eq - s));
+			ovr[novr].pattern = ovr_text[novr];
+			ovr[novr].distance = d;
+			novr++;
+		} else if (!strcmp(arg, "--report") && v) {
+			const char *l = argv[++i];
+			if (!strcmp(l, "summary"))
+				level = REPORT_SUMMARY;
+			else if (!strcmp(l, "detailed"))
+				level = REPORT_DETAILED;
+			else if (!strcmp(l, "exhaustive"))
+				level = REPORT_EXHAUSTIVE;
+			else {
+				fprintf(stderr, "hkspline error: --report is summary, detailed or exhaustive\n");
+				goto done;
+			}
+			json = true;
+		} else if (!strcmp(arg, "--animation") && v) {
+			char *end = NULL;
+			anim_index = strtol(argv[++i], &end, 10);
+			if (!end || *end || anim_index < 0 || anim_index > 1000000) {
+				fprintf(stderr, "hkspline error: --animation wants an animation index\n");
+				goto done;
+			}
+		} else if (arg[0] == '-' && arg[1]) {
+			fprintf(stderr, "hkspline error: unknown or incomplete option '%s'\n", arg);
+			usage(stderr);
+			goto done;
+		} else if (!paths[0])
+			paths[0] = arg;
+		else if (!paths[1])
+			paths[1] = arg;
+		else {
+			fprintf(stderr, "hkspline error: two inputs only ('%s')\n", arg);
+			goto done;
+		}
+	}
+	if (!paths[1] || (json && csv)) {
+		usage(stderr);
+		goto done;
+	}
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = comps;
+	lo.num_compendium_paths = ncomps;
+	a.arg = paths[0];
+	b.arg = paths[1];
+	if (load_input(&a, &lo, (uint32_t)anim_index) || load_input(&b, &lo, (uint32_t)anim_index))
+		goto done;
+	input *in[2] = {&a, &b};
+	if (resolve_skeleton(&sks, &lo, skeleton, in))
+		goto done;
+	uint32_t nmap = 0;
+	map = track_map(in, sks.skeleton, a.frames.num_transform_tracks, &nmap);
+	hks_compare_options co;
+	memset(&co, 0, sizeof(co));
+	co.skeleton = sks.skeleton;
+	co.track_to_bone = map;
+	co.num_track_to_bone = map ? nmap : 0;
+	co.shell_distance = shell;
+	co.shell_overrides = ovr;
+	co.num_shell_overrides = (uint32_t)novr;
+	co.threshold = threshold;
+	hks_error err;
+	if (hks_compare_frames(&a.frames, &b.frames, &co, &res, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	hks_seam_report seams[2];
+	bool has_seams[2] = {false, false};
+	for (int k = 0; k < 2; k++)
+		if (in[k]->stored) {
+			if (hks_seam_disagreement(in[k]->stored, NULL, &seams[k], &err) == HKS_OK)
+				has_seams[k] = true;
+			else
+				cli_print_error(&err);
+		}
+	names nm = {res, sks.skeleton, {&a, &b}};
+	if (csv)
+		write_csv(stdout, &nm, true);
+	else if (json)
+		write_json(stdout, &nm, sks.path, shell, threshold, seams, has_seams, level);
+	else
+		write_text(stdout, &nm, sks.path, threshold, seams, has_seams);
+	fflush(stdout);
+	rc = 0;
+	if (plot && write_plot(plot, &nm))
+		rc = 2;
+done:
+	hks_compare_result_free(res);
+	free(map);
+	if (sks.loaded)
+		hks_loaded_free(sks.loaded);
+	hks_loader_free(sks.loader);
+	free_input(&a);
+	free_input(&b);
+	for (size_t i = 0; ovr_text && i < novr; i++)
+		free(ovr_text[i]);
+	free(ovr_text);
+	free(ovr);
+	free(comps);
+	return rc;
+}
