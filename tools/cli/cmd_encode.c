@@ -1,0 +1,500 @@
+/*
+ * hkspline encode IN.json -o OUT.hkx [options]
+ *
+ * Encodes the frames of one animation of a decoded-frames JSON (the output of
+ * `hkspline decode`, docs/DECODE.md; frame mode) with the Havok-faithful
+ * encoder (hks_encode_spline, docs/ENCODE.md) and writes a Havok file.
+ *
+ * The container: with --like ORIGINAL, the original (tagfile or packfile) is
+ * read, the chosen animation's spline members are replaced
+ * (hks_file_replace_spline) and the file is written back (hks_file_write);
+ * track order, per-track quantizations (mask byte 0 of the original's first
+ * block), maxFramesPerBlock and the SDK (guard rule, CPU model) come from the
+ * original unless given on the command line. Without --like there is no
+ * container to write into yet: the tagfile writer regenerates a file from a
+ * parsed one and needs its type table (a donor), so --like is required.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: hkspline encode IN.json -o OUT.hkx --like ORIGINAL [options]\n"
+	        "  IN.json                 decoded frames (hkspline decode, frame mode)\n"
+	        "  --like ORIGINAL         the Havok file whose animation is replaced (required for now)\n"
+	        "  --animation N           which animation of IN.json (its \"index\"); default: the first\n"
+	        "  --compendium P          compendium file / binder / folder for ORIGINAL (repeatable)\n"
+	        "  --game sekiro|eldenring SDK 20160200 (Intel model, no guard) / 20180100 (Zen model, guard)\n"
+	        "  --tolerance T           all four tolerances (default 0.001)\n"
+	        "  --rotation-tolerance T, --translation-tolerance T, --scale-tolerance T, --float-tolerance T\n"
+	        "  --degree 1|2|3          spline degree of every part (default 3)\n"
+	        "  --rotation-quantization 40|48|24|16|32|uncompressed   every track (default: ORIGINAL's, else 40)\n"
+	        "  --max-frames-per-block N  2..256 (default: ORIGINAL's, else 256)\n"
+	        "  --cpu auto|intel|amd-zen|native|exact   reciprocal model (default auto: by SDK)\n"
+	        "  --solver havok|quality  least-squares refits: Havok's f32 CG or double precision\n"
+	        "  --continuity            make rotations sign-continuous before fitting\n");
+}
+
+/* ---- the decoded-frames JSON (docs/DECODE.md) ---- */
+
+/* A float: a number, "nan" / "inf" / "-inf", or an 8-hex-digit bit pattern (--hex). */
+static bool json_f32(const json_t *v, float *out)
+{
+	if (json_is_number(v)) {
+		*out = (float)json_number_value(v);
+		return true;
+	}
+	if (!json_is_string(v))
+		return false;
+	const char *s = json_string_value(v);
+	if (!strcmp(s, "nan")) {
+		*out = NAN;
+		return true;
+	}
+	if (!strcmp(s, "inf")) {
+		*out = INFINITY;
+		return true;
+	}
+	if (!strcmp(s, "-inf")) {
+		*out = -INFINITY;
+		return true;
+	}
+	if (strlen(s) != 8)
+		return false;
+	uint32_t bits = 0;
+	for (int i = 0; i < 8; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+		bits = bits << 4 | (uint32_t)(isdigit((unsigned char)s[i]) ? s[i] - '0' : (tolower((unsigned char)s[i]) - 'a' + 10));
+	}
+	memcpy(out, &bits, 4);
+	return true;
+}
+
+typedef struct json_frames {
+	hks_frames_in in;
+	float *transforms, *floats;
+	int32_t index;
+} json_frames;
+
+/* rows × n floats of one part of a track into transforms (offset k0). */
+static bool read_rows(const json_t *rows, uint32_t frames, size_t n, float *dst, size_t stride, const char *what,
+                      uint32_t track)
+{
+	if (!json_is_array(rows) || json_array_size(rows) != frames) {
+		fprintf(stderr, "hkspline encode: track %u: \"%s\" must be a list of %u rows\n", track, what, frames);
+		return false;
+	}
+	for (uint32_t f = 0; f < frames; f++) {
+		const json_t *row = json_array_get(rows, f);
+		if (!json_is_array(row) || json_array_size(row) != n) {
+			fprintf(stderr, "hkspline encode: track %u frame %u: \"%s\" needs %zu values\n", track, f, what, n);
+			return false;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (!json_f32(json_array_get(row, k), &dst[(size_t)f * stride + k])) {
+				fprintf(stderr, "hkspline encode: track %u frame %u: \"%s\" value %zu is not a float\n", track, f, what,
+				        k);
+				return false;
+			}
+	}
+	return true;
+}
+
+static bool load_json(const char *path, long want_index, json_frames *out)
+{
+	memset(out, 0, sizeof(*out));
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root) {
+		fprintf(stderr, "hkspline encode: %s:%d: %s\n", path, je.line, je.text);
+		return false;
+	}
+	bool ok = false;
+	const json_t *src = json_object_get(root, "source");
+	const json_t *mode = src ? json_object_get(src, "mode") : NULL;
+	if (mode && json_is_string(mode) && strcmp(json_string_value(mode), "frame") != 0) {
+		fprintf(stderr, "hkspline encode: %s was decoded in %s mode; encode needs every stored frame (decode without "
+		                "--time-step)\n",
+		        path, json_string_value(mode));
+		goto done;
+	}
+	const json_t *anims = json_object_get(root, "animations");
+	if (!json_is_array(anims) || json_array_size(anims) == 0) {
+		fprintf(stderr, "hkspline encode: %s: no \"animations\"\n", path);
+		goto done;
+	}
+	const json_t *anim = NULL;
+	for (size_t i = 0; i < json_array_size(anims); i++) {
+		const json_t *a = json_array_get(anims, i);
+		const json_t *ix = json_object_get(a, "index");
+		if (want_index < 0 || (json_is_integer(ix) && json_integer_value(ix) == want_index)) {
+			anim = a;
+			break;
+		}
+	}
+	if (!anim) {
+		fprintf(stderr, "hkspline encode: %s: no animation with index %ld\n", path, want_index);
+		goto done;
+	}
+	const json_t *ix = json_object_get(anim, "index");
+	out->index = json_is_integer(ix) ? (int32_t)json_integer_value(ix) : 0;
+	const json_t *jf = json_object_get(anim, "frames");
+	const json_t *tracks = json_object_get(anim, "tracks");
+	const json_t *ftracks = json_object_get(anim, "float_tracks");
+	float duration = 0;
+	if (!json_is_integer(jf) || json_integer_value(jf) < 2 || json_integer_value(jf) > (json_int_t)HKS_DEFAULT_MAX_FRAMES ||
+	    !json_f32(json_object_get(anim, "duration"), &duration) || !json_is_array(tracks)) {
+		fprintf(stderr, "hkspline encode: %s: the animation needs \"frames\" (2 .. %u), \"duration\" and \"tracks\"\n", path,
+		        HKS_DEFAULT_MAX_FRAMES);
+		goto done;
+	}
+	uint32_t frames = (uint32_t)json_integer_value(jf);
+	size_t T = json_array_size(tracks), F = json_is_array(ftracks) ? json_array_size(ftracks) : 0;
+	if (T + F > HKS_DEFAULT_MAX_TRACKS) {
+		fprintf(stderr, "hkspline encode: %s: %zu tracks exceed %u\n", path, T + F, HKS_DEFAULT_MAX_TRACKS);
+		goto done;
+	}
+	out->transforms = calloc((size_t)frames * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
+	out->floats = calloc((size_t)frames * F + 1, sizeof(float));
+	if (!out->transforms || !out->floats) {
+		fprintf(stderr, "hkspline encode: out of memory\n");
+		goto done;
+	}
+	size_t stride = T * HKS_TRACK_SAMPLE_FLOATS;
+	for (size_t t = 0; t < T; t++) {
+		const json_t *tr = json_array_get(tracks, t);
+		float *base = out->transforms + t * HKS_TRACK_SAMPLE_FLOATS;
+		if (!read_rows(json_object_get(tr, "translation"), frames, 3, base, stride, "translation", (uint32_t)t) ||
+		    !read_rows(json_object_get(tr, "rotation"), frames, 4, base + 3, stride, "rotation", (uint32_t)t) ||
+		    !read_rows(json_object_get(tr, "scale"), frames, 3, base + 7, stride, "scale", (uint32_t)t))
+			goto done;
+	}
+	for (size_t i = 0; i < F; i++) {
+		const json_t *vals = json_array_get(ftracks, i);
+		if (!json_is_array(vals) || json_array_size(vals) != frames) {
+			fprintf(stderr, "hkspline encode: float track %zu must hold %u values\n", i, frames);
+			goto done;
+		}
+		for (uint32_t f = 0; f < frames; f++)
+			if (!json_f32(json_array_get(vals, f), &out->floats[(size_t)f * F + i])) {
+				fprintf(stderr, "hkspline encode: float track %zu frame %u is not a float\n", i, f);
+				goto done;
+			}
+	}
+	out->in.num_frames = frames;
+	out->in.num_transform_tracks = (uint32_t)T;
+	out->in.num_float_tracks = (uint32_t)F;
+	out->in.duration = duration;
+	out->in.transforms = T ? out->transforms : NULL;
+	out->in.floats = F ? out->floats : NULL;
+	ok = true;
+done:
+	json_decref(root);
+	return ok;
+}
+
+/* ---- options ---- */
+
+static bool parse_float(const char *s, float *out)
+{
+	char *end = NULL;
+	double v = strtod(s, &end);
+	if (!end || *end || !(v > 0) || !isfinite(v))
+		return false;
+	*out = (float)v;
+	return true;
+}
+
+static bool parse_rotation_quantization(const char *s, unsigned *selector)
+{
+	static const struct {
+		const char *name;
+		unsigned sel;
+	} names[] = {{"40", HKS_ROT_THREECOMP40}, {"48", HKS_ROT_THREECOMP48}, {"24", HKS_ROT_THREECOMP24},
+	             {"16", HKS_ROT_STRAIGHT16},  {"32", HKS_ROT_POLAR32},      {"uncompressed", HKS_ROT_UNCOMPRESSED}};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name)) {
+			*selector = names[i].sel;
+			return true;
+		}
+	return false;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	size_t num_compendiums = 0;
+	const char *in = NULL, *out = NULL, *like = NULL, *sdk = NULL;
+	long want_index = -1, mfpb = 0;
+	int status = 2, continuity = 0;
+	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
+	int degree = 0;
+	bool have_rotq = false;
+	unsigned rotq = HKS_ROT_THREECOMP40;
+	hks_cpu_model cpu = HKS_CPU_AUTO;
+	hks_encode_solver solver = HKS_SOLVER_HAVOK;
+	json_frames jf;
+	memset(&jf, 0, sizeof(jf));
+	hks_loader *loader = NULL;
+	hks_loaded *ld = NULL;
+	hks_stored_animation *orig = NULL;
+	hks_track_params *pal = NULL, *fpal = NULL;
+	hks_packed_spline *packed = NULL;
+	if (!compendiums) {
+		fprintf(stderr, "hkspline encode: out of memory\n");
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			status = 0;
+			goto done;
+		} else if (!strcmp(a, "-o") && has) {
+			out = argv[++i];
+		} else if (!strcmp(a, "--like") && has) {
+			like = argv[++i];
+		} else if (!strcmp(a, "--compendium") && has) {
+			compendiums[num_compendiums++] = argv[++i];
+		} else if (!strcmp(a, "--animation") && has) {
+			char *end = NULL;
+			want_index = strtol(argv[++i], &end, 10);
+			if (!end || *end || want_index < 0) {
+				fprintf(stderr, "hkspline encode: --animation wants an index >= 0\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--game") && has) {
+			const char *g = argv[++i];
+			if (!strcmp(g, "sekiro"))
+				sdk = "20160200";
+			else if (!strcmp(g, "eldenring") || !strcmp(g, "elden-ring"))
+				sdk = "20180100";
+			else {
+				fprintf(stderr, "hkspline encode: --game takes sekiro or eldenring\n");
+				goto done;
+			}
+		} else if ((!strcmp(a, "--tolerance") || !strcmp(a, "--translation-tolerance") ||
+		            !strcmp(a, "--rotation-tolerance") || !strcmp(a, "--scale-tolerance") ||
+		            !strcmp(a, "--float-tolerance")) &&
+		           has) {
+			float v;
+			if (!parse_float(argv[++i], &v)) {
+				fprintf(stderr, "hkspline encode: %s wants a positive number\n", a);
+				goto done;
+			}
+			if (!strcmp(a, "--tolerance"))
+				tol[0] = tol[1] = tol[2] = tol[3] = v;
+			else
+				tol[!strcmp(a, "--translation-tolerance") ? 0 : !strcmp(a, "--rotation-tolerance") ? 1
+				    : !strcmp(a, "--scale-tolerance")     ? 2
+				                                          : 3] = v;
+		} else if (!strcmp(a, "--degree") && has) {
+			degree = atoi(argv[++i]);
+			if (degree < 1 || degree > 3) {
+				fprintf(stderr, "hkspline encode: --degree takes 1, 2 or 3\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--rotation-quantization") && has) {
+			if (!parse_rotation_quantization(argv[++i], &rotq)) {
+				fprintf(stderr, "hkspline encode: --rotation-quantization takes 40, 48, 24, 16, 32 or uncompressed\n");
+				goto done;
+			}
+			have_rotq = true;
+		} else if (!strcmp(a, "--max-frames-per-block") && has) {
+			mfpb = strtol(argv[++i], NULL, 10);
+			if (mfpb < 2 || mfpb > 256) {
+				fprintf(stderr, "hkspline encode: --max-frames-per-block takes 2 .. 256\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--cpu") && has) {
+			if (hks_cpu_model_parse(argv[++i], &cpu) != 0) {
+				fprintf(stderr, "hkspline encode: --cpu takes auto, intel, amd-zen, native or exact\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--solver") && has) {
+			const char *s = argv[++i];
+			if (!strcmp(s, "havok"))
+				solver = HKS_SOLVER_HAVOK;
+			else if (!strcmp(s, "quality"))
+				solver = HKS_SOLVER_QUALITY;
+			else {
+				fprintf(stderr, "hkspline encode: --solver takes havok or quality\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--continuity")) {
+			continuity = 1;
+		} else if (!strcmp(a, "--record")) {
+			fprintf(stderr, "hkspline encode: --record (re-compression records) is not implemented yet\n");
+			goto done;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hkspline encode: unknown or incomplete option '%s'\n", a);
+			usage(stderr);
+			goto done;
+		} else if (!in) {
+			in = a;
+		} else {
+			fprintf(stderr, "hkspline encode: one input only ('%s' and '%s')\n", in, a);
+			goto done;
+		}
+	}
+	if (!in || !out) {
+		usage(stderr);
+		goto done;
+	}
+	if (!like) {
+		fprintf(stderr,
+		        "hkspline encode: writing a new Havok file from scratch is not supported yet (the tagfile writer\n"
+		        "needs the type table of an existing file); pass --like ORIGINAL, a tagfile or packfile whose\n"
+		        "animation is replaced\n");
+		goto done;
+	}
+	if (!load_json(in, want_index, &jf))
+		goto done;
+
+	/* the original container */
+	hks_error err;
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = compendiums;
+	lo.num_compendium_paths = num_compendiums;
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, like, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	if (hks_loader_count(loader) != 1) {
+		fprintf(stderr, "hkspline encode: %s holds %zu Havok files; --like takes one\n", like, hks_loader_count(loader));
+		goto done;
+	}
+	hks_result r = hks_loader_load(loader, 0, &ld);
+	if (r != HKS_OK || !ld) {
+		fprintf(stderr, "hkspline encode: %s: %s\n", like, hks_result_name(r));
+		goto done;
+	}
+	if (ld->status != HKS_OK) {
+		cli_print_error(&ld->error);
+		goto done;
+	}
+	hks_file *file = ld->file;
+	uint32_t ai = (uint32_t)jf.index;
+	if (ai >= file->num_animations || file->animations[ai].kind != HKS_ANIMATION_SPLINE) {
+		fprintf(stderr, "hkspline encode: %s has no spline animation %u to replace\n", like, ai);
+		goto done;
+	}
+	const hks_animation *oa = &file->animations[ai];
+	if ((uint32_t)oa->number_of_transform_tracks != jf.in.num_transform_tracks ||
+	    (uint32_t)oa->number_of_float_tracks != jf.in.num_float_tracks) {
+		fprintf(stderr, "hkspline encode: %s animation %u has %d transform and %d float tracks; %s has %u and %u\n", like,
+		        ai, (int)oa->number_of_transform_tracks, (int)oa->number_of_float_tracks, in,
+		        jf.in.num_transform_tracks, jf.in.num_float_tracks);
+		goto done;
+	}
+	if (hks_stored_read(oa, NULL, &orig, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+
+	/* parameters: command line > original > Havok's defaults */
+	uint32_t T = jf.in.num_transform_tracks, F = jf.in.num_float_tracks;
+	pal = calloc((size_t)T + 1, sizeof(hks_track_params));
+	fpal = calloc((size_t)F + 1, sizeof(hks_track_params));
+	if (!pal || !fpal) {
+		fprintf(stderr, "hkspline encode: out of memory\n");
+		goto done;
+	}
+	for (uint32_t t = 0; t < T; t++) {
+		uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
+		unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
+		if (tq <= 1)
+			pal[t].translation_quantization = (uint8_t)(tq + 1);
+		if (sq <= 1)
+			pal[t].scale_quantization = (uint8_t)(sq + 1);
+		if (sel <= HKS_ROT_UNCOMPRESSED)
+			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
+		if (have_rotq)
+			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(rotq);
+	}
+	for (uint32_t i = 0; i < F; i++) {
+		unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
+		if (q <= 1)
+			fpal[i].float_quantization = (uint8_t)(q + 1);
+	}
+	hks_encode_options o;
+	memset(&o, 0, sizeof(o));
+	o.base.name = in;
+	o.defaults.translation_tolerance = tol[0];
+	o.defaults.rotation_tolerance = tol[1];
+	o.defaults.scale_tolerance = tol[2];
+	o.defaults.float_tolerance = tol[3];
+	o.defaults.translation_degree = o.defaults.rotation_degree = o.defaults.scale_degree = o.defaults.float_degree =
+	    (uint8_t)degree;
+	o.per_track = pal;
+	o.num_per_track = T;
+	o.per_float_track = fpal;
+	o.num_per_float_track = F;
+	o.max_frames_per_block = mfpb ? (uint32_t)mfpb
+	                              : (orig->max_frames_per_block >= 2 && orig->max_frames_per_block <= 256
+	                                     ? (uint32_t)orig->max_frames_per_block
+	                                     : 0);
+	o.cpu = cpu;
+	o.sdk = sdk ? sdk : file->sdk;
+	o.solver = solver;
+	o.rotation_continuity = continuity;
+	hks_encode_stats st;
+	o.stats = &st;
+	if (hks_encode_spline(&jf.in, &o, &packed, &err) != HKS_OK) {
+		cli_print_error(&err);
+		status = 1;
+		goto done;
+	}
+	/* the stored structure of the original points into its data: release it before replacing */
+	hks_stored_free(orig);
+	orig = NULL;
+	if (hks_file_replace_spline(file, ai, packed->duration, &packed->header, &err) != HKS_OK) {
+		cli_print_error(&err);
+		status = 1;
+		goto done;
+	}
+	hks_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base.name = out;
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		status = 1;
+		goto done;
+	}
+	bool written = cli_write_file(out, bytes, size);
+	hks_buffer_free(&wo.base, bytes, size);
+	if (!written)
+		goto done;
+	uint64_t parts = st.parts[0] + st.parts[1] + st.parts[2] + st.parts[3];
+	uint64_t splines = st.spline_parts[0] + st.spline_parts[1] + st.spline_parts[2] + st.spline_parts[3];
+	printf("%s: animation %u: %u frames, %u + %u tracks, %u blocks; %llu parts, %llu splines (%llu at degree 1), "
+	       "%llu control points; %u bytes of spline data (SDK %s, cpu %s); wrote %s (%zu bytes)\n",
+	       in, ai, jf.in.num_frames, T, F, (unsigned)packed->header.num_blocks, (unsigned long long)parts,
+	       (unsigned long long)splines, (unsigned long long)st.degree1_parts,
+	       (unsigned long long)(st.control_points[0] + st.control_points[1] + st.control_points[2] + st.control_points[3]),
+	       packed->header.data_size, o.sdk, hks_cpu_model_name(cpu), out, size);
+	status = 0;
+done:
+	hks_packed_spline_free(packed);
+	hks_stored_free(orig);
+	free(pal);
+	free(fpal);
+	free(jf.transforms);
+	free(jf.floats);
+	hks_loaded_free(ld);
+	hks_loader_free(loader);
+	free(compendiums);
+	return status;
+}
