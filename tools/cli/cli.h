@@ -17,6 +17,7 @@ int cmd_decode(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_repack(int argc, char **argv);
 int cmd_bnd(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_error(int argc, char **argv);
 

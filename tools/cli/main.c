@@ -15,6 +15,7 @@ static const command commands[] = {
 	{"decode", cmd_decode, "decode animations to frames (JSON or CSV)"},
 	{"bench", cmd_bench, "benchmarks (decode)"},
 	{"repack", cmd_repack, "decode to the stored structure and write it back"},
+	{"encode", cmd_encode, "encode decoded frames (JSON) into a Havok file (--like ORIGINAL)"},
 	{"bnd", cmd_bnd, "list, extract, replace and pack BND4 / DCX binders"},
 	{"error", cmd_error, "compression error between two animations (local and object space)"},
 	{"stats", cmd_stats, "compression statistics: sizes, ratio, bytes per category, lanes"},
