@@ -590,6 +590,61 @@ static void test_normalize_option(void **state)
 	assert_true(differs); /* the raw API does not normalize (§4.6) */
 }
 
+/* Hostile stored structures (random flags, degrees, counts, knots, selectors
+ * over valid buffers): every call returns OK or a clean error, never reads
+ * outside the part's arrays (run under -DHKS_SANITIZE=ON to check). */
+static void test_random_structures_are_safe(void **state)
+{
+	(void)state;
+	static clip c;
+	float tr[40 * 3 * 10], fl[40 * 2];
+	for (int round = 0; round < 3000; round++) {
+		int frames = 2 + (int)(rnd() % 38), mfpb = 2 + (int)(rnd() % 30);
+		uint32_t K = (uint32_t)mfpb - 1;
+		if (((uint32_t)frames + K - 2) / K > 4)
+			mfpb = 256;
+		clip_init(&c, frames, mfpb, 3, 2);
+		for (unsigned b = 0; b < c.a.num_blocks; b++) {
+			for (unsigned t = 0; t < 3; t++)
+				for (unsigned part = 0; part < 3; part++) {
+					unsigned last = c.blocks[b].num_frames - 1;
+					unsigned p = 1 + rnd() % 3;
+					unsigned ncp = p + 1 + rnd() % (last + 1 > p ? last + 1 - p : 1);
+					if (ncp > MAXCP)
+						ncp = MAXCP;
+					if (part == 1)
+						rotation_spline(&c, b, t, rnd() % 6, p, ncp);
+					else
+						vector_spline(&c, b, t, part, (uint8_t)(0x10 | (rnd() & 0x77)), p, ncp, (int)(rnd() & 1));
+					hks_stored_part *sp = &c.tracks[b][t].part[part];
+					/* mutations */
+					switch (rnd() % 8) {
+					case 0: sp->degree = (uint8_t)(rnd() % 6); break;
+					case 1: sp->knots = c.knots[b][t][part]; c.knots[b][t][part][rnd() % sp->num_knots] = (uint8_t)rnd(); break;
+					case 2: sp->flags = (uint8_t)rnd(); break;
+					case 3: sp->quantization = (uint8_t)(rnd() % 8); break;
+					case 4: sp->num_knots = (uint16_t)(rnd() % (sp->num_knots + 1)); break;
+					case 5: sp->num_control_points = (uint16_t)(rnd() % (sp->num_control_points + 1)); break;
+					default: break;
+					}
+					/* keep every count within the buffers the builder filled */
+					if (sp->num_knots > MAXCP + 4 || (uint32_t)sp->num_control_points + 4 > MAXCP + 8)
+						sp->num_knots = sp->num_control_points = 0;
+				}
+			for (unsigned f = 0; f < 2; f++) {
+				c.floats[b][f].flags = (uint8_t)(rnd() & 0x13);
+				c.floats[b][f].static_value[0] = 0.5f;
+			}
+		}
+		hks_error err;
+		hks_result r = hks_sample_frames(&c.a, NULL, 0, (uint32_t)frames, tr, fl, &err);
+		assert_true(r == HKS_OK || r == HKS_E_MALFORMED);
+		float t = (float)(rnd() % 1000) / 999.0f * c.a.duration * 1.2f;
+		r = hks_sample_time(&c.a, t, NULL, tr, fl, &err);
+		assert_true(r == HKS_OK || r == HKS_E_MALFORMED);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_bad_knots_are_errors),
 		cmocka_unit_test(test_nan_propagates),
 		cmocka_unit_test(test_normalize_option),
+		cmocka_unit_test(test_random_structures_are_safe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
