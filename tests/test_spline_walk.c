@@ -842,6 +842,22 @@ static void test_conformance(void **state)
 	assert_int_equal(f.s->conformance_issues, 1);
 	assert_int_equal(f.s->conformance.offset, 15);
 	teardown(&f);
+	/* field c of the third quaternion (at 25: byte 28 and the low nibble of 29); then field b of the sixth (at 40) */
+	for (int k = 0; k < 2; k++) {
+		build_guard_case(&b, 1, 0x45, &fbo);
+		if (k == 0) {
+			b.d[28] = 0xFF;
+			b.d[29] |= 0x0F;
+		} else {
+			b.d[41] |= 0xF0;
+			b.d[42] = 0xFF;
+		}
+		setup(&f, &b, 1, 0, 10, 1, &bo0, &fbo);
+		assert_int_equal(walk(&f, 0), HKS_OK);
+		assert_int_equal(f.s->conformance_issues, 1);
+		assert_int_equal(f.s->conformance.offset, k == 0 ? 25 : 40);
+		teardown(&f);
+	}
 	build_guard_case(&b, 1, 0x45, &fbo);
 	static const uint8_t packed_nan[5] = {0x00, 0x80, 0x00, 0x00, 0x80};
 	memcpy(b.d + 20, packed_nan, 5);
