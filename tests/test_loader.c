@@ -312,6 +312,27 @@ static void test_folder_skeleton(void **state)
 	hks_loader_free(L);
 }
 
+/* Symlink loops: a folder already open higher up the walk is skipped
+ * (two self links would otherwise branch exponentially). */
+static void test_symlink_loop(void **state)
+{
+	(void)state;
+	make_dir(path_in("loop"));
+	make_dir(path_in("loop/sub"));
+	write_bytes(path_in("loop/a.hkx"), sample_bytes, sample_size);
+	write_bytes(path_in("loop/sub/b.hkx"), sample_bytes, sample_size);
+	assert_int_equal(symlink(".", path_in("loop/self1")), 0);
+	assert_int_equal(symlink(".", path_in("loop/self2")), 0);
+	assert_int_equal(symlink("..", path_in("loop/sub/parent")), 0);
+	hks_loader *L = new_loader();
+	hks_error err;
+	assert_int_equal(hks_loader_add_path(L, path_in("loop"), &err), HKS_OK);
+	assert_int_equal(hks_loader_count(L), 2);
+	assert_string_equal(hks_loader_path(L, 0), path_in("loop/a.hkx"));
+	assert_string_equal(hks_loader_path(L, 1), path_in("loop/sub/b.hkx"));
+	hks_loader_free(L);
+}
+
 typedef struct thread_arg {
 	hks_loader *loader;
 	size_t start, step;
@@ -387,6 +408,7 @@ int main(void)
 	    cmocka_unit_test(test_unsupported_dcx),
 	    cmocka_unit_test(test_folder_skeleton),
 	    cmocka_unit_test(test_concurrent_loads),
+	    cmocka_unit_test(test_symlink_loop),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -33,8 +33,30 @@
 /* Decompressed binders kept resident for the next member (bytes). Units of
  * one binder are consecutive, so a small budget avoids re-decompressing. */
 #define ARCHIVE_CACHE_BUDGET ((size_t)512 << 20)
-/* Folder nesting followed by the walk (guards against symlink loops). */
+/* Folder nesting followed by the walk. A folder already open higher up the
+ * walk (a symlink loop) is skipped; the depth bound is a second guard. */
 #define MAX_WALK_DEPTH 64
+
+/* The folders open along the current walk, by device and inode. */
+typedef struct walk_stack {
+	dev_t dev[MAX_WALK_DEPTH + 1];
+	ino_t ino[MAX_WALK_DEPTH + 1];
+	unsigned depth;
+} walk_stack;
+
+/* Push `st` unless it is already on the stack or the stack is full. */
+static bool walk_enter(walk_stack *w, const struct stat *st)
+{
+	if (w->depth > MAX_WALK_DEPTH)
+		return false;
+	for (unsigned i = 0; i < w->depth; i++)
+		if (w->dev[i] == st->st_dev && w->ino[i] == st->st_ino)
+			return false;
+	w->dev[w->depth] = st->st_dev;
+	w->ino[w->depth] = st->st_ino;
+	w->depth++;
+	return true;
+}
 #define NONE UINT32_MAX
 
 typedef enum archive_kind {
@@ -671,9 +693,10 @@ static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **s
 	}
 }
 
-static void set_add_tree(hks_loader *L, const char *dir, unsigned depth, hks_compendium_set **set, size_t *count)
+static void set_add_tree(hks_loader *L, const char *dir, walk_stack *w, hks_compendium_set **set, size_t *count)
 {
-	if (depth > MAX_WALK_DEPTH)
+	struct stat self;
+	if (stat(dir, &self) != 0 || !walk_enter(w, &self))
 		return;
 	name_list nl;
 	hks_error *saved = L->ctx.err;
@@ -682,14 +705,16 @@ static void set_add_tree(hks_loader *L, const char *dir, unsigned depth, hks_com
 	L->ctx.err = &e;
 	hks_result r = list_dir(L, dir, &nl);
 	L->ctx.err = saved;
-	if (r != HKS_OK)
+	if (r != HKS_OK) {
+		w->depth--;
 		return;
+	}
 	for (size_t i = 0; i < nl.count; i++) {
 		char *p = join_path(L, dir, nl.names[i]);
 		struct stat st;
 		if (p && stat(p, &st) == 0) {
 			if (S_ISDIR(st.st_mode))
-				set_add_tree(L, p, depth + 1, set, count);
+				set_add_tree(L, p, w, set, count);
 			else if (S_ISREG(st.st_mode) && (is_compendium_name(nl.names[i]) || ends_with_ci(nl.names[i], ".anibnd") ||
 			                                 ends_with_ci(nl.names[i], ".dcx")))
 				set_add_path(L, p, set, count);
@@ -697,6 +722,7 @@ static void set_add_tree(hks_loader *L, const char *dir, unsigned depth, hks_com
 		loader_strfree(L, p);
 	}
 	free_names(L, &nl);
+	w->depth--;
 }
 
 /* Location 2: the .compendium files directly in a folder. */
@@ -733,7 +759,11 @@ static void build_global_set(hks_loader *L)
 		if (!p || stat(p, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode))
-			set_add_tree(L, p, 0, &L->global, &L->global_files);
+		{
+			walk_stack w;
+			w.depth = 0;
+			set_add_tree(L, p, &w, &L->global, &L->global_files);
+		}
 		else
 			set_add_path(L, p, &L->global, &L->global_files);
 	}
@@ -921,13 +951,17 @@ static hks_result add_file(hks_loader *L, const char *path)
 	return add_unit(L, &s);
 }
 
-static hks_result add_tree(hks_loader *L, const char *dir, unsigned depth)
+static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 {
-	if (depth > MAX_WALK_DEPTH)
+	struct stat self;
+	if (stat(dir, &self) != 0 || !walk_enter(w, &self))
 		return HKS_OK;
 	name_list nl;
-	HKS_TRY(list_dir(L, dir, &nl));
-	hks_result r = HKS_OK;
+	hks_result r = list_dir(L, dir, &nl);
+	if (r != HKS_OK) {
+		w->depth--;
+		return r;
+	}
 	for (size_t i = 0; i < nl.count && r == HKS_OK; i++) {
 		char *p = join_path(L, dir, nl.names[i]);
 		if (!p) {
@@ -937,13 +971,14 @@ static hks_result add_tree(hks_loader *L, const char *dir, unsigned depth)
 		struct stat st;
 		if (stat(p, &st) == 0) {
 			if (S_ISDIR(st.st_mode))
-				r = add_tree(L, p, depth + 1);
+				r = add_tree(L, p, w);
 			else if (S_ISREG(st.st_mode) && walk_keeps(nl.names[i]))
 				r = add_file(L, p);
 		}
 		loader_strfree(L, p);
 	}
 	free_names(L, &nl);
+	w->depth--;
 	return r;
 }
 
@@ -1018,7 +1053,11 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 	if (stat(path, &st) != 0)
 		r = hks_fail(&L->ctx, HKS_E_IO, -1, "%s", strerror(errno));
 	else if (S_ISDIR(st.st_mode))
-		r = add_tree(L, path, 0);
+	{
+		walk_stack w;
+		w.depth = 0;
+		r = add_tree(L, path, &w);
+	}
 	else if (S_ISREG(st.st_mode))
 		r = add_file(L, path);
 	else
