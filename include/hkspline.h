@@ -946,6 +946,15 @@ void hks_spline_stats_add(hks_spline_stats *a, const hks_spline_stats *b);
  * binders and DCX archives (each binder member is one unit). Compendiums are
  * resolved by ID through: the unit's own binder, its folder, then every
  * compendium path of the options (CONTAINERS.md §2.11).
+ *
+ * Details (docs/CLI.md, "Paths"): a file named explicitly is sniffed by
+ * content; folders are walked in byte-wise sorted order, dot files skipped,
+ * symlink loops cut. Binder members that are Havok files by content or by
+ * name (.hkx, .compendium) are units, shown as "binder:basename" (the full
+ * member name when two members share a basename). A DCX around one Havok
+ * file is one unit. A binder or DCX that cannot be opened (e.g. KRAK) is one
+ * unit whose load reports the error. Decompressed binders are cached (bounded)
+ * and every location's compendium set is built once, on first use.
  */
 typedef struct hks_loader hks_loader;
 
