@@ -18,6 +18,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_repack(int argc, char **argv);
 int cmd_bnd(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_bench_encode(int argc, char **argv); /* `bench encode` (cmd_bench_encode.c) */
 int cmd_stats(int argc, char **argv);
 int cmd_error(int argc, char **argv);
 

@@ -231,6 +231,8 @@ int cmd_bench(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "decode"))
 		return bench_decode(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "encode"))
+		return cmd_bench_encode(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
 		return 0;
