@@ -374,6 +374,84 @@ static void test_repack_compare(void **state)
 	assert_int_equal(hks_spline_repack_compare(&a, 1, &e), HKS_OK);
 }
 
+/* ---- hks_spline_check_header ---- */
+
+static void test_header_check(void **state)
+{
+	(void)state;
+	uint32_t bo = 0, fbo = 40;
+	hks_animation a;
+	make_animation(&a, example_bytes, sizeof(example_bytes), 1, 1, 51, &bo, &fbo, 1);
+	/* FORMAT.md §1.1 worked example */
+	a.duration = f32(0x3FD55555);
+	a.spline.frame_duration = f32(0x3D088888);
+	a.spline.block_duration = f32(0x4107FFFF);
+	a.spline.block_inverse_duration = f32(0x3DF0F0F3);
+	hks_file file;
+	memset(&file, 0, sizeof(file));
+	file.container = HKS_CONTAINER_TAGFILE;
+	strcpy(file.sdk, "20180100");
+	file.animations = &a;
+	file.num_animations = 1;
+	hks_error e;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_OK);
+
+	/* blockDuration 8.5 (what a decimal computation gives) is not the f32 product */
+	a.spline.block_duration = 8.5f;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	assert_string_equal(e.member, "blockDuration");
+	assert_non_null(strstr(e.message, "0x41080000"));
+	assert_non_null(strstr(e.message, "0x4107FFFF"));
+	assert_int_equal(e.animation, 0);
+	/* ... which a packfile may carry (relative 1e-4), but not 8.6 */
+	file.container = HKS_CONTAINER_PACKFILE;
+	strcpy(file.sdk, "hk_2010.2.0-r1");
+	a.spline.block_inverse_duration = 1.0f / 8.5f;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_OK);
+	a.spline.block_duration = 8.6f;
+	a.spline.block_inverse_duration = 1.0f / 8.6f;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	assert_string_equal(e.member, "blockDuration");
+	a.spline.block_duration = f32(0x4107FFFF);
+	a.spline.block_inverse_duration = f32(0x3DF0F0F3);
+
+	/* per-track offsets: empty in FromSoftware data; a packfile may have them */
+	uint32_t offsets[1] = {8};
+	a.spline.transform_offsets = offsets;
+	a.spline.num_transform_offsets = 1;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_OK);
+	file.container = HKS_CONTAINER_TAGFILE;
+	strcpy(file.sdk, "20160200");
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	assert_string_equal(e.member, "transformOffsets");
+	a.spline.num_transform_offsets = 0;
+
+	/* the integer relations */
+	a.spline.num_blocks = 2;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	assert_string_equal(e.member, "numBlocks");
+	a.spline.num_blocks = 1;
+	a.spline.mask_and_quantization_size = 12;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	assert_string_equal(e.member, "maskAndQuantizationSize");
+	file.container = HKS_CONTAINER_XML; /* only "at least 4T + F" there */
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_OK);
+	a.spline.mask_and_quantization_size = 4;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	a.spline.mask_and_quantization_size = 8;
+	bo = 16;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	assert_string_equal(e.member, "blockOffsets");
+	bo = 0;
+	a.spline.endian = 1;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_MALFORMED);
+	assert_string_equal(e.member, "endian");
+	a.spline.endian = 0;
+	assert_int_equal(hks_spline_check_header(&file, 1, &e), HKS_E_ARGUMENT);
+	a.kind = HKS_ANIMATION_OTHER;
+	assert_int_equal(hks_spline_check_header(&file, 0, &e), HKS_E_ARGUMENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_pack_walk_roundtrip),
 		cmocka_unit_test(test_pack_rejects_inconsistent),
 		cmocka_unit_test(test_repack_compare),
+		cmocka_unit_test(test_header_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
