@@ -406,6 +406,24 @@ static void run_spline(sampler *sm, const hks_stored_part *p, unsigned lanes, co
 		eval_frames(p->degree, lanes, p->knots, sm->knots, n, sm->cp, pr->L0, pr->count, out, stride, dest);
 }
 
+/*
+ * The control points the evaluation will read: all of them in frame mode; in
+ * time mode only P[span − p .. span] of the one span (the same search the
+ * evaluation does), so a single sample costs O(degree), not O(points).
+ * Call after check_spline.
+ */
+static void needed_points(const hks_stored_part *p, const param *pr, size_t *first, size_t *end)
+{
+	if (!pr->time_mode) {
+		*first = 0;
+		*end = p->num_control_points;
+		return;
+	}
+	unsigned span = find_span(p->knots, (unsigned)p->num_control_points - 1, p->degree, pr->qtime);
+	*first = span - p->degree;
+	*end = (size_t)span + 1;
+}
+
 static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->count; }
 
 /*
@@ -460,7 +478,8 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	if (p->quantization > 1 || !p->control_points)
 		return fail_part(sm, b, track, part, p, "scalar quantization %u invalid or no control points", p->quantization);
 	HKS_TRY(check_spline(sm, b, track, part, p));
-	size_t ncp = p->num_control_points;
+	size_t ncp = p->num_control_points, first, end;
+	needed_points(p, pr, &first, &end);
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * nslots));
 	HKS_TRY(load_knots(sm, p, pr));
 	/* FORMAT.md §3.1, each control point dequantized once: ((f32)v·C)·d + min
@@ -471,7 +490,7 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 		float mn = p->min[l], d = p->max[l] - p->min[l];
 		const uint16_t *src = p->control_points + k;
 		float *dst = sm->cp + k;
-		for (size_t i = 0; i < ncp; i++)
+		for (size_t i = first; i < end; i++)
 			dst[i * nslots] = (((float)src[i * nslots] * scale) * d) + mn; /* hks_dequantize_scalar */
 	}
 	run_spline(sm, p, nslots, pr, out, stride, slot_lane);
@@ -503,10 +522,11 @@ static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const 
 		return HKS_OK;
 	}
 	HKS_TRY(check_spline(sm, b, track, HKS_PART_ROTATION, p));
-	size_t ncp = p->num_control_points;
+	size_t ncp = p->num_control_points, first, end;
+	needed_points(p, pr, &first, &end);
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * 4));
 	HKS_TRY(load_knots(sm, p, pr));
-	hks_unpack_quaternions(sel, p->packed, ncp, sm->cp);
+	hks_unpack_quaternions(sel, p->packed + first * hks_rotation_size(sel), end - first, sm->cp + first * 4);
 	static const unsigned dest[4] = {0, 1, 2, 3};
 	run_spline(sm, p, 4, pr, out, stride, dest);
 	return HKS_OK;
