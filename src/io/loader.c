@@ -272,6 +272,18 @@ static size_t read_head(const char *path, uint8_t *buf, size_t cap)
 	return got;
 }
 
+/*
+ * A per-call context for reading `path`: the default memory bound scales with
+ * the input (16 x size + 64 MiB, see hks_limits), so size it by the file on
+ * disk plus `extra` (the decompressed size of an archive, when known).
+ */
+static void ctx_for_file(hks_loader *L, hks_ctx *ctx, const char *path, uint64_t extra, hks_error *err)
+{
+	struct stat st;
+	uint64_t size = path && stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	hks_ctx_init(ctx, &L->opts.base, size + extra, err);
+}
+
 /* ---- folders ---------------------------------------------------------- */
 
 static char *dir_of(hks_loader *L, const char *path)
@@ -600,7 +612,7 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 				size_t size = 0;
 				hks_error scratch;
 				hks_ctx sub;
-				hks_ctx_init(&sub, &L->opts.base, 0, &scratch);
+				ctx_for_file(L, &sub, path, a->resident_bytes, &scratch);
 				sub.file = path;
 				if (archive_member_bytes(L, a, i, &sub, &bytes, &size) == HKS_OK) {
 					a->member_kinds[i] = hks_detect_container(bytes, size);
@@ -643,7 +655,7 @@ static void set_add_archive(hks_loader *L, archive *a, hks_compendium_set **set,
 {
 	hks_error e;
 	hks_ctx ctx;
-	hks_ctx_init(&ctx, &L->opts.base, 0, &e);
+	ctx_for_file(L, &ctx, a->disk_path, a->resident_bytes, &e);
 	ctx.file = a->disk_path;
 	if (a->kind == ARCHIVE_SINGLE) {
 		if (archive_make_resident(L, a, &ctx) == HKS_OK)
@@ -672,7 +684,7 @@ static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **s
 	if (kind == HKS_CONTAINER_COMPENDIUM) {
 		hks_error e;
 		hks_ctx ctx;
-		hks_ctx_init(&ctx, &L->opts.base, 0, &e);
+		ctx_for_file(L, &ctx, path, 0, &e);
 		uint8_t *bytes = NULL;
 		size_t size = 0;
 		if (read_disk_file(&ctx, path, &bytes, &size) == HKS_OK) {
@@ -1114,14 +1126,16 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 		return HKS_OK;
 	}
 	hks_ctx ctx;
-	hks_ctx_init(&ctx, &L->opts.base, 0, &ld->error);
-	ctx.file = ld->path;
 	hks_result r;
 	if (src->archive == NONE) {
+		ctx_for_file(L, &ctx, src->container_path, 0, &ld->error);
+		ctx.file = ld->path;
 		r = read_disk_file(&ctx, src->container_path, &li->bytes, &li->bytes_size);
 	} else {
 		pthread_mutex_lock(&L->mutex);
 		archive *a = L->archives[src->archive];
+		ctx_for_file(L, &ctx, src->container_path, a->resident_bytes, &ld->error);
+		ctx.file = ld->path;
 		r = archive_member_bytes(L, a, src->member_index, &ctx, &li->bytes, &li->bytes_size);
 		archive_trim(L, a);
 		pthread_mutex_unlock(&L->mutex);
