@@ -260,6 +260,12 @@ static int load_json(input *in, uint32_t anim_index)
 		rc = json_fail(in, "too many tracks");
 		goto done;
 	}
+	/* checked before allocating: 2^28 floats (1 GiB) is far beyond any clip, and the
+	 * row counts are only verified while reading */
+	if ((uint64_t)N * ((uint64_t)T * HKS_TRACK_SAMPLE_FLOATS + F) > (UINT64_C(1) << 28)) {
+		rc = json_fail(in, "frames x tracks too large");
+		goto done;
+	}
 	json_f32(json_object_get(an, "duration"), hex, &in->frames.duration);
 	in->transforms = (float *)malloc(((size_t)N * T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
 	in->floats = (float *)malloc(((size_t)N * F + 1) * sizeof(float));
