@@ -94,6 +94,20 @@ static int decode_spline(const hks_animation *an, uint32_t index, const decode_o
 	}
 	d->T = (uint32_t)s->num_transform_tracks;
 	d->F = (uint32_t)s->num_float_tracks;
+	/* Straight16's constants are provisional (FORMAT.md §3.8 [U]): say so
+	 * when the data use it (no game file does). */
+	uint64_t unverified = 0;
+	for (uint32_t b = 0; b < s->num_blocks; b++)
+		for (uint32_t t = 0; t < d->T; t++) {
+			const hks_stored_part *r = &s->blocks[b].tracks[t].part[1];
+			if (r->flags && !hks_selector_verified(r->quantization))
+				unverified++;
+		}
+	if (unverified)
+		fprintf(stderr,
+		        "hkspline decode: warning: animation %u stores %llu rotations with selector %s whose decoding "
+		        "is not verified (FORMAT.md §3.8)\n",
+		        index, (unsigned long long)unverified, "Straight16");
 	d->duration = s->duration;
 	d->frame_duration = s->frame_duration;
 	if (o->time_step > 0) {
