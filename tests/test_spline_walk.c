@@ -764,6 +764,109 @@ static void test_bad_knots_and_degrees(void **state)
 	teardown(&f);
 }
 
+/*
+ * Random knot vectors (sorted with repeats, clamped or not, sometimes with a
+ * swap or a value past the last frame) against a scalar reference of B7
+ * (error at the first offending knot) and B8 (one conformance issue): checks
+ * the walk's byte-parallel knot tests at every length and alignment.
+ */
+static uint32_t rng_state = 12345;
+static uint32_t rng(void)
+{
+	rng_state = rng_state * 1103515245u + 12345u;
+	return rng_state >> 8;
+}
+
+static void test_random_knots(void **state)
+{
+	(void)state;
+	const uint32_t frames = 200, last = frames - 1;
+	unsigned errors = 0, issues = 0, clean = 0;
+	for (int iter = 0; iter < 3000; iter++) {
+		uint32_t p = 1 + rng() % 3, n = p + rng() % 40, nk = n + p + 2;
+		uint8_t k[64];
+		for (uint32_t i = 0; i < nk; i++)
+			k[i] = (uint8_t)(rng() % (frames + 8));
+		/* sort (insertion) */
+		for (uint32_t i = 1; i < nk; i++)
+			for (uint32_t j = i; j > 0 && k[j] < k[j - 1]; j--) {
+				uint8_t t = k[j];
+				k[j] = k[j - 1];
+				k[j - 1] = t;
+			}
+		uint32_t mode = rng() % 4;
+		if (mode >= 1) { /* clamp, and make values valid */
+			for (uint32_t i = 0; i < nk; i++)
+				if (k[i] > last)
+					k[i] = (uint8_t)last;
+			for (uint32_t i = 0; i <= p; i++) {
+				k[i] = 0;
+				k[n + 1 + i] = (uint8_t)last;
+			}
+			if (mode == 3 && rng() % 2) /* a few interior repeats */
+				for (uint32_t i = p + 2; i <= n; i++)
+					if (rng() % 3 == 0)
+						k[i] = k[i - 1];
+		}
+		if (mode == 2 && nk > 2) { /* break the order somewhere */
+			uint32_t i = 1 + rng() % (nk - 1);
+			if (k[i] != k[i - 1]) {
+				uint8_t t = k[i];
+				k[i] = k[i - 1];
+				k[i - 1] = t;
+			}
+		}
+		/* scalar reference */
+		int64_t err_at = -1;
+		for (uint32_t i = 0; i < nk && err_at < 0; i++)
+			if (k[i] > last || (i && k[i] < k[i - 1]))
+				err_at = 7 + i;
+		bool b8 = false;
+		for (uint32_t i = 0; i <= p; i++)
+			b8 = b8 || k[i] != 0 || k[n + 1 + i] != last;
+		if (!b8 && n > p && (k[p + 1] == 0 || k[n] == last))
+			b8 = true;
+		uint32_t run = 1;
+		for (uint32_t i = p + 2; !b8 && i <= n; i++) {
+			run = k[i] == k[i - 1] ? run + 1 : 1;
+			b8 = run > p;
+		}
+
+		builder b = {0};
+		put8(&b, 0x45);
+		put8(&b, 0x00);
+		put8(&b, 0xF0);
+		put8(&b, 0x00);
+		put16(&b, (uint16_t)n);
+		put8(&b, (uint8_t)p);
+		for (uint32_t i = 0; i < nk; i++)
+			put8(&b, k[i]);
+		for (uint32_t i = 0; i < 5 * (n + 1); i++)
+			put8(&b, 0x40);
+		align(&b, 4);
+		uint32_t fbo = b.n, bo0 = 0;
+		align(&b, 16);
+		fixture f;
+		setup(&f, &b, 1, 0, (int)frames, 1, &bo0, &fbo);
+		hks_result r = walk(&f, 0);
+		if (err_at >= 0) {
+			assert_int_equal(r, HKS_E_MALFORMED);
+			assert_int_equal(f.e.offset, err_at);
+			errors++;
+		} else {
+			assert_int_equal(r, HKS_OK);
+			assert_int_equal(f.s->conformance_issues, b8 ? 1 : 0);
+			if (b8)
+				issues++;
+			else
+				clean++;
+		}
+		teardown(&f);
+	}
+	print_message("    %u rejected, %u with a B8 issue, %u clean\n", errors, issues, clean);
+	assert_true(errors > 100 && issues > 100 && clean > 100);
+}
+
 /* ---- masks (B4-B6) ---- */
 
 static void test_bad_masks(void **state)
@@ -971,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_truncation_everywhere),
 		cmocka_unit_test(test_every_byte_mutated),
 		cmocka_unit_test(test_bad_knots_and_degrees),
+		cmocka_unit_test(test_random_knots),
 		cmocka_unit_test(test_bad_masks),
 		cmocka_unit_test(test_conformance),
 		cmocka_unit_test(test_header_rules_and_limits),
