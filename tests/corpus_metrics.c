@@ -7,7 +7,9 @@
  *  2. Every clip compared against itself is exactly 0 in every metric,
  *     object space included when the loader finds a skeleton for it; NaN
  *     samples are counted, never measured.
- *  3. The retail compression ratio per game folder is printed (raw = 40
+ *  3. Block seams (FORMAT.md §4.7) through hks_seam_disagreement: every
+ *     multi-block clip is measured; float seams agree within 8e-6.
+ *  4. The retail compression ratio per game folder is printed (raw = 40
  *     bytes per transform track-frame + 4 per float track-frame, against the
  *     spline data bytes), with the share of each byte category.
  * Binder members are skipped: the corpus holds them as loose files too.
@@ -73,7 +75,8 @@ static void test_corpus_metrics(void **state)
 	assert_int_equal(hks_loader_add_path(loader, corpus, &err), HKS_OK);
 	size_t n = hks_loader_count(loader), root = strlen(corpus);
 	uint64_t walked = 0, walk_failed = 0, unaccounted = 0, self_checked = 0, self_nonzero = 0, with_skeleton = 0;
-	uint64_t nan_samples = 0;
+	uint64_t nan_samples = 0, seam_clips = 0, seam_count = 0, seam_failed = 0;
+	double seam_max[4] = {0, 0, 0, 0}; /* translation m, rotation deg, scale, float */
 	/* the skeleton found for the previous unit, reused while the folder stays the same */
 	hks_loaded *skel = NULL;
 	char skel_dir[1024] = "";
@@ -124,6 +127,18 @@ static void test_corpus_metrics(void **state)
 			walked++;
 			hks_spline_stats st;
 			hks_spline_stats_compute(s, &st);
+			if (s->num_blocks > 1) {
+				hks_seam_report sr;
+				if (hks_seam_disagreement(s, NULL, &sr, &err) == HKS_OK) {
+					seam_clips++;
+					seam_max[0] = fmax(seam_max[0], sr.max_translation);
+					seam_max[1] = fmax(seam_max[1], sr.max_rotation_deg);
+					seam_max[2] = fmax(seam_max[2], sr.max_scale);
+					seam_max[3] = fmax(seam_max[3], sr.max_float);
+					seam_count += sr.seams;
+				} else
+					seam_failed++;
+			}
 			if (st.unaccounted != 0) {
 				if (unaccounted++ < 10)
 					printf("UNACCOUNTED %s animation %u: %lld bytes (data %llu)\n", path, a,
@@ -197,6 +212,10 @@ static void test_corpus_metrics(void **state)
 	printf("self-comparisons %llu (%llu with a skeleton, object space), non-zero %llu, NaN track-samples %llu\n",
 	       (unsigned long long)self_checked, (unsigned long long)with_skeleton, (unsigned long long)self_nonzero,
 	       (unsigned long long)nan_samples);
+	printf("block seams: %llu in %llu clips (%llu failed to sample): max translation %.3g m, rotation %.3g deg, "
+	       "scale %.3g, float %.3g\n",
+	       (unsigned long long)seam_count, (unsigned long long)seam_clips, (unsigned long long)seam_failed,
+	       seam_max[0], seam_max[1], seam_max[2], seam_max[3]);
 	printf("%-24s %6s %12s %12s %7s %7s %7s | %% masks knots bounds static ctrl quats pad guard\n", "folder",
 	       "anims", "raw", "compressed", "ratio", "min", "max");
 	for (size_t i = 0; i < g_num_groups; i++) {
@@ -214,6 +233,9 @@ static void test_corpus_metrics(void **state)
 	assert_int_equal(unaccounted, 0);
 	assert_int_equal(self_nonzero, 0);
 	assert_int_equal(self_checked, walked);
+	assert_int_equal(seam_failed, 0);
+	/* float seams agree within 8e-6 over the retail install (FORMAT.md §4.7, REFERENCE.txt) */
+	assert_true(seam_max[3] <= 8e-6);
 }
 
 int main(void)

@@ -6,12 +6,15 @@
  * data; the stats byte categories add up to the data size of a hand-built
  * stored animation (before and after a pack + walk round trip).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "hks_test.h"
 #include "internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PI 3.14159265358979323846
 #define TRACKS 3
@@ -458,6 +461,76 @@ static void test_stats_categories(void **state)
 	hks_packed_spline_free(p);
 }
 
+/* ---- the CLI: decoded-frames JSON in, the --json contract out ---- */
+
+/* Two tracks, three frames; B moves track 1 by 1 mm in y at frame 2 and has a NaN at frame 0. */
+static int write_frames_json(const char *path, int perturbed)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("{\"source\": {\"path\": \"synthetic\", \"skeleton\": null, \"mode\": \"frame\", \"hex\": false},\n"
+	      " \"animations\": [{\"index\": 0, \"frames\": 3, \"duration\": 0.0666666667, \"frame_duration\": 0.0333333333,\n"
+	      "  \"tracks\": [\n",
+	      f);
+	for (int t = 0; t < 2; t++) {
+		fprintf(f, "   {\"bone\": \"%s\", \"translation\": [", t ? "Hand" : "Root");
+		for (int fr = 0; fr < 3; fr++)
+			fprintf(f, "%s[%s, %s, 0]", fr ? ", " : "", t ? "0.5" : "0",
+			        perturbed && t == 1 && fr == 2 ? "0.001" : "0");
+		fputs("], \"rotation\": [", f);
+		for (int fr = 0; fr < 3; fr++)
+			fprintf(f, "%s[0, 0, %s, 1]", fr ? ", " : "", perturbed && t == 0 && fr == 0 ? "\"nan\"" : "0");
+		fputs("], \"scale\": [[1, 1, 1], [1, 1, 1], [1, 1, 1]]}", f);
+		fputs(t ? "\n" : ",\n", f);
+	}
+	fputs("  ], \"float_tracks\": [[0.5, 0.5, 0.5]]}]}\n", f);
+	return fclose(f);
+}
+
+static void test_cli_error_json(void **state)
+{
+	(void)state;
+	const char *cli = getenv("HKSPLINE_CLI");
+	if (!cli) {
+		printf("HKSPLINE_CLI is not set (run through ctest): CLI part skipped\n");
+		return;
+	}
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "/tmp/hks_metrics_a_%d.json", (int)getpid());
+	snprintf(b, sizeof(b), "/tmp/hks_metrics_b_%d.json", (int)getpid());
+	assert_int_equal(write_frames_json(a, 0), 0);
+	assert_int_equal(write_frames_json(b, 1), 0);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "'%s' error %s %s --json 2>&1", cli, a, b);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	static char out[65536];
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	int status = pclose(p);
+	remove(a);
+	remove(b);
+	if (status != 0)
+		printf("%s\n", out);
+	assert_int_equal(status, 0);
+	/* the keys of the contract, with the values this input gives */
+	assert_non_null(strstr(out, "\"max_translation\": 0.00100000004749745"));
+	assert_non_null(strstr(out, "\"max_rotation_deg\": 0,"));
+	assert_non_null(strstr(out, "\"max_rotation_component\": 0,"));
+	assert_non_null(strstr(out, "\"max_scale\": 0,"));
+	assert_non_null(strstr(out, "\"max_float\": 0,"));
+	assert_non_null(strstr(out, "\"max_object_space\": null"));
+	assert_non_null(strstr(out, "\"p99_object_space\": null"));
+	assert_non_null(strstr(out, "\"under_threshold\": 0.8"));   /* 4 of 5 finite samples */
+	assert_non_null(strstr(out, "\"worst_track\": 1,"));
+	assert_non_null(strstr(out, "\"worst_bone\": \"Hand\""));
+	assert_non_null(strstr(out, "\"worst_frame\": 2,"));
+	assert_non_null(strstr(out, "\"nan_samples\": 1,"));
+	assert_non_null(strstr(out, "\"frames\": 3,"));
+	assert_non_null(strstr(out, "\"tracks\": 2,"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_mismatch),
 		cmocka_unit_test(test_percentile_and_glob),
 		cmocka_unit_test(test_stats_categories),
+		cmocka_unit_test(test_cli_error_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

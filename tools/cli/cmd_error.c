@@ -1,7 +1,7 @@
 /*
  * hkspline error A B [--skeleton S] [--shell D] [--shell-override 'GLOB=D']...
  *                    [--threshold T] [--json|--csv] [--report summary|detailed|exhaustive]
- *                    [--plot OUT.png] [--animation I] [--compendium P]...
+ *                    [--plot OUT.png] [--animation I] [--compendium P]... [--no-header]
  *
  * Compares animation B against animation A at every stored frame and every
  * track (hks_compare_frames, docs/METRICS.md). A and B are Havok files
@@ -910,7 +910,7 @@ static void usage(FILE *out)
 	fprintf(out,
 	        "usage: hkspline error A B [--skeleton S] [--shell 0.03] [--shell-override 'GLOB=D']...\n"
 	        "                      [--threshold 0.0001] [--json|--csv] [--report summary|detailed|exhaustive]\n"
-	        "                      [--plot OUT.png] [--animation I] [--compendium P]...\n"
+	        "                      [--plot OUT.png] [--animation I] [--compendium P]... [--no-header]\n"
 	        "Compare animation B against A at every frame and track: local translation (m), rotation\n"
 	        "(degrees and Havok's 4-D component distance), scale, float tracks; with a skeleton, ACL's\n"
 	        "object-space virtual-vertex error (m). A and B: Havok files, BINDER:MEMBER, or decoded-frames\n"
@@ -935,7 +935,7 @@ int cmd_error(int argc, char **argv)
 	size_t ncomps = 0, novr = 0;
 	const char *paths[2] = {NULL, NULL}, *skeleton = NULL, *plot = NULL;
 	double shell = HKS_DEFAULT_SHELL_DISTANCE, threshold = HKS_DEFAULT_ERROR_THRESHOLD;
-	bool json = false, csv = false;
+	bool json = false, csv = false, csv_header = true;
 	report_level level = REPORT_SUMMARY;
 	long anim_index = 0;
 	int rc = 2;
@@ -959,6 +959,8 @@ int cmd_error(int argc, char **argv)
 			json = true;
 		else if (!strcmp(arg, "--csv"))
 			csv = true;
+		else if (!strcmp(arg, "--no-header"))
+			csv_header = false;
 		else if (!strcmp(arg, "--skeleton") && v)
 			skeleton = argv[++i];
 		else if (!strcmp(arg, "--compendium") && v)
@@ -1061,7 +1063,7 @@ int cmd_error(int argc, char **argv)
 		}
 	names nm = {res, sks.skeleton, {&a, &b}};
 	if (csv)
-		write_csv(stdout, &nm, true);
+		write_csv(stdout, &nm, csv_header);
 	else if (json)
 		write_json(stdout, &nm, sks.path, shell, threshold, seams, has_seams, level);
 	else
