@@ -944,8 +944,9 @@ void hks_spline_stats_add(hks_spline_stats *a, const hks_spline_stats *b);
  * The loader turns user paths into Havok files: loose .hkx / .compendium files,
  * folders (recursively: .hkx in any case, .anibnd, .dcx, .compendium), BND4
  * binders and DCX archives (each binder member is one unit). Compendiums are
- * resolved by ID through: the unit's own binder, its folder, then every
- * compendium path of the options (CONTAINERS.md §2.11).
+ * resolved by ID through: the unit's own binder, its folder, every
+ * compendium path of the options, and last every compendium under the paths
+ * added to the loader (CONTAINERS.md §2.11).
  *
  * Details (docs/CLI.md, "Paths"): a file named explicitly is sniffed by
  * content; folders are walked in byte-wise sorted order, dot files skipped,

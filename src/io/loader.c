@@ -10,8 +10,10 @@
  * A TCRF tagfile's compendium is resolved by its 64-bit ID (CONTAINERS.md
  * §2.11) through, in order: the compendiums of the unit's own binder, the
  * .compendium files of its folder (for a binder member: the binder's folder),
- * then every --compendium path of the options. Each location's set is built
- * on first use and cached; the set that holds the ID is handed to the reader.
+ * then every --compendium path of the options, and last every compendium
+ * under the paths given to hks_loader_add_path (so `check corpus/` finds a
+ * compendium stored in a sibling folder). Each location's set is built on
+ * first use and cached; the set that holds the ID is handed to the reader.
  *
  * Threads: hks_loader_load may run concurrently for different indices. One
  * mutex protects the caches (decompressed binders, compendium sets, the folder
@@ -119,6 +121,13 @@ struct hks_loader {
 	bool global_built;
 	hks_compendium_set *global;
 	size_t global_files;
+	/* location 4: the compendiums under the paths the user asked to read
+	 * (CONTAINERS.md §2.11: "index every compendium the user gives") */
+	char **inputs;
+	size_t num_inputs, cap_inputs;
+	bool inputs_built;
+	hks_compendium_set *input_set;
+	size_t input_files;
 };
 
 /* The public record plus what is needed to free it without the loader. */
@@ -781,6 +790,25 @@ static void build_global_set(hks_loader *L)
 	}
 }
 
+/* Location 4: every compendium under the paths given to hks_loader_add_path. */
+static void build_input_set(hks_loader *L)
+{
+	L->inputs_built = true;
+	for (size_t i = 0; i < L->num_inputs; i++) {
+		const char *p = L->inputs[i];
+		struct stat st;
+		if (stat(p, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			walk_stack w;
+			w.depth = 0;
+			set_add_tree(L, p, &w, &L->input_set, &L->input_files);
+		} else {
+			set_add_path(L, p, &L->input_set, &L->input_files);
+		}
+	}
+}
+
 /*
  * The compendium set for a TCRF file with `id` loaded from `src`: the first
  * location (binder, folder, options) that holds the ID. When none does, the
@@ -832,8 +860,20 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 	*searched_locations += L->opts.num_compendium_paths;
 	*searched_files += L->global_files;
 	if (L->global) {
+		if (hks_compendium_set_contains(L->global, id)) {
+			pthread_mutex_unlock(&L->mutex);
+			return L->global;
+		}
 		fallback = L->global;
 	}
+	if (!L->inputs_built) {
+		build_input_set(L);
+		archive_trim(L, NULL);
+	}
+	*searched_locations += L->num_inputs;
+	*searched_files += L->input_files;
+	if (L->input_set && hks_compendium_set_contains(L->input_set, id))
+		fallback = L->input_set;
 	pthread_mutex_unlock(&L->mutex);
 	return fallback;
 }
@@ -1074,6 +1114,14 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 		r = add_file(L, path);
 	else
 		r = hks_fail(&L->ctx, HKS_E_IO, -1, "not a regular file or folder");
+	if (r == HKS_OK) {
+		char *copy = NULL;
+		if (grow(L, (void **)&L->inputs, L->num_inputs, &L->cap_inputs, sizeof(char *)) &&
+		    (copy = loader_strdup(L, path)) != NULL)
+			L->inputs[L->num_inputs++] = copy;
+		else
+			r = L->ctx.err && L->ctx.err->code ? L->ctx.err->code : HKS_E_NOMEM;
+	}
 	if (r != HKS_OK && err && err->code == HKS_OK) {
 		err->code = r;
 		snprintf(err->message, sizeof(err->message), "%s", hks_result_name(r));
@@ -1321,6 +1369,12 @@ void hks_loader_free(hks_loader *L)
 		hks_free(&L->ctx, L->folders, L->cap_folders * sizeof(folder *));
 	if (L->global)
 		hks_compendium_set_free(L->global);
+	if (L->input_set)
+		hks_compendium_set_free(L->input_set);
+	for (size_t i = 0; i < L->num_inputs; i++)
+		loader_strfree(L, L->inputs[i]);
+	if (L->inputs)
+		hks_free(&L->ctx, L->inputs, L->cap_inputs * sizeof(char *));
 	if (L->opts.compendium_paths) {
 		char **paths = (char **)(void *)L->opts.compendium_paths;
 		for (size_t i = 0; i < L->opts.num_compendium_paths; i++)
