@@ -459,7 +459,11 @@ static hks_result read_hash_table(hks_ctx *ctx, hks_bnd4 *bnd, const uint8_t *d,
 	/* The stored table conforms when it is byte for byte the one we would write. */
 	hks_bytebuf want;
 	hks_bytebuf_init(&want, ctx);
-	HKS_TRY(build_hash_table(ctx, bnd, off, &want));
+	hks_result r = build_hash_table(ctx, bnd, off, &want);
+	if (r != HKS_OK) {
+		hks_bytebuf_free(&want);
+		return r;
+	}
 	bnd->hash_table_conforms = hks_range_ok(size, off, want.size) && !memcmp(d + off, want.data, want.size);
 	hks_bytebuf_free(&want);
 	return HKS_OK;
