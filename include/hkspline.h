@@ -936,6 +936,16 @@ void hks_spline_stats_compute(const hks_stored_animation *s, hks_spline_stats *o
 /* Add b's counts and sizes into a (ratio recomputed from the sums). */
 void hks_spline_stats_add(hks_spline_stats *a, const hks_spline_stats *b);
 
+/*
+ * The one-line summary `encode` / `recompress` print per file (snprintf-like:
+ * returns the length the full line needs). `stats` and `skeleton` may be NULL:
+ *   "ratio 12.75 (449440 -> 35248 B); max translation 0.948 mm, rotation 0.153 deg,
+ *    scale 0; object space 8.84 mm at bone back_low_03 #17 (track 15) frame 63"
+ * Without object space the worst is the local-vertex error's track.
+ */
+size_t hks_compare_summary_line(const hks_compare_result *r, const hks_spline_stats *stats,
+                                const hks_skeleton *skeleton, char *buf, size_t size);
+
 /* ====================================================================== */
 /* === SECTION: loading paths (owner: src/io/) ========================== */
 /* ====================================================================== */

@@ -461,6 +461,38 @@ static void test_stats_categories(void **state)
 	hks_packed_spline_free(p);
 }
 
+static void test_summary_line(void **state)
+{
+	(void)state;
+	float ta[FRAMES * TRACKS * 10], tb[FRAMES * TRACKS * 10];
+	rest_frames(ta);
+	rest_frames(tb);
+	tb[(1 * TRACKS + 1) * 10 + 1] = 0.001f; /* mid bone 1 mm at frame 1 */
+	hks_frames_in a = frames_of(ta, NULL, 0), b = frames_of(tb, NULL, 0);
+	hks_skeleton sk = chain_skeleton();
+	hks_compare_options o;
+	memset(&o, 0, sizeof(o));
+	o.skeleton = &sk;
+	hks_compare_result *r = NULL;
+	hks_error e;
+	assert_int_equal(hks_compare_frames(&a, &b, &o, &r, &e), HKS_OK);
+	hks_spline_stats st;
+	memset(&st, 0, sizeof(st));
+	st.raw_size = 1200;
+	st.compressed_size = 100;
+	st.ratio = 12.0;
+	char buf[256];
+	size_t n = hks_compare_summary_line(r, &st, &sk, buf, sizeof(buf));
+	assert_int_equal(n, strlen(buf));
+	/* the first maximum in frame-major order: mid and tip both move 1 mm, mid comes first */
+	assert_string_equal(buf, "ratio 12.00 (1200 -> 100 B); max translation 1 mm, rotation 0 deg, scale 0; "
+	                         "object space 1 mm at bone Mid #1 (track 1) frame 1");
+	char small[10];
+	assert_int_equal(hks_compare_summary_line(r, &st, &sk, small, sizeof(small)), n);
+	assert_int_equal(strlen(small), 9);
+	hks_compare_result_free(r);
+}
+
 /* ---- the CLI: decoded-frames JSON in, the --json contract out ---- */
 
 /* Two tracks, three frames; B moves track 1 by 1 mm in y at frame 2 and has a NaN at frame 0. */
@@ -542,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_percentile_and_glob),
 		cmocka_unit_test(test_stats_categories),
 		cmocka_unit_test(test_cli_error_json),
+		cmocka_unit_test(test_summary_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
