@@ -535,6 +535,7 @@ typedef struct hks_stored_animation {
 	hks_stored_block *blocks;
 	uint32_t guard_bytes;      /* trailing bytes after the last padded block (Elden Ring guard: 16) */
 	uint32_t data_size;
+	int64_t data_offset;       /* file offset of the data's first byte (for messages), -1 unknown */
 	struct hks_arena *arena;   /* owns everything above */
 	/* Conformance (FORMAT.md §6 rules B8-B12: clamped knots, n + 1 <= F_b, zero
 	 * padding, min <= max, ThreeComp40 fields): violations found by the walk when

@@ -155,7 +155,8 @@ static hks_result fail_part(sampler *sm, uint32_t block, int32_t track, hks_part
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	uint32_t where = sm->s->blocks[block].offset + p->offset;
-	return hks_fail(&sm->ctx, HKS_E_MALFORMED, -1, "%s (part at data offset %u)", msg, where);
+	int64_t file_offset = sm->s->data_offset >= 0 ? sm->s->data_offset + (int64_t)where : -1;
+	return hks_fail(&sm->ctx, HKS_E_MALFORMED, file_offset, "%s (part at data offset %u)", msg, where);
 }
 
 /*

@@ -772,6 +772,7 @@ hks_result hks_stored_read(const hks_animation *anim, const hks_walk_options *op
 	s->num_blocks = nb;
 	s->blocks = blocks;
 	s->data_size = w.data_size;
+	s->data_offset = anim->data_offset;
 	s->arena = arena;
 	hks_error_clear(&s->conformance);
 	for (uint32_t b = 0; b < nb; b++) {
