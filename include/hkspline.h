@@ -948,6 +948,105 @@ size_t hks_compare_summary_line(const hks_compare_result *r, const hks_spline_st
                                 const hks_skeleton *skeleton, char *buf, size_t size);
 
 /* ====================================================================== */
+/* === SECTION: authoring (owner: src/author/) ========================== */
+/* ====================================================================== */
+
+/*
+ * glTF 2.0 export and import (docs/GLTF.md). The skeleton becomes one glTF
+ * node per bone (name, parent, reference pose as TRS) under a scene root node
+ * named HKS_GLTF_ROOT_MOTION_NODE that carries the root motion
+ * (hkaDefaultAnimatedReferenceFrame), plus a skin whose inverse bind matrices
+ * are the inverses of the reference pose in model space. Each clip becomes one
+ * glTF animation: translation / rotation / scale channels per bound bone at
+ * the clip's frame times (f · frameDuration), LINEAR samplers; float tracks
+ * (e.g. camera FOV) go to the animation's extras with their slot names.
+ * Rotations are normalized and made sign-continuous for the export only
+ * (glTF requires unit quaternions); non-finite samples are replaced by the
+ * previous frame's value (the reference pose at frame 0) and counted.
+ */
+#define HKS_GLTF_ROOT_MOTION_NODE "hks_root_motion"
+
+typedef struct hks_gltf_clip {
+	const char *name;                   /* glTF animation name; NULL: "animation N" */
+	uint32_t num_frames;                /* >= 1 */
+	float frame_duration;               /* > 0 when num_frames > 1 */
+	float duration;                     /* hkaAnimation::duration (kept in extras) */
+	uint32_t num_transform_tracks;
+	uint32_t num_float_tracks;
+	const float *transforms;            /* transforms[(f·T + t)·HKS_TRACK_SAMPLE_FLOATS + k] */
+	const float *floats;                /* floats[f·F + i] */
+	const int16_t *track_to_bone;       /* per transform track (binding); NULL: identity */
+	const int16_t *float_track_to_slot; /* per float track; NULL: identity */
+	const hks_reference_frame *root_motion; /* NULL: none; else one sample per frame */
+	int8_t blend_hint;
+} hks_gltf_clip;
+
+typedef struct hks_gltf_write_options {
+	hks_options base;
+	int binary;                         /* 1: GLB; 0: .gltf JSON with the buffer as a data: URI */
+} hks_gltf_write_options;
+
+typedef struct hks_gltf_write_report {
+	uint32_t channels;                  /* animation channels written */
+	uint32_t unbound_tracks;            /* tracks whose bone is out of range (not exported) */
+	uint32_t duplicate_tracks;          /* tracks on a bone an earlier track already drives */
+	uint64_t nonfinite_samples;         /* samples replaced (see above) */
+	uint64_t sign_flips;                /* quaternions negated for continuity */
+} hks_gltf_write_report;
+
+/* Skeleton + clips -> a .glb / .gltf file (free *out with hks_buffer_free(&opts->base, ...)).
+ * `report` may be NULL. */
+hks_result hks_gltf_write(const hks_skeleton *skeleton, const hks_gltf_clip *clips, uint32_t num_clips,
+                          const hks_gltf_write_options *opts, uint8_t **out, size_t *out_size,
+                          hks_gltf_write_report *report, hks_error *err);
+
+typedef struct hks_gltf_read_options {
+	hks_options base;
+	int32_t animation;                  /* glTF animation index (>= 0); -1: the first */
+	const char *animation_name;         /* when not NULL: select by name instead */
+	float frame_duration;               /* target frame step; 0: 1/30 s (the games' rate) */
+	float duration;                     /* > 0: use this duration when the frame count it gives
+	                                       (duration / frame_duration + 1, rounded) equals the
+	                                       resampled one (keeps an original's bits) */
+	const int16_t *track_to_bone;       /* the track order; NULL: every skeleton bone in order */
+	uint32_t num_tracks;
+	const char *const *float_slot_names;/* per float track: the slot looked up in the extras */
+	uint32_t num_float_tracks;
+	const float *reference_floats;      /* per float track: value when the extras lack it (NULL: 0) */
+} hks_gltf_read_options;
+
+typedef struct hks_gltf_animation {
+	char name[128];
+	uint32_t num_gltf_animations;       /* animations in the file */
+	uint32_t num_frames;
+	float frame_duration, duration;
+	uint32_t num_transform_tracks, num_float_tracks;
+	float *transforms;                  /* frame-major, HKS_TRACK_SAMPLE_FLOATS per track-sample */
+	float *floats;                      /* floats[f·F + i] */
+	int has_root_motion;                /* the root motion node is animated */
+	float up[4], forward[4];            /* from the extras, else (0,1,0,0) / (0,0,1,0) */
+	float (*root_motion)[4];            /* num_frames samples (x, y, z, heading about up) */
+	/* matching report */
+	const char *const *unmatched_nodes; /* named nodes that are no skeleton bone (root node excluded) */
+	uint32_t num_unmatched_nodes;
+	const int32_t *missing_bones;       /* bones of tracks without a node: their reference pose is used */
+	uint32_t num_missing_bones;
+	const int32_t *static_bones;        /* bones of tracks with a node but no channel: node TRS used */
+	uint32_t num_static_bones;
+	const char *const *missing_float_slots; /* float tracks not found in the extras */
+	uint32_t num_missing_float_slots;
+	uint64_t sign_flips;                /* quaternions negated for continuity */
+	struct hks_arena *arena;            /* owns everything */
+} hks_gltf_animation;
+
+/* A .glb / .gltf (embedded data: URIs; external buffers are HKS_E_UNSUPPORTED) ->
+ * frames of one animation resampled at the target rate, in the track order of
+ * the options, matched to `skeleton` by bone name. */
+hks_result hks_gltf_read(const void *data, size_t size, const hks_skeleton *skeleton,
+                         const hks_gltf_read_options *opts, hks_gltf_animation **out, hks_error *err);
+void hks_gltf_animation_free(hks_gltf_animation *anim);
+
+/* ====================================================================== */
 /* === SECTION: loading paths (owner: src/io/) ========================== */
 /* ====================================================================== */
 
