@@ -277,6 +277,17 @@ static void test_mismatch(void **state)
 	o.skeleton = &sk;
 	b.num_frames = FRAMES;
 	assert_int_equal(hks_compare_frames(&a, &b, &o, &r, &e), HKS_E_MALFORMED);
+	assert_null(r);
+	/* a parent index outside the skeleton too */
+	const int16_t outside[TRACKS] = {-1, 0, 7};
+	sk.parent_indices = outside;
+	assert_int_equal(hks_compare_frames(&a, &b, &o, &r, &e), HKS_E_MALFORMED);
+	assert_non_null(strstr(e.message, "bone 2 has parent index 7"));
+	/* a limit on memory is honoured, not exceeded */
+	sk.parent_indices = chain_parents;
+	o.base.limits.max_memory = 1024;
+	assert_int_equal(hks_compare_frames(&a, &b, &o, &r, &e), HKS_E_LIMIT);
+	assert_null(r);
 }
 
 static void test_percentile_and_glob(void **state)

@@ -343,6 +343,9 @@ static hks_result compare(hks_ctx *ctx, const hks_frames_in *a, const hks_frames
 hks_result hks_compare_frames(const hks_frames_in *a, const hks_frames_in *b, const hks_compare_options *opts,
                               hks_compare_result **out, hks_error *err)
 {
+	hks_error local;
+	if (!err)
+		err = &local; /* the code of a failed allocation (limit or no memory) is read back below */
 	hks_ctx ctx;
 	hks_ctx_init(&ctx, opts ? &opts->base : NULL, 0, err);
 	if (!out)
@@ -354,19 +357,24 @@ hks_result hks_compare_frames(const hks_frames_in *a, const hks_frames_in *b, co
 	                  (uint64_t)a->num_frames * a->num_float_tracks) * 4u;
 	hks_ctx_init(&ctx, opts ? &opts->base : NULL, input * 8u, err);
 	hks_arena *arena = hks_arena_create(&ctx);
-	if (!arena)
-		return hks_fail_nomem(&ctx, sizeof(hks_compare_result));
+	if (!arena) {
+		hks_fail_nomem(&ctx, sizeof(hks_compare_result));
+		return err->code; /* the limit, or no memory */
+	}
 	hks_compare_result *r = (hks_compare_result *)hks_arena_alloc(arena, sizeof(*r));
 	if (!r) {
 		hks_arena_free(arena);
-		return HKS_E_NOMEM;
+		hks_fail_nomem(&ctx, sizeof(*r));
+		return err->code;
 	}
 	r->arena = arena;
 	r->worst_track = r->worst_bone = r->worst_frame = -1;
 	hks_result res = compare(&ctx, a, b, opts, r);
 	if (res != HKS_OK) {
-		if (err && err->code == HKS_OK)
+		if (err->code == HKS_OK)
 			hks_fail(&ctx, res, -1, "out of memory comparing frames");
+		else if (res == HKS_E_NOMEM)
+			res = err->code; /* an arena allocation refused by the memory limit */
 		hks_arena_free(arena);
 		return res;
 	}

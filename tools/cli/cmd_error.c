@@ -31,7 +31,8 @@ typedef struct input {
 	const char *arg;
 	hks_frames_in frames;
 	float *transforms, *floats;
-	char **bone_names;            /* from decoded-frames JSON (T entries, NULL allowed) */
+	char **bone_names;            /* from decoded-frames JSON (num_bone_names entries, NULL allowed) */
+	uint32_t num_bone_names;
 	int has_bone_names;
 	char *json_skeleton;          /* source.skeleton of a JSON input */
 	hks_loader *loader;
@@ -270,6 +271,7 @@ static int load_json(input *in, uint32_t anim_index)
 	in->transforms = (float *)malloc(((size_t)N * T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
 	in->floats = (float *)malloc(((size_t)N * F + 1) * sizeof(float));
 	in->bone_names = (char **)calloc((size_t)T + 1, sizeof(char *));
+	in->num_bone_names = in->bone_names ? T : 0;
 	if (!in->transforms || !in->floats || !in->bone_names) {
 		fprintf(stderr, "hkspline error: out of memory reading %s\n", in->arg);
 		goto done;
@@ -343,7 +345,7 @@ static void free_input(input *in)
 	free(in->transforms);
 	free(in->floats);
 	if (in->bone_names)
-		for (uint32_t t = 0; t < in->frames.num_transform_tracks; t++)
+		for (uint32_t t = 0; t < in->num_bone_names; t++)
 			free(in->bone_names[t]);
 	free(in->bone_names);
 	free(in->json_skeleton);
