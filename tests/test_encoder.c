@@ -10,14 +10,19 @@
  *    8-bit scalars, ThreeComp48 / uncompressed rotations, the quality solver;
  *  - NaN and infinite frames encode without crashing and walk;
  *  - argument errors (frame count, duration, degree, palettes, block size);
- *  - the same input gives the same bytes twice, and the CPU model matters.
+ *  - the same input gives the same bytes twice, and the CPU model matters;
+ *  - the CLI: `hkspline decode` of the make_sample file, `hkspline encode
+ *    --like` of that JSON, and the written file samples within the bound of
+ *    the original's frames; without --like the command refuses.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "hks_test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #define PI_F 3.14159265f
 
@@ -556,6 +561,103 @@ static void test_argument_errors(void **state)
 	frames_free(&f);
 }
 
+/* ---- the CLI (HKSPLINE_CLI, set by ctest; make_sample beside it) ---- */
+
+static hks_stored_animation *read_first_spline(const char *path, hks_file **file_out, uint8_t **bytes_out)
+{
+	size_t size = 0;
+	uint8_t *bytes = hks_test_read_file(path, &size);
+	assert_non_null(bytes);
+	hks_file *file = NULL;
+	hks_error err;
+	assert_int_equal(hks_file_read(bytes, size, NULL, &file, &err), HKS_OK);
+	assert_true(file->num_animations >= 1);
+	assert_int_equal(file->animations[0].kind, HKS_ANIMATION_SPLINE);
+	hks_stored_animation *s = NULL;
+	assert_int_equal(hks_stored_read(&file->animations[0], NULL, &s, &err), HKS_OK);
+	*file_out = file;
+	*bytes_out = bytes;
+	return s;
+}
+
+static void test_cli_encode(void **state)
+{
+	(void)state;
+	const char *cli = getenv("HKSPLINE_CLI");
+	if (!cli || !*cli) {
+		print_message("HKSPLINE_CLI is not set (run through ctest): CLI test skipped\n");
+		skip();
+	}
+	char dir[] = "/tmp/hks_encode_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char tool[1024], cmd[8192];
+	snprintf(tool, sizeof(tool), "%s", cli);
+	char *slash = strrchr(tool, '/');
+	assert_non_null(slash);
+	snprintf(slash + 1, sizeof(tool) - (size_t)(slash + 1 - tool), "make_sample");
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' '%s/in.hkx' && '%s' decode '%s/in.hkx' -o '%s/in.json' && "
+	         "'%s' encode '%s/in.json' -o '%s/out.hkx' --like '%s/in.hkx' >/dev/null && "
+	         "'%s' encode '%s/in.json' -o '%s/out48.hkx' --like '%s/in.hkx' --rotation-quantization 48 --game eldenring "
+	         "--tolerance 0.002 >/dev/null",
+	         tool, dir, cli, dir, dir, cli, dir, dir, dir, cli, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	/* without --like: refused (exit status 2), nothing written */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s/in.json' -o '%s/none.hkx' 2>/dev/null", cli, dir, dir);
+	int rc = system(cmd);
+	assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+
+	char path[1200];
+	hks_file *fa = NULL, *fb = NULL, *fc = NULL;
+	uint8_t *ba = NULL, *bb = NULL, *bc = NULL;
+	snprintf(path, sizeof(path), "%s/in.hkx", dir);
+	hks_stored_animation *sa = read_first_spline(path, &fa, &ba);
+	snprintf(path, sizeof(path), "%s/out.hkx", dir);
+	hks_stored_animation *sb = read_first_spline(path, &fb, &bb);
+	snprintf(path, sizeof(path), "%s/out48.hkx", dir);
+	hks_stored_animation *sc = read_first_spline(path, &fc, &bc);
+	assert_int_equal(sa->num_frames, sb->num_frames);
+	assert_int_equal(sa->num_transform_tracks, sb->num_transform_tracks);
+	for (int32_t t = 0; t < sc->num_transform_tracks; t++)
+		assert_int_equal((sc->blocks[0].tracks[t].mask[0] >> 2) & 15, HKS_ROT_THREECOMP48);
+	uint32_t n = (uint32_t)sa->num_frames, T = (uint32_t)sa->num_transform_tracks, F = (uint32_t)sa->num_float_tracks;
+	float *x = calloc((size_t)n * T * 10 + 1, sizeof(float)), *y = calloc((size_t)n * T * 10 + 1, sizeof(float));
+	float *xf = calloc((size_t)n * F + 1, sizeof(float)), *yf = calloc((size_t)n * F + 1, sizeof(float));
+	assert_true(x && y && xf && yf);
+	hks_error err;
+	assert_int_equal(hks_sample_frames(sa, NULL, 0, n, x, xf, &err), HKS_OK);
+	assert_int_equal(hks_sample_frames(sb, NULL, 0, n, y, yf, &err), HKS_OK);
+	/* the bound of roundtrip() without the renormalization term: the sample's
+	 * rotations are slow (checked: the written file is within it) */
+	for (uint32_t t = 0; t < T; t++)
+		for (int k = 0; k < 10; k++) {
+			int part = k < 3 ? 0 : k < 7 ? 1 : 2;
+			int lane = part == 0 ? k : part == 1 ? k - 3 : k - 7;
+			double bound = 0.001 * 1.1 + (part == 1 ? 3.0 : 1.0) * lane_step(sb, t, part, lane) + F32_SLACK;
+			for (uint32_t f = 0; f < n; f++) {
+				size_t i = ((size_t)f * T + t) * 10 + (size_t)k;
+				assert_true(fabs((double)x[i] - (double)y[i]) <= bound);
+			}
+		}
+	for (size_t i = 0; i < (size_t)n * F; i++)
+		assert_true(fabs((double)xf[i] - (double)yf[i]) <= 0.0011 + lane_step(sb, (uint32_t)(i % F), 3, 0) + F32_SLACK);
+	free(x);
+	free(y);
+	free(xf);
+	free(yf);
+	hks_stored_free(sa);
+	hks_stored_free(sb);
+	hks_stored_free(sc);
+	hks_file_free(fa);
+	hks_file_free(fb);
+	hks_file_free(fc);
+	free(ba);
+	free(bb);
+	free(bc);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_zero_rotation_static),
 		cmocka_unit_test(test_continuity),
 		cmocka_unit_test(test_argument_errors),
+		cmocka_unit_test(test_cli_encode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
