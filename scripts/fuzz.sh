@@ -1,0 +1,54 @@
+#!/bin/sh
+# Run every libFuzzer target (tests/fuzz/fuzz_*.c) for SECONDS each on a
+# working copy of its seed corpus, with its dictionary, under ASan + UBSan.
+#
+# usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (default 60 s, all targets)
+# Environment: BUILD (default build-fuzz beside the sources), JOBS (2),
+#   KEEP_CORPUS=1 to keep the grown working corpora (printed at the end).
+# Prints executions per second and crashes per target; exits 1 when any
+# target crashed (the reproducer is copied to tests/fuzz/crashers/<target>/
+# of the source tree: fix the bug, keep the file, commit both).
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+[ $# -gt 0 ] && shift
+build=${BUILD:-$src/build-fuzz}
+jobs=${JOBS:-2}
+CC=${CC:-clang}
+export CC
+cmake -S "$src" -B "$build" -DHKS_FUZZ=ON -DHKS_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+targets=${*:-$(cd "$src/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
+cmake --build "$build" -j"$jobs" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done)
+work=$(mktemp -d "${TMPDIR:-/tmp}/hks-fuzz.XXXXXX")
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+failed=0
+printf '%-12s %8s %10s %10s %8s %s\n' target seconds execs exec/s corpus result
+for t in $targets; do
+	corpus="$work/$t"
+	mkdir -p "$corpus" "$work/artifacts-$t"
+	if [ -d "$src/tests/fuzz/seeds/$t" ]; then cp "$src/tests/fuzz/seeds/$t"/* "$corpus"/ 2>/dev/null || true; fi
+	if [ -d "$src/tests/fuzz/crashers/$t" ]; then cp "$src/tests/fuzz/crashers/$t"/* "$corpus"/ 2>/dev/null || true; fi
+	dict=
+	[ -f "$src/tests/fuzz/$t.dict" ] && dict="-dict=$src/tests/fuzz/$t.dict"
+	log="$work/$t.log"
+	rc=0
+	"$build/fuzz_$t" $dict -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix="$work/artifacts-$t/" "$corpus" >"$log" 2>&1 || rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+	size=$(ls "$corpus" | wc -l)
+	result=ok
+	if [ "$rc" -ne 0 ]; then
+		result="CRASH (exit $rc)"
+		failed=1
+		mkdir -p "$src/tests/fuzz/crashers/$t"
+		for a in "$work/artifacts-$t"/*; do
+			[ -f "$a" ] && cp "$a" "$src/tests/fuzz/crashers/$t/" && result="$result -> tests/fuzz/crashers/$t/$(basename "$a")"
+		done
+		grep -m 12 -E "ERROR|SUMMARY|#[0-9]+ 0x" "$log" | sed 's/^/    /' || true
+	fi
+	printf '%-12s %8s %10s %10s %8s %s\n' "$t" "$seconds" "${execs:-?}" "${rate:-?}" "$size" "$result"
+done
+if [ "${KEEP_CORPUS:-0}" = 1 ]; then echo "working corpora and logs: $work"; else rm -rf "$work"; fi
+exit $failed
