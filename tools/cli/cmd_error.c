@@ -2,6 +2,7 @@
  * hkspline error A B [--skeleton S] [--shell D] [--shell-override 'GLOB=D']...
  *                    [--threshold T] [--json|--csv] [--report summary|detailed|exhaustive]
  *                    [--plot OUT.png] [--animation I] [--compendium P]... [--no-header]
+ * hkspline error DIR_A DIR_B [--json|--csv] [-j N] [--no-progress] ...
  *
  * Compares animation B against animation A at every stored frame and every
  * track (hks_compare_frames, docs/METRICS.md). A and B are Havok files
@@ -14,8 +15,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "progress.h"
+
 #include <ctype.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +48,7 @@ typedef struct input {
 	hks_loaded *loaded;           /* Havok input */
 	const hks_binding *binding;
 	hks_stored_animation *stored; /* spline input: for block seams */
+	char message[1024];           /* why decoding failed */
 } input;
 
 /* ---- Havok inputs ---- */
@@ -94,27 +103,15 @@ static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
 	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
 }
 
-static int load_havok(input *in, const hks_load_options *lo, uint32_t anim_index)
+/* Decode animation `anim_index` of in->loaded into in->frames; on failure a
+ * message in in->message and status 2. */
+static int decode_loaded(input *in, uint32_t anim_index)
 {
 	hks_error err;
-	if (hks_loader_create(lo, &in->loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		return 2;
-	}
-	if (open_unit(in->loader, in->arg, &in->unit))
-		return 2;
-	if (hks_loader_load(in->loader, in->unit, &in->loaded) != HKS_OK || !in->loaded) {
-		fprintf(stderr, "hkspline error: cannot load %s\n", in->arg);
-		return 2;
-	}
-	if (in->loaded->status != HKS_OK) {
-		cli_print_error(&in->loaded->error);
-		return 2;
-	}
 	const hks_file *f = in->loaded->file;
 	if (anim_index >= f->num_animations) {
-		fprintf(stderr, "hkspline error: %s has %u animations (asked for %u)\n", in->arg, f->num_animations,
-		        anim_index);
+		snprintf(in->message, sizeof(in->message), "%s has %u animations (asked for %u)", in->loaded->path,
+		         f->num_animations, anim_index);
 		return 2;
 	}
 	const hks_animation *an = &f->animations[anim_index];
@@ -126,7 +123,7 @@ static int load_havok(input *in, const hks_load_options *lo, uint32_t anim_index
 		wo.animation_index = (int32_t)anim_index;
 		wo.base.name = in->loaded->path;
 		if (hks_stored_read(an, &wo, &in->stored, &err) != HKS_OK) {
-			cli_print_error(&err);
+			hks_error_format(&err, in->message, sizeof(in->message));
 			return 2;
 		}
 		N = (uint32_t)in->stored->num_frames;
@@ -139,19 +136,19 @@ static int load_havok(input *in, const hks_load_options *lo, uint32_t anim_index
 		N = T ? an->num_transforms / T : (F ? an->num_floats / F : 0);
 		in->frames.duration = an->duration;
 	} else {
-		fprintf(stderr, "hkspline error: %s animation %u (%s) cannot be decoded\n", in->arg, anim_index,
-		        an->class_name ? an->class_name : "?");
+		snprintf(in->message, sizeof(in->message), "%s animation %u (%s) cannot be decoded", in->loaded->path,
+		         anim_index, an->class_name ? an->class_name : "?");
 		return 2;
 	}
 	in->transforms = (float *)malloc(((size_t)N * T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
 	in->floats = (float *)malloc(((size_t)N * F + 1) * sizeof(float));
 	if (!in->transforms || !in->floats) {
-		fprintf(stderr, "hkspline error: out of memory for %u frames\n", N);
+		snprintf(in->message, sizeof(in->message), "out of memory for %u frames", N);
 		return 2;
 	}
 	if (in->stored) {
 		if (hks_sample_frames(in->stored, NULL, 0, N, in->transforms, in->floats, &err) != HKS_OK) {
-			cli_print_error(&err);
+			hks_error_format(&err, in->message, sizeof(in->message));
 			return 2;
 		}
 	} else {
@@ -170,6 +167,30 @@ static int load_havok(input *in, const hks_load_options *lo, uint32_t anim_index
 	in->frames.num_float_tracks = F;
 	in->frames.transforms = in->transforms;
 	in->frames.floats = in->floats;
+	return 0;
+}
+
+static int load_havok(input *in, const hks_load_options *lo, uint32_t anim_index)
+{
+	hks_error err;
+	if (hks_loader_create(lo, &in->loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
+	if (open_unit(in->loader, in->arg, &in->unit))
+		return 2;
+	if (hks_loader_load(in->loader, in->unit, &in->loaded) != HKS_OK || !in->loaded) {
+		fprintf(stderr, "hkspline error: cannot load %s\n", in->arg);
+		return 2;
+	}
+	if (in->loaded->status != HKS_OK) {
+		cli_print_error(&in->loaded->error);
+		return 2;
+	}
+	if (decode_loaded(in, anim_index)) {
+		fprintf(stderr, "hkspline error: %s\n", in->message);
+		return 2;
+	}
 	return 0;
 }
 
@@ -554,11 +575,11 @@ static void json_cell(cli_json *j, double v)
 }
 
 static void write_json(FILE *out, const names *n, const char *skeleton_path, double shell, double threshold,
-                       const hks_seam_report seams[2], const bool has_seams[2], report_level level)
+                       const hks_seam_report seams[2], const bool has_seams[2], report_level level, bool pretty)
 {
 	const hks_compare_result *r = n->r;
 	cli_json j;
-	cli_json_init(&j, out, level != REPORT_EXHAUSTIVE);
+	cli_json_init(&j, out, pretty && level != REPORT_EXHAUSTIVE);
 	cli_json_begin_object(&j);
 	cli_json_key(&j, "a");
 	cli_json_string(&j, n->in[0]->arg);
@@ -754,16 +775,24 @@ static void csv_field_sep(FILE *out, const char *s, bool first)
 
 static void csv_field(FILE *out, const char *s) { csv_field_sep(out, s, false); }
 
-static void write_csv(FILE *out, const names *n, bool header)
+static const char csv_columns[] =
+	"a,b,animation,frames,tracks,float_tracks,max_translation,max_rotation_deg,max_rotation_component,max_scale,"
+	"max_float,max_local_vertex,max_object_space,mean_object_space,p99_object_space,under_threshold,"
+	"worst_track,worst_bone,worst_frame,nan_samples,error\n";
+
+/* One row; `n` NULL writes the error row of a pair that could not be compared. */
+static void write_csv_row(FILE *out, const char *a, const char *b, long animation, const names *n, const char *error)
 {
+	csv_field_sep(out, a, true);
+	csv_field(out, b);
+	fprintf(out, ",%ld", animation);
+	if (!n) {
+		fputs(",,,,,,,,,,,,,,,,,", out);
+		csv_field(out, error);
+		fputc('\n', out);
+		return;
+	}
 	const hks_compare_result *r = n->r;
-	if (header)
-		fputs("a,b,frames,tracks,float_tracks,max_translation,max_rotation_deg,max_rotation_component,max_scale,"
-		      "max_float,max_local_vertex,max_object_space,mean_object_space,p99_object_space,under_threshold,"
-		      "worst_track,worst_bone,worst_frame,nan_samples\n",
-		      out);
-	csv_field_sep(out, n->in[0]->arg, true);
-	csv_field(out, n->in[1]->arg);
 	fprintf(out, ",%u,%u,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", r->num_frames, r->num_transform_tracks,
 	        r->num_float_tracks, r->metric[HKS_METRIC_TRANSLATION].max, r->metric[HKS_METRIC_ROTATION_DEG].max,
 	        r->metric[HKS_METRIC_ROTATION_COMPONENT].max, r->metric[HKS_METRIC_SCALE].max,
@@ -775,7 +804,7 @@ static void write_csv(FILE *out, const names *n, bool header)
 		fputs(",,,", out);
 	fprintf(out, ",%.9g,%d", r->under_threshold, (int)r->worst_track);
 	csv_field(out, bone_name(n, r->worst_bone, r->worst_track));
-	fprintf(out, ",%d,%llu\n", (int)r->worst_frame, (unsigned long long)r->nan_samples);
+	fprintf(out, ",%d,%llu,\n", (int)r->worst_frame, (unsigned long long)r->nan_samples);
 }
 
 static void write_text(FILE *out, const names *n, const char *skeleton_path, double threshold,
@@ -905,6 +934,314 @@ static int write_plot(const char *png, const names *n)
 	return 0;
 }
 
+
+/* ---- folder mode: A and B are folders; files matched by their path below each ---- */
+
+typedef struct folder_pair {
+	size_t a_unit, b_unit;
+	char *out;          /* this pair's rows (CSV), objects (JSON) or lines (text) */
+	size_t out_size;
+	unsigned compared, failed;
+} folder_pair;
+
+typedef struct folder_job {
+	hks_loader *la, *lb;
+	folder_pair *pairs;
+	size_t count;
+	atomic_size_t next, done;
+	const hks_skeleton *skeleton;  /* --skeleton, shared; else per pair */
+	hks_compare_options co;        /* shell, overrides, threshold */
+	bool csv, json;
+} folder_job;
+
+typedef struct skeleton_cache {
+	hks_loaded *loaded;
+	char dir[1024];
+	bool valid;
+} skeleton_cache;
+
+/* The skeleton the loader finds beside unit `u` of A, cached per folder. */
+static const hks_skeleton *cached_skeleton(folder_job *J, size_t u, skeleton_cache *c, const hks_binding *bind)
+{
+	const char *path = hks_loader_path(J->la, u);
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	if (!c->valid || dlen >= sizeof(c->dir) || strncmp(c->dir, path, dlen) || c->dir[dlen]) {
+		if (c->loaded)
+			hks_loaded_free(c->loaded);
+		c->loaded = NULL;
+		if (hks_loader_find_skeleton(J->la, u, &c->loaded) != HKS_OK || (c->loaded && c->loaded->status != HKS_OK)) {
+			if (c->loaded)
+				hks_loaded_free(c->loaded);
+			c->loaded = NULL;
+		}
+		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)dlen, path ? path : "");
+		c->valid = true;
+	}
+	return c->loaded ? pick_skeleton(c->loaded->file, bind) : NULL;
+}
+
+static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
+{
+	folder_pair *p = &J->pairs[k];
+	FILE *out = open_memstream(&p->out, &p->out_size);
+	if (!out)
+		return;
+	const char *pa = hks_loader_path(J->la, p->a_unit), *pb = hks_loader_path(J->lb, p->b_unit);
+	hks_loaded *la = NULL, *lb = NULL;
+	hks_loader_load(J->la, p->a_unit, &la);
+	hks_loader_load(J->lb, p->b_unit, &lb);
+	const hks_loaded *bad = !la || la->status != HKS_OK ? la : (!lb || lb->status != HKS_OK ? lb : NULL);
+	if (!la || !lb || bad) {
+		char msg[1024] = "cannot load";
+		if (bad)
+			hks_error_format(&bad->error, msg, sizeof(msg));
+		p->failed++;
+		if (J->csv)
+			write_csv_row(out, pa, pb, -1, NULL, msg);
+		else if (J->json) {
+			cli_json j;
+			cli_json_init(&j, out, false);
+			cli_json_begin_object(&j);
+			cli_json_key(&j, "a");
+			cli_json_string(&j, pa);
+			cli_json_key(&j, "b");
+			cli_json_string(&j, pb);
+			cli_json_key(&j, "error");
+			cli_json_string(&j, msg);
+			cli_json_end_object(&j);
+		} else
+			fprintf(out, "FAIL %s: %s\n", pa, msg);
+		goto done;
+	}
+	for (uint32_t ai = 0; ai < la->file->num_animations; ai++) {
+		hks_animation_kind kind = la->file->animations[ai].kind;
+		if (kind != HKS_ANIMATION_SPLINE && kind != HKS_ANIMATION_INTERLEAVED)
+			continue;
+		input a, b;
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		a.arg = pa;
+		b.arg = pb;
+		a.loaded = la;
+		b.loaded = lb;
+		hks_compare_result *res = NULL;
+		char msg[1024] = "";
+		if (decode_loaded(&a, ai))
+			snprintf(msg, sizeof(msg), "%s", a.message);
+		else if (decode_loaded(&b, ai))
+			snprintf(msg, sizeof(msg), "%s", b.message);
+		const hks_skeleton *sk = NULL;
+		int16_t *map = NULL;
+		if (!msg[0]) {
+			input *in[2] = {&a, &b};
+			const hks_binding *bind = a.binding ? a.binding : b.binding;
+			sk = J->skeleton ? J->skeleton : pick_skeleton(la->file, bind);
+			if (!sk)
+				sk = cached_skeleton(J, p->a_unit, cache, bind);
+			uint32_t nmap = 0;
+			map = track_map(in, sk, a.frames.num_transform_tracks, &nmap);
+			hks_compare_options co = J->co;
+			co.skeleton = sk;
+			co.track_to_bone = map;
+			co.num_track_to_bone = map ? nmap : 0;
+			hks_error err;
+			if (hks_compare_frames(&a.frames, &b.frames, &co, &res, &err) != HKS_OK)
+				hks_error_format(&err, msg, sizeof(msg));
+		}
+		names nm = {res, sk, {&a, &b}};
+		if (msg[0])
+			p->failed++;
+		else
+			p->compared++;
+		if (J->csv)
+			write_csv_row(out, pa, pb, ai, msg[0] ? NULL : &nm, msg);
+		else if (J->json) {
+			if (msg[0]) {
+				cli_json j;
+				cli_json_init(&j, out, false);
+				cli_json_begin_object(&j);
+				cli_json_key(&j, "a");
+				cli_json_string(&j, pa);
+				cli_json_key(&j, "b");
+				cli_json_string(&j, pb);
+				cli_json_key(&j, "animation");
+				cli_json_uint(&j, ai);
+				cli_json_key(&j, "error");
+				cli_json_string(&j, msg);
+				cli_json_end_object(&j);
+				fputc('\n', out);
+			} else {
+				hks_seam_report seams[2];
+				bool has[2] = {false, false};
+				write_json(out, &nm, NULL, J->co.shell_distance, J->co.threshold, seams, has, REPORT_SUMMARY, false);
+			}
+		} else if (msg[0])
+			fprintf(out, "FAIL %s animation %u: %s\n", pa, ai, msg);
+		else {
+			char line[1024];
+			hks_compare_summary_line(res, NULL, sk, line, sizeof(line));
+			fprintf(out, "%s #%u: %s\n", pa, ai, line);
+		}
+		hks_compare_result_free(res);
+		free(map);
+		a.loaded = b.loaded = NULL; /* owned here */
+		free_input(&a);
+		free_input(&b);
+	}
+done:
+	fclose(out);
+	if (la)
+		hks_loaded_free(la);
+	if (lb)
+		hks_loaded_free(lb);
+}
+
+static void *folder_worker(void *arg)
+{
+	folder_job *J = (folder_job *)arg;
+	skeleton_cache cache;
+	memset(&cache, 0, sizeof(cache));
+	for (;;) {
+		size_t k = atomic_fetch_add(&J->next, 1);
+		if (k >= J->count)
+			break;
+		folder_compare_one(J, k, &cache);
+		atomic_fetch_add(&J->done, 1);
+	}
+	if (cache.loaded)
+		hks_loaded_free(cache.loaded);
+	return NULL;
+}
+
+static bool is_directory(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The part of a loader display path below the folder given on the command line. */
+static const char *below(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (path && !strncmp(path, root, n)) {
+		path += n;
+		while (*path == '/')
+			path++;
+	}
+	return path ? path : "";
+}
+
+static int compare_folders(const char *dir_a, const char *dir_b, const hks_load_options *lo,
+                           const hks_skeleton *skeleton, const hks_compare_options *base, bool csv, bool json,
+                           bool header, long jobs, bool progress)
+{
+	folder_job J;
+	memset(&J, 0, sizeof(J));
+	hks_error err;
+	int rc = 2;
+	if (hks_loader_create(lo, &J.la, &err) != HKS_OK || hks_loader_add_path(J.la, dir_a, &err) != HKS_OK ||
+	    hks_loader_create(lo, &J.lb, &err) != HKS_OK || hks_loader_add_path(J.lb, dir_b, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	size_t na = hks_loader_count(J.la), nb = hks_loader_count(J.lb);
+	J.pairs = (folder_pair *)calloc(na + 1, sizeof(folder_pair));
+	if (!J.pairs)
+		goto done;
+	size_t unmatched = 0;
+	for (size_t i = 0; i < na; i++) {
+		const char *ra = below(hks_loader_path(J.la, i), dir_a);
+		size_t found = nb;
+		for (size_t k = 0; k < nb && found == nb; k++)
+			if (!strcmp(ra, below(hks_loader_path(J.lb, k), dir_b)))
+				found = k;
+		if (found == nb) {
+			unmatched++;
+			continue;
+		}
+		J.pairs[J.count].a_unit = i;
+		J.pairs[J.count].b_unit = found;
+		J.count++;
+	}
+	if (unmatched)
+		fprintf(stderr, "hkspline error: %zu of %zu files of %s have no counterpart in %s\n", unmatched, na, dir_a,
+		        dir_b);
+	J.skeleton = skeleton;
+	J.co = *base;
+	J.csv = csv;
+	J.json = json;
+	atomic_init(&J.next, 0);
+	atomic_init(&J.done, 0);
+	size_t threads = (size_t)jobs < J.count ? (size_t)jobs : J.count;
+	pthread_t *tids = (pthread_t *)calloc(threads + 1, sizeof(pthread_t));
+	size_t started = 0;
+	cli_progress bar;
+	cli_progress_start(&bar, progress, J.count, "pairs");
+	for (size_t t = 0; tids && t < threads; t++) {
+		if (pthread_create(&tids[t], NULL, folder_worker, &J) != 0)
+			break;
+		started++;
+	}
+	if (started == 0)
+		folder_worker(&J);
+	else {
+		while (atomic_load(&J.done) < J.count) {
+			cli_progress_update(&bar, atomic_load(&J.done));
+			struct timespec ts = {0, 50 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		for (size_t t = 0; t < started; t++)
+			pthread_join(tids[t], NULL);
+	}
+	cli_progress_update(&bar, J.count);
+	cli_progress_finish(&bar);
+	free(tids);
+	unsigned compared = 0, failed = 0;
+	if (csv && header)
+		fputs(csv_columns, stdout);
+	if (json)
+		fputs("[\n", stdout);
+	bool first = true;
+	for (size_t k = 0; k < J.count; k++) {
+		folder_pair *p = &J.pairs[k];
+		compared += p->compared;
+		failed += p->failed;
+		if (!p->out || !p->out_size)
+			continue;
+		if (json) {
+			/* each pair wrote whole objects separated by newlines: join them with commas */
+			char *line = p->out, *end = p->out + p->out_size;
+			while (line < end) {
+				char *nl = memchr(line, '\n', (size_t)(end - line));
+				size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+				if (len) {
+					fputs(first ? "" : ",\n", stdout);
+					fwrite(line, 1, len, stdout);
+					first = false;
+				}
+				line += len + 1;
+			}
+		} else
+			fwrite(p->out, 1, p->out_size, stdout);
+	}
+	if (json)
+		fputs("\n]\n", stdout);
+	if (!csv && !json)
+		printf("%u animations compared, %u failed, %zu files without a counterpart\n", compared, failed, unmatched);
+	fflush(stdout);
+	rc = failed ? 1 : 0;
+done:
+	for (size_t k = 0; J.pairs && k < J.count; k++)
+		free(J.pairs[k].out);
+	free(J.pairs);
+	hks_loader_free(J.la);
+	hks_loader_free(J.lb);
+	return rc;
+}
+
 /* ---- arguments ---- */
 
 static void usage(FILE *out)
@@ -913,10 +1250,12 @@ static void usage(FILE *out)
 	        "usage: hkspline error A B [--skeleton S] [--shell 0.03] [--shell-override 'GLOB=D']...\n"
 	        "                      [--threshold 0.0001] [--json|--csv] [--report summary|detailed|exhaustive]\n"
 	        "                      [--plot OUT.png] [--animation I] [--compendium P]... [--no-header]\n"
+	        "       hkspline error DIR_A DIR_B [--json|--csv] [-j N] [--no-progress] [options above]\n"
 	        "Compare animation B against A at every frame and track: local translation (m), rotation\n"
 	        "(degrees and Havok's 4-D component distance), scale, float tracks; with a skeleton, ACL's\n"
 	        "object-space virtual-vertex error (m). A and B: Havok files, BINDER:MEMBER, or decoded-frames\n"
-	        "JSON from 'hkspline decode'. See docs/METRICS.md.\n");
+	        "JSON from 'hkspline decode'. Two folders: every file below A against the file at the same\n"
+	        "relative path below B, every animation, one summary each. See docs/METRICS.md.\n");
 }
 
 static bool parse_positive(const char *s, double *out)
@@ -937,7 +1276,8 @@ int cmd_error(int argc, char **argv)
 	size_t ncomps = 0, novr = 0;
 	const char *paths[2] = {NULL, NULL}, *skeleton = NULL, *plot = NULL;
 	double shell = HKS_DEFAULT_SHELL_DISTANCE, threshold = HKS_DEFAULT_ERROR_THRESHOLD;
-	bool json = false, csv = false, csv_header = true;
+	bool json = false, csv = false, csv_header = true, progress = true;
+	long jobs = 0;
 	report_level level = REPORT_SUMMARY;
 	long anim_index = 0;
 	int rc = 2;
@@ -963,6 +1303,16 @@ int cmd_error(int argc, char **argv)
 			csv = true;
 		else if (!strcmp(arg, "--no-header"))
 			csv_header = false;
+		else if (!strcmp(arg, "--no-progress"))
+			progress = false;
+		else if ((!strcmp(arg, "-j") || !strcmp(arg, "--jobs")) && v) {
+			char *end = NULL;
+			jobs = strtol(argv[++i], &end, 10);
+			if (!end || *end || jobs < 1 || jobs > 1024) {
+				fprintf(stderr, "hkspline error: -j needs a thread count from 1 to 1024\n");
+				goto done;
+			}
+		}
 		else if (!strcmp(arg, "--skeleton") && v)
 			skeleton = argv[++i];
 		else if (!strcmp(arg, "--compendium") && v)
@@ -1031,6 +1381,27 @@ int cmd_error(int argc, char **argv)
 	memset(&lo, 0, sizeof(lo));
 	lo.compendium_paths = comps;
 	lo.num_compendium_paths = ncomps;
+	if (is_directory(paths[0]) && is_directory(paths[1])) {
+		/* folder mode: every file of A against the file at the same place below B */
+		if (level != REPORT_SUMMARY || plot) {
+			fprintf(stderr, "hkspline error: folders are compared with summaries only (no --report levels, no --plot)\n");
+			goto done;
+		}
+		if (skeleton && load_skeleton_path(&sks, &lo, skeleton, NULL, true))
+			goto done;
+		if (jobs == 0) {
+			long np = sysconf(_SC_NPROCESSORS_ONLN);
+			jobs = np > 0 ? np : 1;
+		}
+		hks_compare_options fo;
+		memset(&fo, 0, sizeof(fo));
+		fo.shell_distance = shell;
+		fo.shell_overrides = ovr;
+		fo.num_shell_overrides = (uint32_t)novr;
+		fo.threshold = threshold;
+		rc = compare_folders(paths[0], paths[1], &lo, sks.skeleton, &fo, csv, json, csv_header, jobs, progress);
+		goto done;
+	}
 	a.arg = paths[0];
 	b.arg = paths[1];
 	if (load_input(&a, &lo, (uint32_t)anim_index) || load_input(&b, &lo, (uint32_t)anim_index))
@@ -1064,10 +1435,12 @@ int cmd_error(int argc, char **argv)
 				cli_print_error(&err);
 		}
 	names nm = {res, sks.skeleton, {&a, &b}};
-	if (csv)
-		write_csv(stdout, &nm, csv_header);
-	else if (json)
-		write_json(stdout, &nm, sks.path, shell, threshold, seams, has_seams, level);
+	if (csv) {
+		if (csv_header)
+			fputs(csv_columns, stdout);
+		write_csv_row(stdout, a.arg, b.arg, anim_index, &nm, NULL);
+	} else if (json)
+		write_json(stdout, &nm, sks.path, shell, threshold, seams, has_seams, level, true);
 	else
 		write_text(stdout, &nm, sks.path, threshold, seams, has_seams);
 	fflush(stdout);
