@@ -253,7 +253,7 @@ typedef struct hks_file_internal hks_file_internal;
 typedef struct hks_file {
 	hks_container container;
 	char sdk[32];                      /* "20160200", "hk_2010.2.0-r1", ... */
-	uint32_t pointer_size;             /* 4 or 8 */
+	uint32_t pointer_size;             /* 4 or 8; 0 for XML (not a property of the text) */
 	uint32_t file_version;             /* packfile fileVersion, else 0 */
 	int has_compendium_reference;      /* TCRF present */
 	uint8_t compendium_id[8];          /* TCRF ID, file byte order */
@@ -275,8 +275,9 @@ typedef struct hks_compendium_set hks_compendium_set;
 
 hks_result hks_compendium_set_create(const hks_options *opts, hks_compendium_set **out, hks_error *err);
 /* Index a compendium; the bytes are copied. `name` is used in messages. When an
- * ID is already present with different TYPE bytes, the first one stays and
- * *conflict (if given) is set. */
+ * ID is already present with different TYPE bytes, *conflict (if given) is set
+ * and the first table stays, unless the new one extends it (the same types
+ * under the same indices, plus more), which then serves that ID. */
 hks_result hks_compendium_set_add(hks_compendium_set *set, const void *data, size_t size,
                                   const char *name, int *conflict, hks_error *err);
 int hks_compendium_set_contains(const hks_compendium_set *set, const uint8_t id[8]);

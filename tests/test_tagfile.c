@@ -148,13 +148,13 @@ static uint32_t string_index(const char **list, uint32_t *n, const char *s)
 
 /* The TYPE container: TPTR, TSTR, TNA1, FSTR, TBDY (entries in reverse index
  * order: bodies are not in index order in game files), THSH, TPAD. */
-static void type_section(buf *out, int old_names)
+static void type_section_ext(buf *out, int old_names, int extra_type)
 {
 	const char *tstr[64], *fstr[64];
 	uint32_t ntstr = 0, nfstr = 0;
 	buf tptr = {0}, ts = {0}, tna = {0}, fs = {0}, tbd = {0}, thsh = {0}, tpad = {0};
-	zeros(&tptr, 8 * T_COUNT);
-	varint(&tna, T_COUNT);
+	zeros(&tptr, 8 * (T_COUNT + (extra_type ? 1 : 0)));
+	varint(&tna, T_COUNT + (extra_type ? 1 : 0));
 	uint32_t tparam_name = string_index(tstr, &ntstr, "tT");
 	for (uint32_t i = 1; i < T_COUNT; i++) {
 		varint(&tna, string_index(tstr, &ntstr, types[i].name));
@@ -163,6 +163,10 @@ static void type_section(buf *out, int old_names)
 			varint(&tna, tparam_name);
 			varint(&tna, types[i].tparam);
 		}
+	}
+	if (extra_type) { /* one more type appended, as newer compendiums do (docs/TAGFILE.md) */
+		varint(&tna, string_index(tstr, &ntstr, "hkExtraAppendedType"));
+		varint(&tna, 0);
 	}
 	for (uint32_t i = T_COUNT - 1; i >= 1; i--) {
 		const ttype *t = &types[i];
@@ -206,6 +210,11 @@ static void type_section(buf *out, int old_names)
 	section(&type, "TPAD", &tpad, 1);
 	section(out, "TYPE", &type, 0);
 	free(tptr.p), free(ts.p), free(tna.p), free(fs.p), free(tbd.p), free(thsh.p), free(type.p);
+}
+
+static void type_section(buf *out, int old_names)
+{
+	type_section_ext(out, old_names, 0);
 }
 
 /* ---- DATA, ITEM and PTCH ---- */
@@ -375,16 +384,22 @@ static uint8_t *build_file(int mode, const uint8_t id[8], size_t *size)
 }
 
 /* A compendium TCM0 { TCID (ids), TYPE }. */
-static uint8_t *build_compendium(const uint8_t *ids, uint32_t nids, int old_names, size_t *size)
+static uint8_t *build_compendium_ext(const uint8_t *ids, uint32_t nids, int old_names, int extra_type,
+                                     size_t *size)
 {
 	buf body = {0}, tcid = {0}, out = {0};
 	put(&tcid, ids, 8 * (size_t)nids);
 	section(&body, "TCID", &tcid, 1);
-	type_section(&body, old_names);
+	type_section_ext(&body, old_names, extra_type);
 	section(&out, "TCM0", &body, 0);
 	free(body.p), free(tcid.p);
 	*size = out.n;
 	return out.p;
+}
+
+static uint8_t *build_compendium(const uint8_t *ids, uint32_t nids, int old_names, size_t *size)
+{
+	return build_compendium_ext(ids, nids, old_names, 0, size);
 }
 
 static const uint8_t test_id[8] = {0xc7, 0x5d, 0x18, 0x38, 0x51, 0xed, 0x1c, 0x52};
@@ -567,6 +582,14 @@ static void test_compendium(void **state)
 	/* a set that holds the same bytes again: no conflict */
 	assert_int_equal(hks_compendium_set_add(set, comp, cn, "copy.compendium", &conflict, &e), HKS_OK);
 	assert_int_equal(conflict, 0);
+	/* the same table plus an appended type: a conflict, and the extended table
+	 * now serves the IDs (the file still reads through it) */
+	size_t cn3;
+	uint8_t *comp3 = build_compendium_ext(ids, 2, 0, 1, &cn3);
+	assert_int_equal(hks_compendium_set_add(set, comp3, cn3, "extended.compendium", &conflict, &e), HKS_OK);
+	assert_int_equal(conflict, 1);
+	assert_int_equal(hks_compendium_set_count(set), 2);
+	free(comp3);
 	/* not a compendium */
 	assert_int_equal(hks_compendium_set_add(set, p, n, "x.hkx", NULL, &e), HKS_E_MALFORMED);
 

@@ -98,6 +98,19 @@ static bool grow(hks_ctx *ctx, void **array, size_t *cap, size_t need, size_t el
 	return true;
 }
 
+/* `longer` holds every type of `shorter` under the same index and name, plus more. */
+static bool types_extend(const hks_tag_types *shorter, const hks_tag_types *longer)
+{
+	if (longer->count <= shorter->count)
+		return false;
+	for (uint32_t i = 1; i < shorter->count; i++) {
+		const char *a = shorter->types[i].name, *b = longer->types[i].name;
+		if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+			return false;
+	}
+	return true;
+}
+
 hks_result hks_compendium_set_add(hks_compendium_set *set, const void *data, size_t size, const char *name,
                                   int *conflict, hks_error *err)
 {
@@ -173,11 +186,20 @@ hks_result hks_compendium_set_add(hks_compendium_set *set, const void *data, siz
 		const uint8_t *id = tcid + 8 * i;
 		const compendium_id *old = find_id(set, id);
 		if (old) {
-			/* the first one stays; different TYPE bytes are a conflict (§2.11) */
+			/* Different TYPE bytes for one ID are a conflict (§2.11). The corpus
+			 * shows why it happens: the same ID is shipped with a table and with
+			 * that table plus types appended (docs/TAGFILE.md). The extended table
+			 * serves every file the shorter one serves, so it wins; otherwise the
+			 * first one stays. */
 			const compendium_entry *oe = set->entries[old->entry];
-			if (oe->type_size != e->type_size || memcmp(oe->type_payload, e->type_payload, e->type_size))
+			if (oe->type_size != e->type_size || memcmp(oe->type_payload, e->type_payload, e->type_size)) {
 				if (conflict)
 					*conflict = 1;
+				if (types_extend(oe->types, e->types)) {
+					set->ids[old - set->ids].entry = entry_index;
+					added++;
+				}
+			}
 			continue;
 		}
 		memcpy(set->ids[set->num_ids].id, id, 8);
