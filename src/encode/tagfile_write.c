@@ -383,6 +383,39 @@ static hks_result apply_spline(writer *w, const hks_animation *a, uint32_t item)
 	return HKS_OK;
 }
 
+/*
+ * Root motion of a spline animation (hkaDefaultAnimatedReferenceFrame,
+ * CONTAINERS.md §3.4): `duration` and `referenceFrameSamples` are written from
+ * the hks_file, so an encoder that changes the frame count regenerates them
+ * (one sample per frame). Unmodified files write their own values back.
+ * Other reference-frame classes (hkaDirectionalReferenceFrame) are copied.
+ */
+static hks_result apply_reference_frame(writer *w, const hks_file *file, const hks_animation *a, uint32_t anim_item)
+{
+	if (a->reference_frame < 0 || (uint32_t)a->reference_frame >= file->num_reference_frames)
+		return HKS_OK;
+	const hks_reference_frame *rf = &file->reference_frames[a->reference_frame];
+	const witem *ai = &w->items[anim_item];
+	const hks_tag_member *m = hks_tag_find_member(w->t, ai->type, "extractedMotion");
+	if (!m || (uint64_t)m->offset + 8 > ai->elem_size)
+		return HKS_OK;
+	uint32_t idx = hks_le32(ai->bytes + m->offset);
+	if (!idx || idx >= w->tf->num_items || w->items[idx].kind != HKS_TAG_ITEM_OBJECT ||
+	    !hks_tag_find_member(w->t, w->items[idx].type, "referenceFrameSamples") || (rf->num_samples && !rf->samples))
+		return HKS_OK;
+	witem *it = &w->items[idx];
+	uint8_t *obj = (uint8_t *)hks_arena_dup(w->arena, it->bytes, it->elem_size);
+	uint8_t *samples = rf->num_samples ? (uint8_t *)hks_arena_array(w->arena, rf->num_samples, 16) : NULL;
+	if (!obj || (rf->num_samples && !samples))
+		return nomem(w->ctx);
+	it->bytes = obj;
+	for (uint32_t i = 0; i < rf->num_samples; i++)
+		for (int k = 0; k < 4; k++)
+			hks_put_le32(samples + 16 * i + 4 * k, hks_f32_bits(rf->samples[i][k]));
+	HKS_TRY(put_f32(w, obj, it->elem_size, it->type, "duration", rf->duration));
+	return put_array(w, obj, it->elem_size, it->type, "referenceFrameSamples", samples, rf->num_samples, 16);
+}
+
 /* ---- output ---- */
 
 typedef struct patch {
@@ -521,8 +554,9 @@ hks_result hks_tagfile_write(hks_ctx *ctx, const hks_file *file, hks_bytebuf *ou
 	if (!w.arena)
 		return nomem(ctx);
 	hks_result r = HKS_OK;
-	/* room for one new array item per spline array that was empty before */
-	w.cap_items = tf->num_items + 5 * tf->num_animation_items;
+	/* room for one new array item per spline array that was empty before, and for
+	 * referenceFrameSamples */
+	w.cap_items = tf->num_items + 6 * tf->num_animation_items;
 	w.items = (witem *)hks_arena_array(w.arena, w.cap_items, sizeof(witem));
 	w.by_number = (uint32_t *)hks_arena_array(w.arena, w.cap_items, 4);
 	w.fields = (wfields *)hks_arena_array(w.arena, w.t->count, sizeof(wfields));
@@ -546,6 +580,8 @@ hks_result hks_tagfile_write(hks_ctx *ctx, const hks_file *file, hks_bytebuf *ou
 		hks_err_object(ctx, "hkaSplineCompressedAnimation (item %u)", tf->animation_items[a]);
 		hks_err_location(ctx, (int32_t)a, -1, -1, HKS_PART_NONE);
 		if ((r = apply_spline(&w, &file->animations[a], tf->animation_items[a])) != HKS_OK)
+			goto done;
+		if ((r = apply_reference_frame(&w, file, &file->animations[a], tf->animation_items[a])) != HKS_OK)
 			goto done;
 	}
 	hks_err_location(ctx, -1, -1, -1, HKS_PART_NONE);

@@ -1,0 +1,816 @@
+/*
+ * glTF 2.0 import (docs/GLTF.md): .glb / .gltf -> frames of one animation,
+ * resampled at a target frame rate, matched to a skeleton by bone name.
+ *
+ * Every index and range of the file is checked before use (hostile input is
+ * normal input): buffers, bufferViews, accessors (component types, strides,
+ * counts), samplers (strictly increasing times) and channel targets. glTF
+ * interpolation (glTF 2.0 §3.11): STEP, LINEAR (slerp for rotations) and
+ * CUBICSPLINE (Hermite; rotations normalized after).
+ */
+#include "author.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct gbuf {
+	const uint8_t *data;
+	size_t size;
+} gbuf;
+
+typedef struct gr {
+	hks_ctx *ctx;
+	hks_arena *arena;
+	json_t *root;
+	gbuf *buffers;
+	size_t num_buffers;
+	int64_t json_offset;  /* byte offset of the JSON text in the file (GLB: 20) */
+} gr;
+
+static hks_result bad(gr *g, const char *member, const char *fmt, ...) HKS_PRINTF(3, 4);
+static hks_result bad(gr *g, const char *member, const char *fmt, ...)
+{
+	hks_err_member(g->ctx, member);
+	va_list ap;
+	va_start(ap, fmt);
+	hks_result r = hks_failv(g->ctx, HKS_E_MALFORMED, -1, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static hks_result nomem(gr *g)
+{
+	return g->ctx->err && g->ctx->err->code ? g->ctx->err->code : HKS_E_NOMEM;
+}
+
+/* A non-negative integer member below `limit`. */
+static int get_index(const json_t *obj, const char *key, size_t limit, size_t *out)
+{
+	const json_t *v = json_object_get(obj, key);
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) >= limit)
+		return 0;
+	*out = (size_t)json_integer_value(v);
+	return 1;
+}
+
+static int get_f32_array(const json_t *v, float *out, size_t n)
+{
+	if (!json_is_array(v) || json_array_size(v) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_array_get(v, i);
+		if (!json_is_number(x))
+			return 0;
+		out[i] = (float)json_number_value(x);
+	}
+	return 1;
+}
+
+/* A float of the extras: a number, or "nan" / "inf" / "-inf" as the writer emits them. */
+static int get_f32(const json_t *x, float *out)
+{
+	if (json_is_number(x)) {
+		*out = (float)json_number_value(x);
+		return 1;
+	}
+	const char *s = json_string_value(x);
+	if (!s)
+		return 0;
+	if (!strcmp(s, "nan"))
+		*out = NAN;
+	else if (!strcmp(s, "inf"))
+		*out = INFINITY;
+	else if (!strcmp(s, "-inf"))
+		*out = -INFINITY;
+	else
+		return 0;
+	return 1;
+}
+
+/* ---- container ---- */
+
+static hks_result split_glb(gr *g, const uint8_t *p, size_t size, const uint8_t **json, size_t *json_size,
+                            gbuf *bin)
+{
+	hks_cursor c = hks_cursor_make(g->ctx, p, size, 0);
+	uint32_t magic, version, length, clen, ctype;
+	HKS_TRY(hks_read_le32(&c, &magic, "GLB magic"));
+	HKS_TRY(hks_read_le32(&c, &version, "GLB version"));
+	HKS_TRY(hks_read_le32(&c, &length, "GLB length"));
+	if (version != 2)
+		return hks_fail(g->ctx, HKS_E_UNSUPPORTED, 4, "GLB version %u (only 2)", version);
+	if (length > size)
+		return hks_fail(g->ctx, HKS_E_TRUNCATED, 8, "GLB declares %u bytes, the file has %zu", length, size);
+	c = hks_cursor_make(g->ctx, p, length, 0);
+	HKS_TRY(hks_skip(&c, 12, "GLB header"));
+	HKS_TRY(hks_read_le32(&c, &clen, "JSON chunk length"));
+	HKS_TRY(hks_read_le32(&c, &ctype, "JSON chunk type"));
+	if (ctype != GLB_CHUNK_JSON)
+		return hks_fail(g->ctx, HKS_E_MALFORMED, 16, "the first GLB chunk is not JSON (type 0x%08x)", ctype);
+	g->json_offset = hks_cursor_offset(&c);
+	HKS_TRY(hks_read_bytes(&c, clen, json, "JSON chunk"));
+	*json_size = clen;
+	bin->data = NULL;
+	bin->size = 0;
+	while (c.pos + 8 <= c.size) {
+		int64_t at = hks_cursor_offset(&c);
+		const uint8_t *d;
+		HKS_TRY(hks_read_le32(&c, &clen, "chunk length"));
+		HKS_TRY(hks_read_le32(&c, &ctype, "chunk type"));
+		HKS_TRY(hks_read_bytes(&c, clen, &d, "chunk data"));
+		if (ctype == GLB_CHUNK_BIN) {
+			if (bin->data)
+				return hks_fail(g->ctx, HKS_E_MALFORMED, at, "a second BIN chunk");
+			bin->data = d;
+			bin->size = clen;
+		}
+		HKS_TRY(hks_align(&c, 4, "chunk padding"));
+	}
+	return HKS_OK;
+}
+
+static hks_result load_buffers(gr *g, const gbuf *glb_bin)
+{
+	const json_t *bufs = json_object_get(g->root, "buffers");
+	size_t n = json_is_array(bufs) ? json_array_size(bufs) : 0;
+	if (n > g->ctx->limits.max_objects)
+		return hks_fail(g->ctx, HKS_E_LIMIT, -1, "%zu buffers", n);
+	g->num_buffers = n;
+	g->buffers = (gbuf *)hks_arena_array(g->arena, n + 1, sizeof(gbuf));
+	if (!g->buffers)
+		return nomem(g);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *b = json_array_get(bufs, i);
+		const json_t *len = json_object_get(b, "byteLength");
+		const char *uri = json_string_value(json_object_get(b, "uri"));
+		char member[48];
+		snprintf(member, sizeof(member), "buffers[%zu]", i);
+		if (!json_is_integer(len) || json_integer_value(len) < 0)
+			return bad(g, member, "%s: byteLength missing or negative", member);
+		uint64_t want = (uint64_t)json_integer_value(len);
+		if (!uri) {
+			if (i != 0 || !glb_bin || !glb_bin->data)
+				return bad(g, member, "%s has no uri and there is no GLB BIN chunk", member);
+			if (want > glb_bin->size)
+				return bad(g, member, "%s: byteLength %lld exceeds the BIN chunk's %lld bytes", member,
+				           (long long)want, (long long)glb_bin->size);
+			g->buffers[i].data = glb_bin->data;
+			g->buffers[i].size = (size_t)want;
+			continue;
+		}
+		const char *comma = strchr(uri, ',');
+		if (strncmp(uri, "data:", 5) != 0 || !comma || (size_t)(comma - uri) < 7 ||
+		    strncmp(comma - 7, ";base64", 7) != 0) {
+			hks_err_member(g->ctx, member);
+			return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1,
+			                "%s refers to an external file (%.64s); export a .glb or a .gltf with embedded buffers",
+			                member, uri);
+		}
+		uint8_t *data;
+		size_t dsize;
+		hks_err_member(g->ctx, member);
+		HKS_TRY(author_base64_decode(g->ctx, g->arena, comma + 1, strlen(comma + 1), &data, &dsize));
+		if (want > dsize)
+			return bad(g, member, "%s: byteLength %lld exceeds its %lld decoded bytes", member, (long long)want,
+			           (long long)dsize);
+		g->buffers[i].data = data;
+		g->buffers[i].size = (size_t)want;
+	}
+	return HKS_OK;
+}
+
+/* ---- accessors ---- */
+
+typedef struct acc {
+	const uint8_t *base;   /* first element */
+	size_t count, stride;
+	uint32_t comps, ctype;
+	int normalized;
+} acc;
+
+static uint32_t comps_of(const char *type)
+{
+	if (!type)
+		return 0;
+	if (!strcmp(type, "SCALAR"))
+		return 1;
+	if (!strcmp(type, "VEC2"))
+		return 2;
+	if (!strcmp(type, "VEC3"))
+		return 3;
+	if (!strcmp(type, "VEC4"))
+		return 4;
+	if (!strcmp(type, "MAT4"))
+		return 16;
+	return 0;
+}
+
+static uint32_t ctype_size(uint32_t t)
+{
+	switch (t) {
+	case GLTF_FLOAT:
+		return 4;
+	case GLTF_BYTE:
+	case GLTF_UNSIGNED_BYTE:
+		return 1;
+	case GLTF_SHORT:
+	case GLTF_UNSIGNED_SHORT:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, acc *out)
+{
+	char member[48];
+	snprintf(member, sizeof(member), "accessors[%zu]", index);
+	const json_t *accs = json_object_get(g->root, "accessors");
+	const json_t *a = json_array_get(accs, index);
+	if (!json_is_object(a))
+		return bad(g, member, "%s does not exist", member);
+	if (json_object_get(a, "sparse"))
+		return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1, "%s is sparse (not supported for animation data)", member);
+	const json_t *ct = json_object_get(a, "componentType"), *cnt = json_object_get(a, "count");
+	uint32_t comps = comps_of(json_string_value(json_object_get(a, "type")));
+	if (!json_is_integer(ct) || !ctype_size((uint32_t)json_integer_value(ct)) || !json_is_integer(cnt) ||
+	    json_integer_value(cnt) < 1 || comps != want_comps)
+		return bad(g, member, "%s: type, componentType or count is invalid (want %lld components, count >= 1)",
+		           member, (long long)want_comps);
+	out->ctype = (uint32_t)json_integer_value(ct);
+	out->comps = comps;
+	out->count = (size_t)json_integer_value(cnt);
+	out->normalized = json_is_true(json_object_get(a, "normalized"));
+	if (out->ctype != GLTF_FLOAT && !out->normalized)
+		return bad(g, member, "%s: integer components must be normalized for animation data", member);
+	if (out->count > g->ctx->limits.max_frames * (size_t)3 + 3)
+		return hks_fail(g->ctx, HKS_E_LIMIT, -1, "%s: %zu elements exceed the frame limit", member, out->count);
+	const json_t *views = json_object_get(g->root, "bufferViews");
+	size_t vi, bi;
+	if (!get_index(a, "bufferView", json_is_array(views) ? json_array_size(views) : 0, &vi))
+		return bad(g, member, "%s: bufferView missing or out of range", member);
+	const json_t *v = json_array_get(views, vi);
+	if (!get_index(v, "buffer", g->num_buffers, &bi))
+		return bad(g, member, "%s: its bufferView's buffer is missing or out of range", member);
+	const json_t *vo = json_object_get(v, "byteOffset"), *vl = json_object_get(v, "byteLength"),
+	             *vs = json_object_get(v, "byteStride"), *ao = json_object_get(a, "byteOffset");
+	int64_t voff = vo ? (json_is_integer(vo) ? json_integer_value(vo) : -1) : 0;
+	int64_t vlen = json_is_integer(vl) ? json_integer_value(vl) : -1;
+	int64_t aoff = ao ? (json_is_integer(ao) ? json_integer_value(ao) : -1) : 0;
+	size_t esize = (size_t)ctype_size(out->ctype) * comps;
+	int64_t stride = vs ? (json_is_integer(vs) ? json_integer_value(vs) : -1) : (int64_t)esize;
+	if (voff < 0 || vlen < 0 || aoff < 0 || stride < (int64_t)esize || stride > 252)
+		return bad(g, member, "%s: bufferView offset, length or stride invalid", member);
+	const gbuf *b = &g->buffers[bi];
+	if (!hks_range_ok(b->size, (uint64_t)voff, (uint64_t)vlen))
+		return bad(g, member, "%s: bufferView [%lld, +%lld) lies outside its buffer", member, (long long)voff,
+		           (long long)vlen);
+	uint64_t need = (uint64_t)aoff + (uint64_t)stride * (out->count - 1) + esize;
+	if (need > (uint64_t)vlen)
+		return bad(g, member, "%s needs %lld bytes of a %lld-byte bufferView", member, (long long)need,
+		           (long long)vlen);
+	out->base = b->data + voff + aoff;
+	out->stride = (size_t)stride;
+	return HKS_OK;
+}
+
+/* Component k of element i, as a float (normalized integers per glTF §3.11). */
+static float acc_get(const acc *a, size_t i, uint32_t k)
+{
+	const uint8_t *p = a->base + i * a->stride;
+	switch (a->ctype) {
+	case GLTF_FLOAT:
+		return hks_f32_from_bits(hks_le32(p + 4 * k));
+	case GLTF_BYTE: {
+		float v = (float)(int8_t)p[k] / 127.0f;
+		return v < -1 ? -1 : v;
+	}
+	case GLTF_UNSIGNED_BYTE:
+		return (float)p[k] / 255.0f;
+	case GLTF_SHORT: {
+		float v = (float)(int16_t)hks_le16(p + 2 * k) / 32767.0f;
+		return v < -1 ? -1 : v;
+	}
+	default:
+		return (float)hks_le16(p + 2 * k) / 65535.0f;
+	}
+}
+
+/* ---- channels ---- */
+
+enum { PATH_T = 0, PATH_R = 1, PATH_S = 2 };
+enum { INTERP_LINEAR = 0, INTERP_STEP = 1, INTERP_CUBIC = 2 };
+
+typedef struct chan {
+	acc in, out;
+	int interp;
+	uint32_t comps;
+} chan;
+
+static hks_result get_channel(gr *g, const json_t *anim, size_t ai, size_t ci, size_t *node, int *path, chan *ch)
+{
+	char member[64];
+	snprintf(member, sizeof(member), "animations[%zu].channels[%zu]", ai, ci);
+	const json_t *c = json_array_get(json_object_get(anim, "channels"), ci);
+	const json_t *samplers = json_object_get(anim, "samplers");
+	const json_t *tg = json_object_get(c, "target");
+	const json_t *nodes = json_object_get(g->root, "nodes");
+	size_t si;
+	if (!get_index(c, "sampler", json_is_array(samplers) ? json_array_size(samplers) : 0, &si))
+		return bad(g, member, "%s: sampler missing or out of range", member);
+	const char *p = json_string_value(json_object_get(tg, "path"));
+	if (!p)
+		return bad(g, member, "%s: target.path missing", member);
+	if (!strcmp(p, "translation"))
+		*path = PATH_T;
+	else if (!strcmp(p, "rotation"))
+		*path = PATH_R;
+	else if (!strcmp(p, "scale"))
+		*path = PATH_S;
+	else {
+		*path = -1; /* "weights" or an extension's path: not a bone transform */
+		return HKS_OK;
+	}
+	if (!json_object_get(tg, "node")) {
+		*path = -1; /* animation-pointer style targets without a node: ignored */
+		return HKS_OK;
+	}
+	if (!get_index(tg, "node", json_is_array(nodes) ? json_array_size(nodes) : 0, node))
+		return bad(g, member, "%s: target.node out of range", member);
+	const json_t *s = json_array_get(samplers, si);
+	const char *ip = json_string_value(json_object_get(s, "interpolation"));
+	ch->interp = !ip || !strcmp(ip, "LINEAR") ? INTERP_LINEAR : !strcmp(ip, "STEP") ? INTERP_STEP
+	             : !strcmp(ip, "CUBICSPLINE")                               ? INTERP_CUBIC
+	                                                                        : -1;
+	if (ch->interp < 0)
+		return bad(g, member, "%s: unknown interpolation", member);
+	ch->comps = *path == PATH_R ? 4 : 3;
+	size_t in_i, out_i;
+	const json_t *accs = json_object_get(g->root, "accessors");
+	size_t na = json_is_array(accs) ? json_array_size(accs) : 0;
+	if (!get_index(s, "input", na, &in_i) || !get_index(s, "output", na, &out_i))
+		return bad(g, member, "%s: sampler input / output missing or out of range", member);
+	HKS_TRY(get_accessor(g, in_i, 1, &ch->in));
+	HKS_TRY(get_accessor(g, out_i, ch->comps, &ch->out));
+	if (ch->in.ctype != GLTF_FLOAT)
+		return bad(g, member, "%s: sampler input is not float", member);
+	size_t want = ch->in.count * (ch->interp == INTERP_CUBIC ? 3 : 1);
+	if (ch->out.count != want)
+		return bad(g, member, "%s: %lld output elements for %lld keyframes", member, (long long)ch->out.count,
+		           (long long)ch->in.count);
+	float prev = acc_get(&ch->in, 0, 0);
+	if (!isfinite(prev))
+		return bad(g, member, "%s: keyframe time 0 is not finite", member);
+	for (size_t i = 1; i < ch->in.count; i++) {
+		float t = acc_get(&ch->in, i, 0);
+		if (!(t > prev) || !isfinite(t))
+			return bad(g, member, "%s: keyframe times not strictly increasing at key %lld", member,
+			           (long long)i);
+		prev = t;
+	}
+	return HKS_OK;
+}
+
+/* Value of a channel at time t (glTF §3.11 interpolation; clamped outside the keys). */
+static void sample_channel(const chan *ch, float t, float *v)
+{
+	size_t n = ch->in.count, vk = ch->interp == INTERP_CUBIC ? 3 : 1, vo = ch->interp == INTERP_CUBIC ? 1 : 0;
+	float t0 = acc_get(&ch->in, 0, 0), tn = acc_get(&ch->in, n - 1, 0);
+	size_t i;
+	if (!(t > t0) || n == 1) {
+		for (uint32_t k = 0; k < ch->comps; k++)
+			v[k] = acc_get(&ch->out, vo, k);
+		return;
+	}
+	if (t >= tn) {
+		for (uint32_t k = 0; k < ch->comps; k++)
+			v[k] = acc_get(&ch->out, (n - 1) * vk + vo, k);
+		return;
+	}
+	size_t lo = 0, hi = n - 1; /* in[lo] <= t < in[hi] */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (acc_get(&ch->in, mid, 0) <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	i = lo;
+	float ta = acc_get(&ch->in, i, 0), tb = acc_get(&ch->in, i + 1, 0);
+	if (t == ta || ch->interp == INTERP_STEP) { /* on a key: its value, bit for bit */
+		for (uint32_t k = 0; k < ch->comps; k++)
+			v[k] = acc_get(&ch->out, i * vk + vo, k);
+		return;
+	}
+	double dt = (double)tb - ta, u = ((double)t - ta) / dt;
+	float a[4], b[4];
+	for (uint32_t k = 0; k < ch->comps; k++) {
+		a[k] = acc_get(&ch->out, i * vk + vo, k);
+		b[k] = acc_get(&ch->out, (i + 1) * vk + vo, k);
+	}
+	if (ch->interp == INTERP_LINEAR) {
+		if (ch->comps == 4) {
+			author_quat_slerp(a, b, (float)u, v);
+			return;
+		}
+		for (uint32_t k = 0; k < ch->comps; k++)
+			v[k] = (float)((1 - u) * a[k] + u * b[k]);
+		return;
+	}
+	/* CUBICSPLINE: elements are (in-tangent, value, out-tangent) per key */
+	double u2 = u * u, u3 = u2 * u;
+	double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+	for (uint32_t k = 0; k < ch->comps; k++) {
+		double mo = acc_get(&ch->out, i * 3 + 2, k), mi = acc_get(&ch->out, (i + 1) * 3, k);
+		v[k] = (float)(h00 * a[k] + h10 * dt * mo + h01 * b[k] + h11 * dt * mi);
+	}
+	if (ch->comps == 4)
+		author_quat_normalize(v);
+}
+
+/* ---- matching and resampling ---- */
+
+typedef struct named {
+	const char *name;
+	size_t index;
+} named;
+
+static int named_cmp(const void *a, const void *b)
+{
+	const named *x = (const named *)a, *y = (const named *)b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+static const named *find_named(const named *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* first entry >= name */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(v[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(v[lo].name, name) ? &v[lo] : NULL;
+}
+
+/* A node's static TRS (defaults where absent); `matrix` nodes are accepted when the matrix is identity. */
+static hks_result node_trs(gr *g, const json_t *node, size_t index, float t[3], float r[4], float s[3])
+{
+	static const float id_t[3] = {0, 0, 0}, id_r[4] = {0, 0, 0, 1}, id_s[3] = {1, 1, 1};
+	memcpy(t, id_t, sizeof(id_t));
+	memcpy(r, id_r, sizeof(id_r));
+	memcpy(s, id_s, sizeof(id_s));
+	char member[48];
+	snprintf(member, sizeof(member), "nodes[%zu]", index);
+	const json_t *m = json_object_get(node, "matrix");
+	if (m) {
+		float mv[16];
+		if (!get_f32_array(m, mv, 16))
+			return bad(g, member, "%s: matrix must hold 16 numbers", member);
+		for (int k = 0; k < 16; k++)
+			if (mv[k] != ((k % 5) == 0 ? 1.0f : 0.0f))
+				return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1,
+				                "%s (a skeleton bone) uses a matrix; export with translation/rotation/scale", member);
+	}
+	const json_t *jt = json_object_get(node, "translation"), *jr = json_object_get(node, "rotation"),
+	             *js = json_object_get(node, "scale");
+	if ((jt && !get_f32_array(jt, t, 3)) || (jr && !get_f32_array(jr, r, 4)) || (js && !get_f32_array(js, s, 3)))
+		return bad(g, member, "%s: translation / rotation / scale must be arrays of 3 / 4 / 3 numbers",
+		           member);
+	return HKS_OK;
+}
+
+static const json_t *select_animation(gr *g, const hks_gltf_read_options *o, size_t *ai)
+{
+	const json_t *anims = json_object_get(g->root, "animations");
+	size_t n = json_is_array(anims) ? json_array_size(anims) : 0;
+	if (o && o->animation_name) {
+		for (size_t i = 0; i < n; i++) {
+			const char *nm = json_string_value(json_object_get(json_array_get(anims, i), "name"));
+			if (nm && !strcmp(nm, o->animation_name)) {
+				*ai = i;
+				return json_array_get(anims, i);
+			}
+		}
+		return NULL;
+	}
+	size_t want = o && o->animation >= 0 ? (size_t)o->animation : 0;
+	*ai = want;
+	return want < n ? json_array_get(anims, want) : NULL;
+}
+
+static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_options *o, hks_gltf_animation *out)
+{
+	hks_ctx *ctx = g->ctx;
+	const json_t *anims = json_object_get(g->root, "animations");
+	out->num_gltf_animations = json_is_array(anims) ? (uint32_t)json_array_size(anims) : 0;
+	size_t ai = 0;
+	const json_t *anim = select_animation(g, o, &ai);
+	if (!anim) {
+		hks_err_member(ctx, "animations");
+		if (o && o->animation_name)
+			return hks_fail(ctx, HKS_E_NOT_FOUND, -1, "no glTF animation named '%s' (%u animations)",
+			                o->animation_name, out->num_gltf_animations);
+		return hks_fail(ctx, HKS_E_NOT_FOUND, -1, "glTF animation %lld not found (%u animations)",
+		                (long long)(o && o->animation >= 0 ? o->animation : 0), out->num_gltf_animations);
+	}
+	const char *aname = json_string_value(json_object_get(anim, "name"));
+	snprintf(out->name, sizeof(out->name), "%s", aname ? aname : "");
+	hks_err_object(ctx, "animations[%zu]", ai);
+	const json_t *nodes = json_object_get(g->root, "nodes");
+	size_t num_nodes = json_is_array(nodes) ? json_array_size(nodes) : 0;
+	if (num_nodes > ctx->limits.max_objects)
+		return hks_fail(ctx, HKS_E_LIMIT, -1, "%zu nodes", num_nodes);
+
+	/* channels per node and path; a later channel on the same target replaces an earlier one */
+	const json_t *jch = json_object_get(anim, "channels");
+	size_t nch = json_is_array(jch) ? json_array_size(jch) : 0;
+	if (!nch)
+		return bad(g, "channels", "%s has no channels", "the animation");
+	chan *chans = (chan *)hks_arena_array(g->arena, nch, sizeof(chan));
+	int32_t(*by_node)[3] = (int32_t(*)[3])hks_arena_array(g->arena, num_nodes + 1, sizeof(int32_t[3]));
+	if (!chans || !by_node)
+		return nomem(g);
+	for (size_t i = 0; i <= num_nodes; i++)
+		by_node[i][0] = by_node[i][1] = by_node[i][2] = -1;
+	double t0 = INFINITY, t1 = -INFINITY;
+	for (size_t c = 0; c < nch; c++) {
+		size_t node = 0;
+		int path = -1;
+		HKS_TRY(get_channel(g, anim, ai, c, &node, &path, &chans[c]));
+		if (path < 0)
+			continue;
+		by_node[node][path] = (int32_t)c;
+		double a = acc_get(&chans[c].in, 0, 0), b = acc_get(&chans[c].in, chans[c].in.count - 1, 0);
+		t0 = a < t0 ? a : t0;
+		t1 = b > t1 ? b : t1;
+	}
+	if (!(t1 >= t0))
+		return bad(g, "channels", "%s has no translation, rotation or scale channel", "the animation");
+
+	/* frame count at the target rate */
+	double fd = o && o->frame_duration > 0 ? o->frame_duration : 1.0 / 30.0;
+	float fdf = (float)fd;
+	double span = t1 - t0, nf = floor(span / (double)fdf + 0.5) + 1;
+	if (nf < 2)
+		nf = 2;
+	if (nf > ctx->limits.max_frames)
+		return hks_fail(ctx, HKS_E_LIMIT, -1, "%.0f frames at %g s per frame exceed %u", nf, fd, ctx->limits.max_frames);
+	uint32_t n = (uint32_t)nf;
+	out->num_frames = n;
+	out->frame_duration = fdf;
+	out->duration = (float)((double)(n - 1) * (double)fdf);
+	if (o && o->duration > 0 && floor((double)o->duration / (double)fdf + 0.5) + 1 == nf)
+		out->duration = o->duration;
+
+	/* bone names -> nodes */
+	named *by_name = (named *)hks_arena_array(g->arena, num_nodes + 1, sizeof(named));
+	named *bones = (named *)hks_arena_array(g->arena, sk->num_bones + 1, sizeof(named));
+	if (!by_name || !bones)
+		return nomem(g);
+	size_t nn = 0, nb = 0;
+	size_t root_node = num_nodes;
+	for (size_t i = 0; i < num_nodes; i++) {
+		const char *nm = json_string_value(json_object_get(json_array_get(nodes, i), "name"));
+		if (!nm)
+			continue;
+		if (!strcmp(nm, HKS_GLTF_ROOT_MOTION_NODE)) {
+			if (root_node == num_nodes)
+				root_node = i;
+			continue;
+		}
+		by_name[nn].name = nm;
+		by_name[nn++].index = i;
+	}
+	qsort(by_name, nn, sizeof(named), named_cmp);
+	for (uint32_t b = 0; b < sk->num_bones; b++)
+		if (sk->bone_names && sk->bone_names[b]) {
+			bones[nb].name = sk->bone_names[b];
+			bones[nb++].index = b;
+		}
+	qsort(bones, nb, sizeof(named), named_cmp);
+	const char **unmatched = (const char **)hks_arena_array(g->arena, nn + 1, sizeof(char *));
+	if (!unmatched)
+		return nomem(g);
+	for (size_t i = 0; i < nn; i++)
+		if (!find_named(bones, nb, by_name[i].name) && (i == 0 || strcmp(by_name[i].name, by_name[i - 1].name)))
+			unmatched[out->num_unmatched_nodes++] = by_name[i].name;
+	out->unmatched_nodes = unmatched;
+
+	/* tracks */
+	uint32_t T = o && o->track_to_bone ? o->num_tracks : sk->num_bones;
+	uint32_t F = o ? o->num_float_tracks : 0;
+	if ((uint64_t)T + F > ctx->limits.max_tracks)
+		return hks_fail(ctx, HKS_E_LIMIT, -1, "%u + %u tracks exceed %u", T, F, ctx->limits.max_tracks);
+	uint64_t bytes = ((uint64_t)n * T * HKS_TRACK_SAMPLE_FLOATS + (uint64_t)n * F + (uint64_t)n * 4) * sizeof(float);
+	if (bytes > ctx->limits.max_output_bytes || bytes > ctx->limits.max_memory)
+		return hks_fail(ctx, HKS_E_LIMIT, -1, "%u frames x %u tracks exceed the memory limit", n, T);
+	out->num_transform_tracks = T;
+	out->num_float_tracks = F;
+	out->transforms = (float *)hks_arena_array(g->arena, (size_t)n * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
+	out->floats = (float *)hks_arena_array(g->arena, (size_t)n * F + 1, sizeof(float));
+	out->root_motion = (float(*)[4])hks_arena_array(g->arena, n, sizeof(float[4]));
+	int32_t *missing = (int32_t *)hks_arena_array(g->arena, T + 1, sizeof(int32_t));
+	int32_t *statics = (int32_t *)hks_arena_array(g->arena, T + 1, sizeof(int32_t));
+	if (!out->transforms || !out->floats || !out->root_motion || !missing || !statics)
+		return nomem(g);
+	out->missing_bones = missing;
+	out->static_bones = statics;
+	size_t stride = (size_t)T * HKS_TRACK_SAMPLE_FLOATS;
+	for (uint32_t t = 0; t < T; t++) {
+		int32_t bone = o && o->track_to_bone ? o->track_to_bone[t] : (int32_t)t;
+		const named *hit = bone >= 0 && (uint32_t)bone < sk->num_bones && sk->bone_names && sk->bone_names[bone]
+		                       ? find_named(by_name, nn, sk->bone_names[bone])
+		                       : NULL;
+		float st[3] = {0, 0, 0}, sr[4] = {0, 0, 0, 1}, ss[3] = {1, 1, 1};
+		const chan *cp[3] = {NULL, NULL, NULL};
+		if (hit) {
+			HKS_TRY(node_trs(g, json_array_get(nodes, hit->index), hit->index, st, sr, ss));
+			for (int p = 0; p < 3; p++)
+				cp[p] = by_node[hit->index][p] >= 0 ? &chans[by_node[hit->index][p]] : NULL;
+			if (!cp[0] && !cp[1] && !cp[2])
+				statics[out->num_static_bones++] = bone;
+		} else {
+			/* no node: the skeleton's reference pose (FORMAT.md §4.6 does not apply: this is authoring) */
+			if (bone >= 0 && (uint32_t)bone < sk->num_reference_pose && sk->reference_pose) {
+				memcpy(st, sk->reference_pose[bone].translation, sizeof(st));
+				memcpy(sr, sk->reference_pose[bone].rotation, sizeof(sr));
+				memcpy(ss, sk->reference_pose[bone].scale, sizeof(ss));
+			}
+			missing[out->num_missing_bones++] = bone;
+		}
+		float prev[4] = {0, 0, 0, 1};
+		for (uint32_t f = 0; f < n; f++) {
+			float tm = (float)((double)t0 + (double)f * (double)fdf);
+			float *x = out->transforms + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS;
+			if (cp[0])
+				sample_channel(cp[0], tm, x);
+			else
+				memcpy(x, st, sizeof(st));
+			if (cp[1])
+				sample_channel(cp[1], tm, x + 3);
+			else
+				memcpy(x + 3, sr, sizeof(sr));
+			if (cp[2])
+				sample_channel(cp[2], tm, x + 7);
+			else
+				memcpy(x + 7, ss, sizeof(ss));
+			/* sign continuity (the encoder fits components: a flip would be a jump) */
+			if (f && (double)x[3] * prev[0] + (double)x[4] * prev[1] + (double)x[5] * prev[2] + (double)x[6] * prev[3] < 0) {
+				for (int k = 3; k < 7; k++)
+					x[k] = -x[k];
+				out->sign_flips++;
+			}
+			memcpy(prev, x + 3, sizeof(prev));
+		}
+	}
+
+	/* float tracks from the animation's extras (resampled linearly at the target times) */
+	const json_t *hk = json_object_get(json_object_get(anim, "extras"), "hkspline");
+	const json_t *fts = json_object_get(hk, "float_tracks");
+	float src_fd = 0;
+	get_f32(json_object_get(hk, "frame_duration"), &src_fd);
+	const char **missing_slots = (const char **)hks_arena_array(g->arena, F + 1, sizeof(char *));
+	if (!missing_slots)
+		return nomem(g);
+	out->missing_float_slots = missing_slots;
+	for (uint32_t i = 0; i < F; i++) {
+		const char *slot = o->float_slot_names ? o->float_slot_names[i] : NULL;
+		const json_t *vals = NULL;
+		for (size_t k = 0; json_is_array(fts) && k < json_array_size(fts) && !vals; k++) {
+			const json_t *e = json_array_get(fts, k);
+			const char *s = json_string_value(json_object_get(e, "slot"));
+			if (slot ? (s && !strcmp(s, slot)) : k == i)
+				vals = json_object_get(e, "values");
+		}
+		size_t nv = json_is_array(vals) ? json_array_size(vals) : 0;
+		float fallback = o->reference_floats ? o->reference_floats[i] : 0.0f;
+		if (!nv || !(src_fd > 0)) {
+			missing_slots[out->num_missing_float_slots++] = slot ? slot : "(unnamed)";
+			for (uint32_t f = 0; f < n; f++)
+				out->floats[(size_t)f * F + i] = fallback;
+			continue;
+		}
+		for (uint32_t f = 0; f < n; f++) {
+			double tm = (double)(float)((double)f * (double)fdf), pos = tm / (double)src_fd;
+			size_t k = (size_t)(pos < 0 ? 0 : pos);
+			float a, b;
+			if (k >= nv - 1) {
+				k = nv - 1;
+				pos = (double)k;
+			}
+			if (!get_f32(json_array_get(vals, k), &a) || !get_f32(json_array_get(vals, k + 1 < nv ? k + 1 : k), &b))
+				return bad(g, "extras.hkspline.float_tracks", "%s: value %lld is not a number", "float track",
+				           (long long)k);
+			double u = pos - (double)k;
+			out->floats[(size_t)f * F + i] = u == 0 ? a : (float)((1 - u) * a + u * b);
+		}
+	}
+
+	/* root motion: translation (x, y, z) and the heading about `up` (w) */
+	out->up[1] = 1;
+	out->forward[2] = 1;
+	const json_t *rm = json_object_get(hk, "root_motion");
+	if (json_is_object(rm)) {
+		float up[4], fw[4];
+		if (get_f32_array(json_object_get(rm, "up"), up, 4) && author_finite(up, 4))
+			memcpy(out->up, up, sizeof(up));
+		if (get_f32_array(json_object_get(rm, "forward"), fw, 4) && author_finite(fw, 4))
+			memcpy(out->forward, fw, sizeof(fw));
+	}
+	if (root_node < num_nodes) {
+		const chan *ct = by_node[root_node][PATH_T] >= 0 ? &chans[by_node[root_node][PATH_T]] : NULL;
+		const chan *cr = by_node[root_node][PATH_R] >= 0 ? &chans[by_node[root_node][PATH_R]] : NULL;
+		out->has_root_motion = ct || cr;
+		double un = sqrt((double)out->up[0] * out->up[0] + (double)out->up[1] * out->up[1] +
+		                 (double)out->up[2] * out->up[2]);
+		for (uint32_t f = 0; f < n; f++) {
+			float tm = (float)((double)t0 + (double)f * (double)fdf), v[4] = {0, 0, 0, 1};
+			if (ct)
+				sample_channel(ct, tm, v);
+			memcpy(out->root_motion[f], v, 3 * sizeof(float));
+			out->root_motion[f][3] = 0;
+			if (cr && un > 0) {
+				sample_channel(cr, tm, v);
+				double s = (v[0] * out->up[0] + v[1] * out->up[1] + v[2] * out->up[2]) / un;
+				out->root_motion[f][3] = (float)(2 * atan2(s, (double)v[3]));
+			}
+		}
+	}
+	return HKS_OK;
+}
+
+hks_result hks_gltf_read(const void *data, size_t size, const hks_skeleton *skeleton,
+                         const hks_gltf_read_options *opts, hks_gltf_animation **out, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, opts ? &opts->base : NULL, size, err);
+	if (out)
+		*out = NULL;
+	if (!data || !skeleton || !out)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_gltf_read: NULL argument");
+	if (opts && opts->track_to_bone == NULL && opts->num_tracks)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_gltf_read: num_tracks without track_to_bone");
+	if (opts && opts->num_float_tracks && !opts->float_slot_names)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_gltf_read: float tracks without slot names");
+	hks_arena *arena = hks_arena_create(&ctx);
+	if (!arena)
+		return err && err->code ? err->code : HKS_E_NOMEM;
+	hks_gltf_animation *a = (hks_gltf_animation *)hks_arena_alloc(arena, sizeof(*a));
+	if (!a) {
+		hks_arena_free(arena);
+		return err && err->code ? err->code : HKS_E_NOMEM;
+	}
+	a->arena = arena;
+	gr g;
+	memset(&g, 0, sizeof(g));
+	g.ctx = &ctx;
+	g.arena = arena;
+	const uint8_t *p = (const uint8_t *)data, *json = p;
+	size_t json_size = size;
+	gbuf bin = {NULL, 0};
+	hks_result r = HKS_OK;
+	if (size >= 4 && hks_le32(p) == GLB_MAGIC) {
+		hks_err_object(&ctx, "GLB");
+		r = split_glb(&g, p, size, &json, &json_size, &bin);
+	}
+	if (r == HKS_OK) {
+		json_error_t je;
+		hks_err_object(&ctx, "glTF JSON");
+		g.root = json_loadb((const char *)json, json_size, 0, &je);
+		if (!g.root)
+			r = hks_fail(&ctx, HKS_E_MALFORMED, g.json_offset + (int64_t)je.position, "JSON: %s (line %d)", je.text,
+			             je.line);
+		else if (!json_is_object(g.root))
+			r = hks_fail(&ctx, HKS_E_MALFORMED, g.json_offset, "the glTF JSON is not an object");
+	}
+	if (r == HKS_OK) {
+		const char *ver = json_string_value(json_object_get(json_object_get(g.root, "asset"), "version"));
+		if (!ver)
+			r = hks_fail(&ctx, HKS_E_MALFORMED, -1, "no asset.version: not a glTF file");
+		else if (strncmp(ver, "2.", 2) != 0)
+			r = hks_fail(&ctx, HKS_E_UNSUPPORTED, -1, "glTF version %.16s (only 2.x)", ver);
+	}
+	if (r == HKS_OK)
+		r = load_buffers(&g, &bin);
+	if (r == HKS_OK)
+		r = import(&g, skeleton, opts, a);
+	json_decref(g.root);
+	if (r != HKS_OK) {
+		hks_arena_free(arena);
+		return r;
+	}
+	hks_arena_set_ctx(arena, NULL);
+	*out = a;
+	return HKS_OK;
+}
+
+void hks_gltf_animation_free(hks_gltf_animation *anim)
+{
+	if (anim)
+		hks_arena_free(anim->arena);
+}
