@@ -483,6 +483,7 @@ static hks_result encode_all(encoder *e, const hks_encode_options *opts, hks_sto
 	s->block_duration = s->frame_duration * (float)(mfpb - 1);
 	s->block_inverse_duration = 1.0f / s->block_duration;
 	s->num_blocks = hks_expected_num_blocks(s->num_frames, s->max_frames_per_block);
+	s->data_offset = -1; /* not read from a file: no byte offsets in messages */
 	e->knot_factor = hks_knot_factor(s->num_frames, s->duration);
 
 	uint32_t nb = s->num_blocks;
