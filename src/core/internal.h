@@ -199,7 +199,9 @@ hks_result hks_bytebuf_append(hks_bytebuf *b, const void *p, size_t n);
 hks_result hks_bytebuf_zeros(hks_bytebuf *b, size_t n);
 hks_result hks_bytebuf_pad(hks_bytebuf *b, size_t align); /* zero-pad size to a multiple of align */
 void hks_bytebuf_free(hks_bytebuf *b);
-/* Hand the buffer to the caller (caller frees with hks_buffer_free and the same options). */
+/* Hand the buffer to the caller (caller frees with hks_buffer_free and the same options).
+ * NULL when the buffer is empty, or when shrinking it to its size failed (the
+ * failure is recorded: callers with a non-empty buffer return HKS_E_NOMEM then). */
 uint8_t *hks_bytebuf_take(hks_bytebuf *b, size_t *size);
 
 #endif /* HKS_INTERNAL_H */

@@ -322,21 +322,28 @@ void hks_bytebuf_free(hks_bytebuf *b)
 
 uint8_t *hks_bytebuf_take(hks_bytebuf *b, size_t *size)
 {
-	/* shrink so that the caller frees exactly `size` bytes */
+	/* Shrink so that the caller frees exactly `size` bytes (the allocator
+	 * hook receives the allocated size). When the shrinking realloc fails
+	 * the buffer cannot be handed out with its content size (freeing it
+	 * with that size would lie to the allocator; handing out the capacity
+	 * would append unwritten bytes to the output): it is freed and NULL
+	 * returned, with the allocation failure recorded. */
 	uint8_t *p = b->data;
 	size_t n = b->size;
 	if (p && n != b->capacity) {
 		uint8_t *q = (uint8_t *)hks_realloc(b->ctx, p, b->capacity, n ? n : 1);
-		if (q)
-			p = q;
-		else
-			n = b->capacity; /* keep the old block; report its real size */
-		if (!q)
-			b->size = n;
+		if (!q) {
+			hks_bytebuf_free(b);
+			*size = 0;
+			return NULL;
+		}
+		p = q;
+		if (!n)
+			hks_free(b->ctx, p, 1), p = NULL;
 	}
 	if (!p)
 		n = 0;
-	*size = b->size = n;
+	*size = n;
 	b->data = NULL;
 	b->capacity = 0;
 	b->size = 0;

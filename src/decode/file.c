@@ -137,6 +137,8 @@ hks_result hks_file_write(const hks_file *file, const hks_write_options *opts, u
 		return r;
 	}
 	*out = hks_bytebuf_take(&buf, out_size);
+	if (!*out)
+		return HKS_E_NOMEM; /* the failed shrink is recorded; written files are never empty */
 	return HKS_OK;
 }
 
