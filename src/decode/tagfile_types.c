@@ -150,9 +150,12 @@ static hks_result parse_names(hks_ctx *ctx, hks_arena *arena, hks_cursor *c, con
 	if (count == 0)
 		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "type table: count 0 (the null type is missing)");
 	/* every type takes at least 2 bytes: check before allocating */
-	if (count - 1 > (c->size - c->pos) / 2 || count > ctx->limits.max_objects)
+	if (count - 1 > (c->size - c->pos) / 2)
 		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "type table: count %llu exceeds the section",
 		                (unsigned long long)count);
+	if (count > ctx->limits.max_objects) /* a caller's limit, not a format violation */
+		return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "type table: %llu types exceed the limit of %u objects",
+		                (unsigned long long)count, ctx->limits.max_objects);
 	t->count = (uint32_t)count;
 	t->types = (hks_tag_type *)hks_arena_array(arena, t->count, sizeof(hks_tag_type));
 	if (!t->types)
