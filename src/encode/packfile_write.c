@@ -63,6 +63,8 @@ typedef struct writer {
 	uint8_t **owned;          /* encoded arrays to free */
 	size_t *owned_size;
 	uint32_t num_owned;
+	uint32_t owned_cap, owned_size_cap; /* allocated entries of each (they differ after a failed growth) */
+	uint32_t pieces_cap, insert_before_cap;
 	local_edit *edits;
 	uint32_t num_edits;
 	patch *patches;
@@ -142,36 +144,59 @@ static hks_result add_edit(writer *w, local_edit e)
 
 static hks_result add_piece(writer *w, piece pc, uint32_t *index)
 {
-	piece *p = (piece *)hks_realloc(w->ctx, w->pieces, (size_t)w->num_pieces * sizeof(piece),
-	                                (size_t)(w->num_pieces + 1) * sizeof(piece));
-	if (!p)
-		return HKS_E_NOMEM;
-	w->pieces = p;
-	uint32_t *ib = (uint32_t *)hks_realloc(w->ctx, w->insert_before, (size_t)w->num_pieces * 4,
-	                                       (size_t)(w->num_pieces + 1) * 4);
-	if (!ib)
-		return HKS_E_NOMEM;
-	w->insert_before = ib;
-	ib[w->num_pieces] = NO_INDEX;
-	p[w->num_pieces] = pc;
+	/* each array keeps its own capacity, so that a failed growth of the
+	 * second one still frees the first with its real size */
+	uint32_t need = w->num_pieces + 1;
+	if (w->pieces_cap < need) {
+		piece *p = (piece *)hks_realloc(w->ctx, w->pieces, (size_t)w->pieces_cap * sizeof(piece),
+		                                (size_t)need * sizeof(piece));
+		if (!p)
+			return HKS_E_NOMEM;
+		w->pieces = p;
+		w->pieces_cap = need;
+	}
+	if (w->insert_before_cap < need) {
+		uint32_t *ib = (uint32_t *)hks_realloc(w->ctx, w->insert_before, (size_t)w->insert_before_cap * 4,
+		                                       (size_t)need * 4);
+		if (!ib)
+			return HKS_E_NOMEM;
+		w->insert_before = ib;
+		w->insert_before_cap = need;
+	}
+	w->insert_before[w->num_pieces] = NO_INDEX;
+	w->pieces[w->num_pieces] = pc;
 	*index = w->num_pieces++;
 	return HKS_OK;
 }
 
+/* Take ownership of `buf` (freed here when recording it fails, so that the
+ * caller never leaks it). Each array has its own capacity: when the first
+ * grows and the second cannot, both are still freed with their real sizes. */
 static hks_result own(writer *w, uint8_t *buf, size_t size)
 {
-	uint8_t **o = (uint8_t **)hks_realloc(w->ctx, w->owned, (size_t)w->num_owned * sizeof(uint8_t *),
-	                                      (size_t)(w->num_owned + 1) * sizeof(uint8_t *));
-	if (!o)
-		return HKS_E_NOMEM;
-	w->owned = o;
-	size_t *s = (size_t *)hks_realloc(w->ctx, w->owned_size, (size_t)w->num_owned * sizeof(size_t),
-	                                  (size_t)(w->num_owned + 1) * sizeof(size_t));
-	if (!s)
-		return HKS_E_NOMEM;
-	w->owned_size = s;
-	o[w->num_owned] = buf;
-	s[w->num_owned] = size;
+	uint32_t need = w->num_owned + 1;
+	if (w->owned_cap < need) {
+		uint8_t **o = (uint8_t **)hks_realloc(w->ctx, w->owned, (size_t)w->owned_cap * sizeof(uint8_t *),
+		                                      (size_t)need * sizeof(uint8_t *));
+		if (!o) {
+			hks_free(w->ctx, buf, size);
+			return HKS_E_NOMEM;
+		}
+		w->owned = o;
+		w->owned_cap = need;
+	}
+	if (w->owned_size_cap < need) {
+		size_t *z = (size_t *)hks_realloc(w->ctx, w->owned_size, (size_t)w->owned_size_cap * sizeof(size_t),
+		                                  (size_t)need * sizeof(size_t));
+		if (!z) {
+			hks_free(w->ctx, buf, size);
+			return HKS_E_NOMEM;
+		}
+		w->owned_size = z;
+		w->owned_size_cap = need;
+	}
+	w->owned[w->num_owned] = buf;
+	w->owned_size[w->num_owned] = size;
 	w->num_owned++;
 	return HKS_OK;
 }
@@ -617,12 +642,12 @@ hks_result hks_packfile_write(hks_ctx *ctx, const hks_file *file, hks_bytebuf *o
 	hks_free(ctx, w.bounds, w.bounds ? nb * 4 : 0);
 	hks_free(ctx, w.replacement, w.replacement ? (size_t)w.num_chunks * 4 : 0);
 	hks_free(ctx, w.chunk_piece, w.chunk_piece ? (size_t)w.num_chunks * 4 : 0);
-	hks_free(ctx, w.pieces, (size_t)w.num_pieces * sizeof(piece));
-	hks_free(ctx, w.insert_before, (size_t)w.num_pieces * 4);
+	hks_free(ctx, w.pieces, (size_t)w.pieces_cap * sizeof(piece));
+	hks_free(ctx, w.insert_before, (size_t)w.insert_before_cap * 4);
 	for (uint32_t i = 0; i < w.num_owned; i++)
 		hks_free(ctx, w.owned[i], w.owned_size[i]);
-	hks_free(ctx, w.owned, (size_t)w.num_owned * sizeof(uint8_t *));
-	hks_free(ctx, w.owned_size, (size_t)w.num_owned * sizeof(size_t));
+	hks_free(ctx, w.owned, (size_t)w.owned_cap * sizeof(uint8_t *));
+	hks_free(ctx, w.owned_size, (size_t)w.owned_size_cap * sizeof(size_t));
 	hks_free(ctx, w.edits, (size_t)w.num_edits * sizeof(local_edit));
 	hks_free(ctx, w.patches, (size_t)w.num_patches * sizeof(patch));
 	return r;
