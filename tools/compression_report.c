@@ -581,7 +581,7 @@ int main(int argc, char **argv)
 		encoded += clips[i]->encoded;
 	if (encode) {
 		fprintf(md, "## The project's re-encode of the decoded frames\n\n"
-		            "Every %ld-th file in loader order: its animations decoded, re-encoded with Havok's defaults\n"
+		            "One file in %ld (loader order): its animations decoded, re-encoded with Havok's defaults\n"
 		            "(tolerance 0.001 on every part, degree 3, the original's per-track quantizations, maxFramesPerBlock\n"
 		            "and SDK), and the encode's frames compared with the decoded frames at every frame. Clips whose decoded\n"
 		            "frames hold NaN or infinities are not re-encoded here. The retail ratio column is over the same clips.\n"
