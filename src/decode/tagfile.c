@@ -778,9 +778,17 @@ hks_result hks_tagfile_parse(hks_ctx *ctx, const uint8_t *data, size_t size, con
 	body.pos = 8;
 	const hks_tag_section *type_s = NULL, *tcrf_s = NULL, *indx_s = NULL, *tcid_s = NULL, *data_s = NULL;
 	while (body.pos < body.size) {
-		hks_tag_section *s = &tf->top[tf->num_top++];
+		/* A root of 9..15 bytes leaves max_top = 0 (no array) with bytes
+		 * still to read: read the header into a scratch record, which fails
+		 * as truncated, instead of indexing the absent array (fuzz_compendium
+		 * crasher). Sections are >= 8 bytes, so max_top bounds num_top. */
+		hks_tag_section scratch;
+		hks_tag_section *s = tf->num_top < max_top ? &tf->top[tf->num_top] : &scratch;
 		hks_err_object(ctx, "section %s", root.tag);
 		HKS_TRY(hks_tag_read_section(&body, s));
+		if (s == &scratch)
+			return hks_fail(ctx, HKS_E_MALFORMED, s->offset, "%s holds more sections than fit in it", root.tag);
+		tf->num_top++;
 		body.pos = s->offset + s->size;
 		if (!strcmp(s->tag, "SDKV")) {
 			size_t n = s->size - 8 < sizeof(file->sdk) - 1 ? s->size - 8 : sizeof(file->sdk) - 1;
