@@ -246,6 +246,15 @@ int main(int argc, char **argv)
 	encode_seed("uncompressed_quality.bin", 2, 1, 24, 0x0A, 0, 3, 2);
 	encode_seed("polar_degree1_er.bin", 1, 0, 40, 0x93, 16, 2, 3);
 
+	/* fuzz_gltf */
+	size_t n_glb = 0, n_gltf = 0;
+	uint8_t *glb = synth_gltf(12, 1, &n_glb), *gltf = synth_gltf(5, 0, &n_gltf);
+	if (!glb || !gltf)
+		return 1;
+	write_seed("gltf", "synthetic.glb", glb, n_glb);
+	write_seed("gltf", "synthetic.gltf", gltf, n_gltf);
+	free(glb), free(gltf);
+
 	hks_packed_spline_free(sek), hks_packed_spline_free(er), hks_packed_spline_free(q8),
 	    hks_packed_spline_free(floats);
 	free(t_sek), free(t_er), free(comp), free(t_ref), free(xml), free(xml2), free(sample), free(skel);

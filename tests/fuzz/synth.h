@@ -25,7 +25,7 @@ typedef struct synth_buf {
 	size_t n, cap;
 } synth_buf;
 
-static void synth_put(synth_buf *b, const void *src, size_t n)
+static inline void synth_put(synth_buf *b, const void *src, size_t n)
 {
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2 + 64;
@@ -37,22 +37,22 @@ static void synth_put(synth_buf *b, const void *src, size_t n)
 		memcpy(b->p + b->n, src, n);
 	b->n += n;
 }
-static void synth_put8(synth_buf *b, uint8_t v) { synth_put(b, &v, 1); }
-static void synth_put32(synth_buf *b, uint32_t v)
+static inline void synth_put8(synth_buf *b, uint8_t v) { synth_put(b, &v, 1); }
+static inline void synth_put32(synth_buf *b, uint32_t v)
 {
 	uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
 	synth_put(b, x, 4);
 }
-static void synth_zeros(synth_buf *b, size_t n)
+static inline void synth_zeros(synth_buf *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		synth_put8(b, 0);
 }
-static void synth_le32_at(uint8_t *p, uint32_t v)
+static inline void synth_le32_at(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
 }
-static void synth_f32_at(uint8_t *p, float f)
+static inline void synth_f32_at(uint8_t *p, float f)
 {
 	uint32_t u;
 	memcpy(&u, &f, 4);
@@ -64,7 +64,7 @@ static void synth_f32_at(uint8_t *p, float f)
 /* Smooth motion: translations and scales along sines, rotations about a
  * fixed axis per track, floats ramping. `variant` changes amplitudes and
  * makes some lanes constant (static parts). Frame-major, as hks_frames_in. */
-static void synth_frames(uint32_t T, uint32_t F, uint32_t frames, unsigned variant, float *tr, float *fl)
+static inline void synth_frames(uint32_t T, uint32_t F, uint32_t frames, unsigned variant, float *tr, float *fl)
 {
 	for (uint32_t f = 0; f < frames; f++) {
 		float u = (float)f / (float)(frames - 1);
@@ -90,7 +90,7 @@ static void synth_frames(uint32_t T, uint32_t F, uint32_t frames, unsigned varia
 }
 
 /* The spline of synthetic frames (NULL on failure). `mfpb` 0 = 256. */
-static hks_packed_spline *synth_spline(uint32_t T, uint32_t F, uint32_t frames, uint32_t mfpb, unsigned variant,
+static inline hks_packed_spline *synth_spline(uint32_t T, uint32_t F, uint32_t frames, uint32_t mfpb, unsigned variant,
                                        const char *sdk)
 {
 	float *tr = (float *)calloc((size_t)frames * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
@@ -124,7 +124,7 @@ static hks_packed_spline *synth_spline(uint32_t T, uint32_t F, uint32_t frames, 
 
 /* ---- tagfile (CONTAINERS.md §2) ---- */
 
-static void synth_varint(synth_buf *b, uint64_t v)
+static inline void synth_varint(synth_buf *b, uint64_t v)
 {
 	if (v < 0x80) {
 		synth_put8(b, (uint8_t)v);
@@ -139,7 +139,7 @@ static void synth_varint(synth_buf *b, uint64_t v)
 }
 
 /* A section: big-endian size with the leaf flag, tag, body padded to 4 (§2.2). */
-static void synth_section(synth_buf *out, const char *tag, const synth_buf *body, int leaf)
+static inline void synth_section(synth_buf *out, const char *tag, const synth_buf *body, int leaf)
 {
 	size_t padded = (body->n + 3) & ~(size_t)3;
 	uint32_t size = (uint32_t)(8 + padded) | (leaf ? 0x40000000u : 0);
@@ -215,7 +215,7 @@ static const synth_type synth_types[ST_COUNT] = {
 	[ST_I8] = {"hkInt8", 0, 0, 0x09, 0x2204, 0, 1, 1, 0, {{0}}, 0},
 };
 
-static uint32_t synth_string_index(const char **list, uint32_t *n, const char *s)
+static inline uint32_t synth_string_index(const char **list, uint32_t *n, const char *s)
 {
 	for (uint32_t i = 0; i < *n; i++)
 		if (!strcmp(list[i], s))
@@ -225,7 +225,7 @@ static uint32_t synth_string_index(const char **list, uint32_t *n, const char *s
 }
 
 /* TYPE { TPTR TSTR TNA1 FSTR TBDY THSH TPAD } (§2.6 - §2.8). */
-static void synth_type_section(synth_buf *out)
+static inline void synth_type_section(synth_buf *out)
 {
 	const char *tstr[64], *fstr[64];
 	uint32_t ntstr = 0, nfstr = 0;
@@ -292,7 +292,7 @@ typedef struct synth_data {
 	uint32_t npatch;
 } synth_data;
 
-static uint32_t synth_place(synth_data *d, uint32_t number, uint32_t kind, uint32_t type, uint32_t count,
+static inline uint32_t synth_place(synth_data *d, uint32_t number, uint32_t kind, uint32_t type, uint32_t count,
                             uint32_t elem_size, uint32_t align)
 {
 	while (d->data.n % align)
@@ -307,7 +307,7 @@ static uint32_t synth_place(synth_data *d, uint32_t number, uint32_t kind, uint3
 	return off;
 }
 
-static void synth_ptr(synth_data *d, uint32_t at, uint32_t item, uint32_t decl_type)
+static inline void synth_ptr(synth_data *d, uint32_t at, uint32_t item, uint32_t decl_type)
 {
 	synth_le32_at(d->data.p + at, item);
 	d->patches[d->npatch][0] = decl_type;
@@ -315,14 +315,14 @@ static void synth_ptr(synth_data *d, uint32_t at, uint32_t item, uint32_t decl_t
 	d->npatch++;
 }
 
-static void synth_string_item(synth_data *d, uint32_t number, const char *s)
+static inline void synth_string_item(synth_data *d, uint32_t number, const char *s)
 {
 	uint32_t n = (uint32_t)strlen(s) + 1;
 	uint32_t off = synth_place(d, number, 2, ST_CHAR, n, 1, 2);
 	memcpy(d->data.p + off, s, n);
 }
 
-static int synth_patch_cmp(const void *a, const void *b)
+static inline int synth_patch_cmp(const void *a, const void *b)
 {
 	const uint32_t *x = (const uint32_t *)a, *y = (const uint32_t *)b;
 	if (x[0] != y[0])
@@ -330,7 +330,7 @@ static int synth_patch_cmp(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-static void synth_u32_array(synth_data *d, uint32_t number, const uint32_t *v, uint32_t n)
+static inline void synth_u32_array(synth_data *d, uint32_t number, const uint32_t *v, uint32_t n)
 {
 	uint32_t o = synth_place(d, number, 2, ST_HKUINT32, n, 4, 16);
 	for (uint32_t i = 0; i < n; i++)
@@ -342,7 +342,7 @@ static void synth_u32_array(synth_data *d, uint32_t number, const uint32_t *v, u
  * inline TYPE section (compendium_id NULL) or a TCRF reference to
  * `compendium_id` (§2.11). malloc'd; *size receives the length.
  */
-static uint8_t *synth_tagfile(const hks_packed_spline *p, const char *sdk, const uint8_t *compendium_id,
+static inline uint8_t *synth_tagfile(const hks_packed_spline *p, const char *sdk, const uint8_t *compendium_id,
                               size_t *size)
 {
 	const hks_spline_header *h = &p->header;
@@ -431,7 +431,7 @@ static uint8_t *synth_tagfile(const hks_packed_spline *p, const char *sdk, const
 }
 
 /* A compendium TCM0 { TCID, TYPE } (§2.11) listing one ID. */
-static uint8_t *synth_compendium(const uint8_t id[8], size_t *size)
+static inline uint8_t *synth_compendium(const uint8_t id[8], size_t *size)
 {
 	synth_buf body = {0}, tcid = {0}, out = {0};
 	synth_put(&tcid, id, 8);
@@ -445,7 +445,7 @@ static uint8_t *synth_compendium(const uint8_t id[8], size_t *size)
 
 /* ---- Havok XML, hkpackfile dialect (CONTAINERS.md §8) ---- */
 
-static void synth_printf(synth_buf *b, const char *fmt, ...)
+static inline void synth_printf(synth_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -463,7 +463,7 @@ static void synth_printf(synth_buf *b, const char *fmt, ...)
 	free(tmp);
 }
 
-static void synth_xml_u32s(synth_buf *b, const char *name, const uint32_t *v, uint32_t n)
+static inline void synth_xml_u32s(synth_buf *b, const char *name, const uint32_t *v, uint32_t n)
 {
 	synth_printf(b, "      <hkparam name=\"%s\" numelements=\"%u\">", name, n);
 	for (uint32_t i = 0; i < n; i++)
@@ -471,7 +471,7 @@ static void synth_xml_u32s(synth_buf *b, const char *name, const uint32_t *v, ui
 	synth_printf(b, "</hkparam>\n");
 }
 
-static uint8_t *synth_xml(const hks_packed_spline *p, size_t *size)
+static inline uint8_t *synth_xml(const hks_packed_spline *p, size_t *size)
 {
 	const hks_spline_header *h = &p->header;
 	synth_buf b = {0};
@@ -522,6 +522,75 @@ static uint8_t *synth_xml(const hks_packed_spline *p, size_t *size)
 	                 "</hkpackfile>\n");
 	*size = b.n;
 	return b.p;
+}
+
+/* ---- skeleton and glTF (docs/GLTF.md) ---- */
+
+/* A 3-bone chain (root, spine, head) in an identity-rotation reference pose;
+ * the arrays are static, so the skeleton needs no freeing. */
+static inline const hks_skeleton *synth_skeleton(void)
+{
+	static const char *const names[3] = {"root", "spine", "head"};
+	static const int16_t parents[3] = {-1, 0, 1};
+	static const uint8_t lock[3] = {0, 0, 0};
+	static const hks_qs_transform pose[3] = {
+	    {{0, 0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1, 0}},
+	    {{0, 1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1, 0}},
+	    {{0, 0.5f, 0, 0}, {0, 0, 0, 1}, {1, 1, 1, 0}},
+	};
+	static const char *const slots[1] = {"blink"};
+	static const float ref_floats[1] = {0.25f};
+	static hks_skeleton sk;
+	sk.name = "Synthetic";
+	sk.num_bones = 3;
+	sk.bone_names = names;
+	sk.lock_translation = lock;
+	sk.parent_indices = parents;
+	sk.num_parent_indices = 3;
+	sk.reference_pose = pose;
+	sk.num_reference_pose = 3;
+	sk.float_slots = slots;
+	sk.num_float_slots = 1;
+	sk.reference_floats = ref_floats;
+	sk.num_reference_floats = 1;
+	return &sk;
+}
+
+/* A glTF (binary GLB or JSON) of synthetic frames on synth_skeleton(): 3
+ * transform tracks, 1 float track. malloc'd (NULL on failure). */
+static inline uint8_t *synth_gltf(uint32_t frames, int binary, size_t *size)
+{
+	const uint32_t T = 3, F = 1;
+	float *tr = (float *)calloc((size_t)frames * T * HKS_TRACK_SAMPLE_FLOATS, sizeof(float));
+	float *fl = (float *)calloc((size_t)frames * F, sizeof(float));
+	synth_frames(T, F, frames, 0, tr, fl);
+	hks_gltf_clip clip;
+	memset(&clip, 0, sizeof(clip));
+	clip.name = "synthetic";
+	clip.num_frames = frames;
+	clip.frame_duration = 1.0f / 30.0f;
+	clip.duration = (float)(frames - 1) / 30.0f;
+	clip.num_transform_tracks = T;
+	clip.num_float_tracks = F;
+	clip.transforms = tr;
+	clip.floats = fl;
+	hks_gltf_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.binary = binary;
+	uint8_t *out = NULL, *copy = NULL;
+	size_t n = 0;
+	hks_error err;
+	if (hks_gltf_write(synth_skeleton(), &clip, 1, &wo, &out, &n, NULL, &err) == HKS_OK) {
+		copy = (uint8_t *)malloc(n ? n : 1);
+		memcpy(copy, out, n);
+		*size = n;
+		hks_buffer_free(&wo.base, out, n);
+	} else {
+		fprintf(stderr, "synth_gltf: %s\n", err.message);
+	}
+	free(tr);
+	free(fl);
+	return copy;
 }
 
 #endif
