@@ -58,5 +58,7 @@ void cli_json_f32(cli_json *j, float v);
 void cli_json_f64(cli_json *j, double v);
 /* Raw pre-formatted token (a number or literal). */
 void cli_json_raw(cli_json *j, const char *token);
+/* The compression statistics object of `stats --json` and `info --json` (docs/METRICS.md §5). */
+void cli_json_spline_stats(cli_json *j, const hks_spline_stats *s);
 
 #endif

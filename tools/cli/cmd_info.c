@@ -222,6 +222,22 @@ static void print_json(cli_json *j, const hks_loaded *ld)
 			cli_json_end_object(j);
 			cli_json_key(j, "unreadable_masks");
 			cli_json_uint(j, unreadable);
+			/* compression statistics (docs/METRICS.md §5) from the stored structure;
+			 * null when the block walk rejects the data */
+			hks_walk_options wo;
+			memset(&wo, 0, sizeof(wo));
+			wo.animation_index = (int32_t)i;
+			hks_stored_animation *stored = NULL;
+			hks_error werr;
+			cli_json_key(j, "stats");
+			if (hks_stored_read(a, &wo, &stored, &werr) == HKS_OK) {
+				hks_spline_stats st;
+				hks_spline_stats_compute(stored, &st);
+				cli_json_spline_stats(j, &st);
+				hks_stored_free(stored);
+			} else {
+				cli_json_null(j);
+			}
 		}
 		cli_json_end_object(j);
 	}

@@ -113,92 +113,6 @@ static void *worker(void *arg)
 
 static const char *const part_keys[4] = {"translation", "rotation", "scale", "float"};
 
-static void json_u64_array(cli_json *j, const uint64_t *v, size_t n)
-{
-	cli_json_begin_array(j);
-	for (size_t i = 0; i < n; i++)
-		cli_json_uint(j, v[i]);
-	cli_json_end_array(j);
-}
-
-/* The statistics object (the same keys as docs/METRICS.md §5). */
-static void json_stats(cli_json *j, const hks_spline_stats *s)
-{
-	cli_json_begin_object(j);
-	cli_json_key(j, "frames");
-	cli_json_uint(j, s->frames);
-	cli_json_key(j, "transform_tracks");
-	cli_json_uint(j, s->transform_tracks);
-	cli_json_key(j, "float_tracks");
-	cli_json_uint(j, s->float_tracks);
-	cli_json_key(j, "blocks");
-	cli_json_uint(j, s->blocks);
-	cli_json_key(j, "raw_size");
-	cli_json_uint(j, s->raw_size);
-	cli_json_key(j, "compressed_size");
-	cli_json_uint(j, s->compressed_size);
-	cli_json_key(j, "ratio");
-	cli_json_f64(j, s->ratio);
-	cli_json_key(j, "bytes");
-	cli_json_begin_object(j);
-	const struct {
-		const char *k;
-		uint64_t v;
-	} cats[] = {{"masks", s->masks},
-	            {"knots", s->knots},
-	            {"bounds", s->bounds},
-	            {"static_values", s->static_values},
-	            {"control_points", s->control_points},
-	            {"packed_quaternions", s->packed_quaternions},
-	            {"padding", s->padding},
-	            {"guard", s->guard}};
-	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++) {
-		cli_json_key(j, cats[i].k);
-		cli_json_uint(j, cats[i].v);
-	}
-	cli_json_key(j, "unaccounted");
-	cli_json_int(j, s->unaccounted);
-	cli_json_end_object(j);
-	cli_json_key(j, "parts");
-	cli_json_begin_object(j);
-	for (int p = 0; p < 4; p++) {
-		cli_json_key(j, part_keys[p]);
-		cli_json_begin_object(j);
-		cli_json_key(j, "spline");
-		cli_json_uint(j, s->spline_parts[p]);
-		cli_json_key(j, "static");
-		cli_json_uint(j, s->static_parts[p]);
-		cli_json_key(j, "absent");
-		cli_json_uint(j, s->absent_parts[p]);
-		cli_json_key(j, "spline_lanes");
-		cli_json_uint(j, s->spline_lanes[p]);
-		cli_json_key(j, "static_lanes");
-		cli_json_uint(j, s->static_lanes[p]);
-		cli_json_key(j, "absent_lanes");
-		cli_json_uint(j, s->absent_lanes[p]);
-		cli_json_key(j, "control_points");
-		cli_json_uint(j, s->control_point_count[p]);
-		cli_json_key(j, "degrees");
-		json_u64_array(j, s->degrees[p], 4);
-		if (p != 1) {
-			cli_json_key(j, "quantization_8bit");
-			cli_json_uint(j, s->quantization_8bit[p]);
-			cli_json_key(j, "quantization_16bit");
-			cli_json_uint(j, s->quantization_16bit[p]);
-		}
-		cli_json_end_object(j);
-	}
-	cli_json_end_object(j);
-	cli_json_key(j, "selectors");
-	json_u64_array(j, s->selectors, 6);
-	cli_json_key(j, "invalid_selectors");
-	uint64_t bad = 0;
-	for (int k = 6; k < 16; k++)
-		bad += s->selectors[k];
-	cli_json_uint(j, bad);
-	cli_json_end_object(j);
-}
-
 static void csv_header(FILE *out)
 {
 	fputs("path,animation,sdk,frames,transform_tracks,float_tracks,blocks,raw_size,compressed_size,ratio,"
@@ -469,14 +383,14 @@ int cmd_stats(int argc, char **argv)
 					cli_json_string(&j, u->anims[a].error);
 				} else {
 					cli_json_key(&j, "stats");
-					json_stats(&j, &u->anims[a].st);
+					cli_json_spline_stats(&j, &u->anims[a].st);
 				}
 				cli_json_end_object(&j);
 			}
 		}
 		cli_json_end_array(&j);
 		cli_json_key(&j, "total");
-		json_stats(&j, &total);
+		cli_json_spline_stats(&j, &total);
 		cli_json_key(&j, "failures");
 		cli_json_begin_array(&j);
 		for (size_t k = 0; k < job.count; k++)
