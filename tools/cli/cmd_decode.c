@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cmd_gltf.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -20,6 +21,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: hkspline decode [--compendium P]... [--skeleton S] [--hex] [--time-step T] IN -o OUT.json|OUT.csv\n"
+	        "       hkspline decode [--compendium P]... [--skeleton S] IN -o OUT.glb|OUT.gltf   (docs/GLTF.md)\n"
 	        "  IN          a Havok file, or BINDER:MEMBER for one file inside a binder / DCX\n"
 	        "  -o OUT      .json or .csv by extension ('-' writes JSON to stdout)\n"
 	        "  --hex       every float as its 8-hex-digit bit pattern\n"
@@ -376,6 +378,10 @@ static int open_input(hks_loader *loader, const char *in, size_t *unit)
 
 int cmd_decode(int argc, char **argv)
 {
+	/* -o OUT.glb / OUT.gltf: the glTF export (cmd_gltf.c, docs/GLTF.md) */
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "-o") && cli_is_gltf_path(argv[i + 1]))
+			return cli_decode_gltf(argc, argv);
 	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
 	size_t ncomps = 0;
 	const char *in = NULL, *out_path = NULL, *skeleton = NULL;

@@ -1,0 +1,814 @@
+/*
+ * The glTF parts of the CLI (docs/GLTF.md):
+ *
+ *   hkspline decode IN [--skeleton S] [--compendium P]... -o OUT.glb|OUT.gltf
+ *     every spline (and interleaved) animation of IN as one glTF animation on
+ *     the skeleton's nodes (hks_gltf_write).
+ *
+ *   hkspline encode IN.glb|IN.gltf --skeleton S [--like ORIGINAL] [--game sekiro|eldenring]
+ *                   -o OUT.hkx [--into BINDER --name NAME] [--animation N|NAME]
+ *     one glTF animation -> frames at the target rate (hks_gltf_read), matched
+ *     to the skeleton by bone name, encoded with Havok's defaults
+ *     (hks_encode_spline), written as a tagfile of the game's SDK, optionally
+ *     placed into a binder.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "cmd_gltf.h"
+
+#include <ctype.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool cli_is_gltf_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return (n >= 4 && !strcasecmp(path + n - 4, ".glb")) || (n >= 5 && !strcasecmp(path + n - 5, ".gltf"));
+}
+
+/* ---- loading ---- */
+
+/* Add IN to the loader and find its unit: IN itself, or BINDER:MEMBER (as `decode` does). */
+static int open_unit(hks_loader *loader, const char *in, size_t *unit, const char *cmd)
+{
+	hks_error err;
+	const char *member = NULL;
+	char *prefix = NULL;
+	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
+		const char *colon = strrchr(in, ':');
+		if (!colon || colon == in) {
+			cli_print_error(&err);
+			return 2;
+		}
+		prefix = strndup(in, (size_t)(colon - in));
+		member = colon + 1;
+		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
+			cli_print_error(&err);
+			free(prefix);
+			return 2;
+		}
+	}
+	size_t n = hks_loader_count(loader), found = n;
+	if (member) {
+		size_t mlen = strlen(member);
+		for (size_t i = 0; i < n && found == n; i++) {
+			const char *p = hks_loader_path(loader, i);
+			size_t plen = p ? strlen(p) : 0;
+			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
+				found = i;
+		}
+		if (found == n)
+			fprintf(stderr, "hkspline %s: %s has no member '%s'\n", cmd, prefix, member);
+	} else if (n == 1)
+		found = 0;
+	else
+		fprintf(stderr, "hkspline %s: %s holds %zu Havok files; name one as BINDER:MEMBER or give a file\n", cmd, in,
+		        n);
+	free(prefix);
+	if (found == n)
+		return 2;
+	*unit = found;
+	return 0;
+}
+
+static bool contains_ci(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; s && *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+/* The skeleton file of --skeleton S: S itself, BINDER:MEMBER, or the first unit of a binder /
+ * folder that holds an hkaSkeleton (units named like "skeleton" first). */
+static int load_skeleton_path(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
+                              const char *cmd)
+{
+	hks_error err;
+	*out = NULL;
+	if (hks_loader_create(lo, loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
+	if (hks_loader_add_path(*loader, path, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
+		hks_loader_free(*loader);
+		*loader = NULL;
+		if (hks_loader_create(lo, loader, &err) != HKS_OK)
+			return 2;
+		size_t unit = 0;
+		if (open_unit(*loader, path, &unit, cmd) != 0)
+			return 2;
+		if (hks_loader_load(*loader, unit, out) != HKS_OK || !*out)
+			return 2;
+		if ((*out)->status != HKS_OK) {
+			cli_print_error(&(*out)->error);
+			return 2;
+		}
+		if ((*out)->file->num_skeletons == 0) {
+			fprintf(stderr, "hkspline %s: %s holds no hkaSkeleton\n", cmd, path);
+			return 2;
+		}
+		return 0;
+	}
+	size_t n = hks_loader_count(*loader);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			if ((pass == 0) != contains_ci(hks_loader_path(*loader, i), "skel"))
+				continue;
+			hks_loaded *ld = NULL;
+			if (hks_loader_load(*loader, i, &ld) == HKS_OK && ld && ld->status == HKS_OK && ld->file->num_skeletons) {
+				*out = ld;
+				return 0;
+			}
+			hks_loaded_free(ld);
+		}
+	fprintf(stderr, "hkspline %s: no hkaSkeleton under %s\n", cmd, path);
+	return 2;
+}
+
+static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
+{
+	for (uint32_t i = 0; i < f->num_bindings; i++)
+		if (f->bindings[i].animation == (int32_t)anim)
+			return &f->bindings[i];
+	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
+}
+
+/* The skeleton the binding names (originalSkeletonName), else the first one. */
+static const hks_skeleton *pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind)
+{
+	const hks_file *files[2] = {own, ext};
+	for (int k = 0; k < 2; k++)
+		if (files[k] && bind && bind->original_skeleton_name)
+			for (uint32_t i = 0; i < files[k]->num_skeletons; i++)
+				if (files[k]->skeletons[i].name && !strcmp(files[k]->skeletons[i].name, bind->original_skeleton_name))
+					return &files[k]->skeletons[i];
+	for (int k = 0; k < 2; k++)
+		if (files[k] && files[k]->num_skeletons)
+			return &files[k]->skeletons[0];
+	return NULL;
+}
+
+/* ---- decode -> glTF ---- */
+
+typedef struct export_clip {
+	float *transforms, *floats;
+	char name[160];
+} export_clip;
+
+static int decode_frames(const hks_animation *an, uint32_t index, hks_gltf_clip *c, export_clip *ec)
+{
+	hks_error err;
+	if (an->kind == HKS_ANIMATION_INTERLEAVED) {
+		uint32_t T = an->number_of_transform_tracks > 0 ? (uint32_t)an->number_of_transform_tracks : 0;
+		uint32_t F = an->number_of_float_tracks > 0 ? (uint32_t)an->number_of_float_tracks : 0;
+		uint32_t rows = T ? an->num_transforms / T : (F ? an->num_floats / F : 0);
+		ec->transforms = calloc((size_t)rows * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
+		ec->floats = calloc((size_t)rows * F + 1, sizeof(float));
+		if (!ec->transforms || !ec->floats || rows == 0)
+			return 2;
+		for (size_t i = 0; i < (size_t)rows * T; i++) {
+			memcpy(ec->transforms + i * 10, an->transforms[i].translation, 12);
+			memcpy(ec->transforms + i * 10 + 3, an->transforms[i].rotation, 16);
+			memcpy(ec->transforms + i * 10 + 7, an->transforms[i].scale, 12);
+		}
+		for (size_t i = 0; i < (size_t)rows * F && i < an->num_floats; i++)
+			ec->floats[i] = an->floats[i];
+		c->num_frames = rows;
+		c->num_transform_tracks = T;
+		c->num_float_tracks = F;
+		c->duration = an->duration;
+		c->frame_duration = rows > 1 ? an->duration / (float)(rows - 1) : 0;
+	} else {
+		hks_walk_options wo = {0};
+		wo.animation_index = (int32_t)index;
+		hks_stored_animation *s = NULL;
+		if (hks_stored_read(an, &wo, &s, &err) != HKS_OK) {
+			cli_print_error(&err);
+			return 1;
+		}
+		uint32_t T = (uint32_t)s->num_transform_tracks, F = (uint32_t)s->num_float_tracks, n = (uint32_t)s->num_frames;
+		ec->transforms = calloc((size_t)n * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
+		ec->floats = calloc((size_t)n * F + 1, sizeof(float));
+		if (!ec->transforms || !ec->floats) {
+			hks_stored_free(s);
+			return 2;
+		}
+		hks_result r = hks_sample_frames(s, NULL, 0, n, ec->transforms, ec->floats, &err);
+		c->num_frames = n;
+		c->num_transform_tracks = T;
+		c->num_float_tracks = F;
+		c->duration = s->duration;
+		c->frame_duration = s->frame_duration;
+		hks_stored_free(s);
+		if (r != HKS_OK) {
+			cli_print_error(&err);
+			return 1;
+		}
+	}
+	c->transforms = ec->transforms;
+	c->floats = ec->floats;
+	return 0;
+}
+
+static void clip_name(const char *path, uint32_t index, uint32_t count, char *buf, size_t size)
+{
+	const char *base = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\' || *p == ':')
+			base = p + 1;
+	size_t len = strlen(base);
+	const char *dot = strrchr(base, '.');
+	if (dot && dot != base)
+		len = (size_t)(dot - base);
+	if (count > 1)
+		snprintf(buf, size, "%.*s #%u", (int)len, base, index);
+	else
+		snprintf(buf, size, "%.*s", (int)len, base);
+}
+
+static void decode_usage(FILE *out)
+{
+	fprintf(out, "usage: hkspline decode IN [--skeleton S] [--compendium P]... -o OUT.glb|OUT.gltf\n"
+	             "  IN          a Havok file, or BINDER:MEMBER\n"
+	             "  --skeleton  skeleton file, BINDER:MEMBER, or a binder / folder holding one\n"
+	             "              (default: IN's own, else the one in IN's binder or folder)\n");
+}
+
+int cli_decode_gltf(int argc, char **argv)
+{
+	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
+	size_t ncomps = 0;
+	const char *in = NULL, *out_path = NULL, *skeleton = NULL;
+	int rc = 2;
+	hks_loader *loader = NULL, *skel_loader = NULL;
+	hks_loaded *src = NULL, *skel = NULL;
+	hks_gltf_clip *clips = NULL;
+	export_clip *ecs = NULL;
+	uint32_t nclips = 0;
+	if (!comps)
+		return 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			decode_usage(stdout);
+			rc = 0;
+			goto done;
+		} else if (!strcmp(a, "--compendium") && has)
+			comps[ncomps++] = argv[++i];
+		else if (!strcmp(a, "--skeleton") && has)
+			skeleton = argv[++i];
+		else if (!strcmp(a, "-o") && has)
+			out_path = argv[++i];
+		else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hkspline decode: option '%s' does not apply to glTF output\n", a);
+			decode_usage(stderr);
+			goto done;
+		} else if (!in)
+			in = a;
+		else {
+			fprintf(stderr, "hkspline decode: one input only ('%s')\n", a);
+			goto done;
+		}
+	}
+	if (!in || !out_path) {
+		decode_usage(stderr);
+		goto done;
+	}
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = comps;
+	lo.num_compendium_paths = ncomps;
+	hks_error err;
+	size_t unit = 0;
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	if (open_unit(loader, in, &unit, "decode") != 0)
+		goto done;
+	if (hks_loader_load(loader, unit, &src) != HKS_OK || !src) {
+		fprintf(stderr, "hkspline decode: cannot load %s\n", in);
+		goto done;
+	}
+	if (src->status != HKS_OK) {
+		cli_print_error(&src->error);
+		goto done;
+	}
+	const hks_file *f = src->file;
+	if (skeleton) {
+		if (load_skeleton_path(&lo, skeleton, &skel_loader, &skel, "decode") != 0)
+			goto done;
+	} else if (f->num_skeletons == 0) {
+		if (hks_loader_find_skeleton(loader, unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK) {
+			fprintf(stderr, "hkspline decode: glTF output needs a skeleton: none in %s or beside it; pass --skeleton\n",
+			        in);
+			goto done;
+		}
+	}
+	clips = calloc(f->num_animations + 1, sizeof(*clips));
+	ecs = calloc(f->num_animations + 1, sizeof(*ecs));
+	if (!clips || !ecs)
+		goto done;
+	const hks_skeleton *sk = NULL;
+	for (uint32_t a = 0; a < f->num_animations; a++) {
+		const hks_animation *an = &f->animations[a];
+		if (an->kind != HKS_ANIMATION_SPLINE && an->kind != HKS_ANIMATION_INTERLEAVED) {
+			fprintf(stderr, "hkspline decode: %s animation %u (%s) is not exported\n", src->path, a,
+			        an->class_name ? an->class_name : "?");
+			continue;
+		}
+		hks_gltf_clip *c = &clips[nclips];
+		export_clip *ec = &ecs[nclips];
+		nclips++;
+		if ((rc = decode_frames(an, a, c, ec)) != 0)
+			goto done;
+		rc = 2;
+		const hks_binding *bind = binding_for(f, a);
+		const hks_skeleton *this_sk = pick_skeleton(f, skel ? skel->file : NULL, bind);
+		if (!sk)
+			sk = this_sk;
+		if (bind && bind->num_transform_track_to_bone_indices) {
+			if (bind->num_transform_track_to_bone_indices < c->num_transform_tracks) {
+				fprintf(stderr, "hkspline decode: animation %u: the binding maps %u of %u tracks\n", a,
+				        bind->num_transform_track_to_bone_indices, c->num_transform_tracks);
+				goto done;
+			}
+			c->track_to_bone = bind->transform_track_to_bone_indices;
+		}
+		if (bind && bind->num_float_track_to_float_slot_indices >= c->num_float_tracks &&
+		    bind->num_float_track_to_float_slot_indices)
+			c->float_track_to_slot = bind->float_track_to_float_slot_indices;
+		c->blend_hint = bind ? bind->blend_hint : 0;
+		if (an->reference_frame >= 0 && (uint32_t)an->reference_frame < f->num_reference_frames &&
+		    f->reference_frames[an->reference_frame].num_samples)
+			c->root_motion = &f->reference_frames[an->reference_frame];
+		clip_name(src->path, a, f->num_animations, ec->name, sizeof(ec->name));
+		c->name = ec->name;
+	}
+	if (!sk) {
+		fprintf(stderr, "hkspline decode: no skeleton for %s\n", in);
+		goto done;
+	}
+	if (nclips == 0) {
+		fprintf(stderr, "hkspline decode: %s has no animation to export\n", in);
+		goto done;
+	}
+	hks_gltf_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base.name = out_path;
+	size_t olen = strlen(out_path);
+	wo.binary = olen >= 4 && !strcasecmp(out_path + olen - 4, ".glb");
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	hks_gltf_write_report rep;
+	if (hks_gltf_write(sk, clips, nclips, &wo, &bytes, &size, &rep, &err) != HKS_OK) {
+		cli_print_error(&err);
+		rc = 1;
+		goto done;
+	}
+	bool ok = cli_write_file(out_path, bytes, size);
+	hks_buffer_free(&wo.base, bytes, size);
+	if (!ok)
+		goto done;
+	uint32_t with_rm = 0;
+	for (uint32_t i = 0; i < nclips; i++)
+		with_rm += clips[i].root_motion != NULL;
+	printf("%s: %u animation(s), skeleton %s (%u bones), %u channels, root motion in %u, %u unbound and %u duplicate "
+	       "tracks skipped, %llu non-finite samples replaced; wrote %s (%zu bytes)\n",
+	       src->path, nclips, sk->name ? sk->name : "?", sk->num_bones, rep.channels, with_rm, rep.unbound_tracks,
+	       rep.duplicate_tracks, (unsigned long long)rep.nonfinite_samples, out_path, size);
+	rc = 0;
+done:
+	for (uint32_t i = 0; ecs && i < nclips; i++) {
+		free(ecs[i].transforms);
+		free(ecs[i].floats);
+	}
+	free(ecs);
+	free(clips);
+	hks_loaded_free(skel);
+	hks_loaded_free(src);
+	hks_loader_free(skel_loader);
+	hks_loader_free(loader);
+	free(comps);
+	return rc;
+}
+
+/* ---- glTF -> encode ---- */
+
+static void encode_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: hkspline encode IN.glb|IN.gltf --skeleton S [--like ORIGINAL] [--game sekiro|eldenring]\n"
+	        "                       -o OUT.hkx [--into BINDER --name NAME] [--animation N|NAME] [--compendium P]...\n"
+	        "  --skeleton S     skeleton file, BINDER:MEMBER, or a binder / folder holding one\n"
+	        "                   (default with --like: the one beside ORIGINAL)\n"
+	        "  --like ORIGINAL  the clip replaced: its container, track order, frame rate, SDK\n"
+	        "  --game G         sekiro (SDK 20160200) or eldenring (20180100): the encoder's SDK\n"
+	        "  --fps F          target frame rate without --like (default 30)\n"
+	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n");
+}
+
+/* Place `bytes` into BINDER (DCX or plain BND4) as NAME: replace the member, else add it. */
+static int place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
+{
+	hks_error err;
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	o.name = binder;
+	size_t raw_size = 0, plain_size = 0, out_size = 0;
+	uint8_t *raw = cli_read_file(binder, &raw_size), *plain = NULL, *out = NULL;
+	hks_bnd4 *bnd = NULL;
+	hks_dcx_info info;
+	int rc = 2;
+	bool dcx = false;
+	if (!raw)
+		return 2;
+	const uint8_t *bnd_bytes = raw;
+	size_t bnd_size = raw_size;
+	if (hks_detect_container(raw, raw_size) == HKS_CONTAINER_DCX) {
+		if (hks_dcx_decompress(raw, raw_size, &o, &plain, &plain_size, &info, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+		dcx = true;
+		bnd_bytes = plain;
+		bnd_size = plain_size;
+	}
+	if (hks_bnd4_read(bnd_bytes, bnd_size, &o, &bnd, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto out;
+	}
+	uint32_t index = 0;
+	hks_result fr = hks_bnd4_find(bnd, name, &index, &err);
+	const char *action = "replaced";
+	if (fr == HKS_OK) {
+		if (hks_bnd4_replace(bnd, index, bytes, size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+	} else if (fr == HKS_E_NOT_FOUND) {
+		/* a new member: the full name, ID and flags follow the binder's other .hkx members */
+		int32_t id = -1;
+		uint8_t flags = 0;
+		const char *like_name = NULL;
+		for (uint32_t i = 0; i < bnd->num_entries; i++) {
+			const hks_bnd4_entry *e = &bnd->entries[i];
+			size_t n = e->name ? strlen(e->name) : 0;
+			if (n >= 4 && !strcasecmp(e->name + n - 4, ".hkx")) {
+				like_name = e->name;
+				flags = e->flags & (uint8_t)~HKS_BND4_ENTRY_COMPRESSED;
+			}
+			if (e->id >= 0 && e->id + 1 > id)
+				id = e->id + 1;
+		}
+		char full[1024];
+		const char *slash = like_name ? strrchr(like_name, '\\') : NULL;
+		if (!strchr(name, '\\') && slash)
+			snprintf(full, sizeof(full), "%.*s\\%s", (int)(slash - like_name), like_name, name);
+		else
+			snprintf(full, sizeof(full), "%s", name);
+		if (hks_bnd4_add(bnd, full, id, flags, bytes, size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+		action = "added";
+	} else {
+		cli_print_error(&err);
+		goto out;
+	}
+	uint8_t *written = NULL;
+	size_t written_size = 0;
+	if (hks_bnd4_write(bnd, &o, &written, &written_size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto out;
+	}
+	if (dcx) {
+		hks_result r = hks_dcx_compress(written, written_size, &info, &o, &out, &out_size, &err);
+		hks_buffer_free(&o, written, written_size);
+		if (r != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+	} else {
+		out = written;
+		out_size = written_size;
+	}
+	if (!cli_write_file(binder, out, out_size))
+		goto out;
+	printf("%s: %s %s (%zu bytes; binder %zu bytes%s)\n", binder, action, name, size, out_size, dcx ? ", DCX" : "");
+	rc = 0;
+out:
+	hks_buffer_free(&o, out, out_size);
+	hks_bnd4_free(bnd);
+	hks_buffer_free(&o, plain, plain_size);
+	free(raw);
+	return rc;
+}
+
+static void print_list(const char *what, const char *const *names, const int32_t *bones, const hks_skeleton *sk,
+                       uint32_t n)
+{
+	if (!n)
+		return;
+	fprintf(stderr, "hkspline encode: %u %s:", n, what);
+	for (uint32_t i = 0; i < n && i < 24; i++) {
+		if (names)
+			fprintf(stderr, " %s", names[i]);
+		else {
+			int32_t b = bones[i];
+			const char *bn = b >= 0 && (uint32_t)b < sk->num_bones && sk->bone_names ? sk->bone_names[b] : NULL;
+			fprintf(stderr, " %s", bn ? bn : "?");
+		}
+	}
+	fprintf(stderr, "%s\n", n > 24 ? " ..." : "");
+}
+
+int cli_encode_gltf(int argc, char **argv)
+{
+	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
+	size_t ncomps = 0;
+	const char *in = NULL, *out_path = NULL, *skeleton = NULL, *like = NULL, *sdk = NULL, *into = NULL,
+	           *name = NULL, *anim_sel = NULL;
+	double fps = 0;
+	int rc = 2;
+	hks_loader *skel_loader = NULL, *like_loader = NULL;
+	hks_loaded *skel = NULL, *ld = NULL;
+	uint8_t *gltf = NULL;
+	size_t gltf_size = 0;
+	hks_gltf_animation *ga = NULL;
+	hks_packed_spline *packed = NULL;
+	const char **slot_names = NULL;
+	float *ref_floats = NULL;
+	int16_t *identity = NULL;
+	float(*samples)[4] = NULL;
+	if (!comps)
+		return 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			encode_usage(stdout);
+			rc = 0;
+			goto done;
+		} else if (!strcmp(a, "-o") && has)
+			out_path = argv[++i];
+		else if (!strcmp(a, "--skeleton") && has)
+			skeleton = argv[++i];
+		else if (!strcmp(a, "--like") && has)
+			like = argv[++i];
+		else if (!strcmp(a, "--compendium") && has)
+			comps[ncomps++] = argv[++i];
+		else if (!strcmp(a, "--into") && has)
+			into = argv[++i];
+		else if (!strcmp(a, "--name") && has)
+			name = argv[++i];
+		else if (!strcmp(a, "--animation") && has)
+			anim_sel = argv[++i];
+		else if (!strcmp(a, "--fps") && has) {
+			char *end = NULL;
+			fps = strtod(argv[++i], &end);
+			if (!end || *end || !(fps > 0) || fps > 10000) {
+				fprintf(stderr, "hkspline encode: --fps wants a positive rate\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--game") && has) {
+			const char *g = argv[++i];
+			if (!strcmp(g, "sekiro"))
+				sdk = "20160200";
+			else if (!strcmp(g, "eldenring") || !strcmp(g, "elden-ring"))
+				sdk = "20180100";
+			else {
+				fprintf(stderr, "hkspline encode: --game takes sekiro or eldenring\n");
+				goto done;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hkspline encode: option '%s' is unknown or does not apply to glTF input\n", a);
+			encode_usage(stderr);
+			goto done;
+		} else if (!in)
+			in = a;
+		else {
+			fprintf(stderr, "hkspline encode: one input only ('%s' and '%s')\n", in, a);
+			goto done;
+		}
+	}
+	if (!in || !out_path || (into && !name) || (name && !into)) {
+		encode_usage(stderr);
+		goto done;
+	}
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = comps;
+	lo.num_compendium_paths = ncomps;
+	hks_error err;
+	size_t like_unit = 0;
+	if (!like) {
+		fprintf(stderr,
+		        "hkspline encode: glTF import without --like is not supported yet: the tagfile writer regenerates a\n"
+		        "file from a parsed one and cannot yet replace a donor's binding and track counts; pass --like\n"
+		        "ORIGINAL.hkx (a clip of the same skeleton and game) whose animation is replaced\n");
+		goto done;
+	}
+	if (hks_loader_create(&lo, &like_loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	if (open_unit(like_loader, like, &like_unit, "encode") != 0)
+		goto done;
+	if (hks_loader_load(like_loader, like_unit, &ld) != HKS_OK || !ld) {
+		fprintf(stderr, "hkspline encode: cannot load %s\n", like);
+		goto done;
+	}
+	if (ld->status != HKS_OK) {
+		cli_print_error(&ld->error);
+		goto done;
+	}
+	hks_file *file = ld->file;
+	uint32_t ai = 0;
+	while (ai < file->num_animations && file->animations[ai].kind != HKS_ANIMATION_SPLINE)
+		ai++;
+	if (ai == file->num_animations) {
+		fprintf(stderr, "hkspline encode: %s has no spline animation to replace\n", like);
+		goto done;
+	}
+	if (skeleton) {
+		if (load_skeleton_path(&lo, skeleton, &skel_loader, &skel, "encode") != 0)
+			goto done;
+	} else if (file->num_skeletons == 0 &&
+	           (hks_loader_find_skeleton(like_loader, like_unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK)) {
+		fprintf(stderr, "hkspline encode: no skeleton beside %s; pass --skeleton\n", like);
+		goto done;
+	}
+	hks_animation *oa = &file->animations[ai];
+	const hks_binding *bind = binding_for(file, ai);
+	const hks_skeleton *sk = pick_skeleton(file, skel ? skel->file : NULL, bind);
+	if (!sk || !sk->num_bones) {
+		fprintf(stderr, "hkspline encode: no usable skeleton\n");
+		goto done;
+	}
+	uint32_t T = oa->number_of_transform_tracks > 0 ? (uint32_t)oa->number_of_transform_tracks : 0;
+	uint32_t F = oa->number_of_float_tracks > 0 ? (uint32_t)oa->number_of_float_tracks : 0;
+	/* track order: the original's binding (an empty map is the identity, CONTAINERS.md §3.5) */
+	const int16_t *track_to_bone = NULL;
+	if (bind && bind->num_transform_track_to_bone_indices >= T && bind->num_transform_track_to_bone_indices)
+		track_to_bone = bind->transform_track_to_bone_indices;
+	else {
+		identity = calloc((size_t)T + 1, sizeof(int16_t));
+		if (!identity)
+			goto done;
+		for (uint32_t t = 0; t < T; t++)
+			identity[t] = (int16_t)t;
+		track_to_bone = identity;
+	}
+	slot_names = calloc((size_t)F + 1, sizeof(char *));
+	ref_floats = calloc((size_t)F + 1, sizeof(float));
+	if (!slot_names || !ref_floats)
+		goto done;
+	for (uint32_t i = 0; i < F; i++) {
+		int32_t slot = bind && i < bind->num_float_track_to_float_slot_indices
+		                   ? bind->float_track_to_float_slot_indices[i]
+		                   : (int32_t)i;
+		slot_names[i] = slot >= 0 && (uint32_t)slot < sk->num_float_slots && sk->float_slots ? sk->float_slots[slot]
+		                                                                                   : NULL;
+		ref_floats[i] = slot >= 0 && (uint32_t)slot < sk->num_reference_floats && sk->reference_floats
+		                    ? sk->reference_floats[slot]
+		                    : 0.0f;
+		if (!slot_names[i])
+			slot_names[i] = "";
+	}
+	hks_stored_animation *orig = NULL;
+	if (hks_stored_read(oa, NULL, &orig, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	float frame_duration = orig->frame_duration;
+	int32_t mfpb = orig->max_frames_per_block;
+	hks_stored_free(orig);
+
+	/* the glTF */
+	gltf = cli_read_file(in, &gltf_size);
+	if (!gltf)
+		goto done;
+	hks_gltf_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.base.name = in;
+	ro.animation = -1;
+	if (anim_sel) {
+		char *end = NULL;
+		long v = strtol(anim_sel, &end, 10);
+		if (end && !*end && v >= 0 && v < INT32_MAX)
+			ro.animation = (int32_t)v;
+		else
+			ro.animation_name = anim_sel;
+	}
+	ro.frame_duration = fps > 0 ? (float)(1.0 / fps) : frame_duration;
+	ro.duration = fps > 0 ? 0 : oa->duration;
+	ro.track_to_bone = track_to_bone;
+	ro.num_tracks = T;
+	ro.float_slot_names = slot_names;
+	ro.num_float_tracks = F;
+	ro.reference_floats = ref_floats;
+	if (hks_gltf_read(gltf, gltf_size, sk, &ro, &ga, &err) != HKS_OK) {
+		cli_print_error(&err);
+		rc = 1;
+		goto done;
+	}
+	print_list("glTF node(s) match no skeleton bone (ignored)", ga->unmatched_nodes, NULL, sk, ga->num_unmatched_nodes);
+	print_list("track bone(s) have no glTF node (reference pose used)", NULL, ga->missing_bones, sk,
+	           ga->num_missing_bones);
+	print_list("track bone(s) are not animated (node pose used)", NULL, ga->static_bones, sk, ga->num_static_bones);
+	print_list("float slot(s) not in the glTF extras (reference value used)", ga->missing_float_slots, NULL, sk,
+	           ga->num_missing_float_slots);
+
+	/* encode with Havok's defaults (tolerance 0.001, degree 3, ThreeComp40, 16-bit) */
+	hks_frames_in fin;
+	memset(&fin, 0, sizeof(fin));
+	fin.num_frames = ga->num_frames;
+	fin.num_transform_tracks = T;
+	fin.num_float_tracks = F;
+	fin.duration = ga->duration;
+	fin.transforms = T ? ga->transforms : NULL;
+	fin.floats = F ? ga->floats : NULL;
+	hks_encode_options eo;
+	memset(&eo, 0, sizeof(eo));
+	eo.base.name = in;
+	eo.sdk = sdk ? sdk : file->sdk;
+	eo.max_frames_per_block = mfpb >= 2 && mfpb <= 256 ? (uint32_t)mfpb : 0;
+	if (hks_encode_spline(&fin, &eo, &packed, &err) != HKS_OK) {
+		cli_print_error(&err);
+		rc = 1;
+		goto done;
+	}
+	if (hks_file_replace_spline(file, ai, packed->duration, &packed->header, &err) != HKS_OK) {
+		cli_print_error(&err);
+		rc = 1;
+		goto done;
+	}
+	/* root motion back into the reference frame: one sample per frame (CONTAINERS.md §3.4) */
+	const char *rm_note = "none";
+	if (oa->reference_frame >= 0 && (uint32_t)oa->reference_frame < file->num_reference_frames &&
+	    file->reference_frames[oa->reference_frame].class_name &&
+	    !strcmp(file->reference_frames[oa->reference_frame].class_name, "hkaDefaultAnimatedReferenceFrame")) {
+		hks_reference_frame *rf = &file->reference_frames[oa->reference_frame];
+		samples = calloc((size_t)ga->num_frames + 1, sizeof(float[4]));
+		if (!samples)
+			goto done;
+		if (ga->has_root_motion)
+			memcpy(samples, ga->root_motion, (size_t)ga->num_frames * sizeof(float[4]));
+		rf->samples = (const float(*)[4])samples;
+		rf->num_samples = ga->num_frames;
+		rf->duration = packed->duration;
+		rm_note = ga->has_root_motion ? "carried" : "zero (the glTF root node is not animated)";
+		if (file->container != HKS_CONTAINER_TAGFILE && ga->num_frames != (uint32_t)oa->spline.num_frames) {
+			fprintf(stderr, "hkspline encode: %s is not a tagfile: its root motion cannot be regenerated\n", like);
+			goto done;
+		}
+	} else if (ga->has_root_motion)
+		fprintf(stderr, "hkspline encode: warning: %s has no hkaDefaultAnimatedReferenceFrame; the glTF root motion "
+		                "is dropped\n",
+		        like);
+	if (sdk && strcmp(sdk, file->sdk) != 0)
+		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
+		        sdk, file->sdk);
+	hks_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base.name = out_path;
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		rc = 1;
+		goto done;
+	}
+	bool written = cli_write_file(out_path, bytes, size);
+	if (written)
+		printf("%s: glTF animation '%s' (%u in file): %u frames at %.6g s, %u + %u tracks, %u blocks, %u bytes of "
+		       "spline data (SDK %s); root motion %s; wrote %s (%zu bytes)\n",
+		       in, ga->name, ga->num_gltf_animations, ga->num_frames, (double)ga->frame_duration, T, F,
+		       (unsigned)packed->header.num_blocks, packed->header.data_size, eo.sdk, rm_note, out_path, size);
+	if (written && into)
+		rc = place_into_binder(into, name, bytes, size);
+	else
+		rc = written ? 0 : 2;
+	hks_buffer_free(&wo.base, bytes, size);
+done:
+	free(samples);
+	hks_packed_spline_free(packed);
+	hks_gltf_animation_free(ga);
+	free(gltf);
+	free(identity);
+	free(slot_names);
+	free(ref_floats);
+	hks_loaded_free(ld);
+	hks_loaded_free(skel);
+	hks_loader_free(like_loader);
+	hks_loader_free(skel_loader);
+	free(comps);
+	return rc;
+}
