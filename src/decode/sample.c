@@ -667,7 +667,12 @@ hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_
 	float f = 0.0f;
 	if (duration > 0.0f)
 		f = (t / duration) * (float)max_idx;
-	/* f is finite and in [0, maxIdx] here; floor of a non-negative value */
+	/* An infinite duration (hostile header) makes t / duration = inf / inf =
+	 * NaN: frame 0 then, as for a NaN time (fuzz_spline crasher; converting
+	 * NaN to an integer is undefined). */
+	if (!(f >= 0.0f))
+		f = 0.0f;
+	/* f is in [0, maxIdx] or +inf here; floor of a non-negative value */
 	uint32_t fr = (f >= (float)max_idx) ? max_idx : (uint32_t)f;
 	float delta;
 	if (fr > max_idx - 1) {
