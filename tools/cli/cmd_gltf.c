@@ -414,6 +414,22 @@ static void encode_usage(FILE *out)
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n");
 }
 
+/* "aXXX_YYYYYY.hkx" (any folder prefix, any case) -> XXX·10^6 + YYYYYY; -1 otherwise. */
+static long long name_number(const char *name)
+{
+	if (!name)
+		return -1;
+	const char *base = name;
+	for (const char *p = name; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	unsigned a = 0, b = 0;
+	int used = 0;
+	if (sscanf(base, "%*1[aA]%3u_%6u%n", &a, &b, &used) != 2 || strcasecmp(base + used, ".hkx") != 0 || used != 11)
+		return -1;
+	return (long long)a * 1000000 + b;
+}
+
 /* Place `bytes` into BINDER (DCX or plain BND4) as NAME: replace the member, else add it. */
 static int place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
 {
@@ -466,6 +482,23 @@ static int place_into_binder(const char *binder, const char *name, const uint8_t
 			}
 			if (e->id >= 0 && e->id + 1 > id)
 				id = e->id + 1;
+		}
+		/* animation binders number members by name: ID = base + XXX·10^6 + YYYYYY for
+		 * "aXXX_YYYYYY.hkx" (e.g. 1000000710 for a000_000710); keep the rule when the binder follows it */
+		long long want = name_number(name), base = -1;
+		for (uint32_t i = 0; i < bnd->num_entries && want >= 0; i++) {
+			long long v = name_number(bnd->entries[i].name);
+			if (v >= 0 && bnd->entries[i].id >= 0) {
+				base = (long long)bnd->entries[i].id - v;
+				break;
+			}
+		}
+		if (want >= 0 && base >= 0 && base + want <= INT32_MAX) {
+			bool taken = false;
+			for (uint32_t i = 0; i < bnd->num_entries; i++)
+				taken |= bnd->entries[i].id == (int32_t)(base + want);
+			if (!taken)
+				id = (int32_t)(base + want);
 		}
 		char full[1024];
 		const char *slash = like_name ? strrchr(like_name, '\\') : NULL;
