@@ -416,6 +416,77 @@ static hks_result apply_reference_frame(writer *w, const hks_file *file, const h
 	return put_array(w, obj, it->elem_size, it->type, "referenceFrameSamples", samples, rf->num_samples, 16);
 }
 
+/*
+ * Track layout of a spline animation whose track set was rebuilt (glTF import
+ * into a donor file, docs/GLTF.md): numberOfTransformTracks and
+ * numberOfFloatTracks from the hks_animation, the binding's
+ * transformTrackToBoneIndices and floatTrackToFloatSlotIndices from the
+ * hks_binding that names the animation (CONTAINERS.md §3.5), and
+ * annotationTracks emptied when the hks_animation lists none. Unmodified
+ * files write their own values back.
+ */
+static hks_result le_i16_array(writer *w, const int16_t *src, uint32_t n, const uint8_t **out)
+{
+	*out = NULL;
+	if (!n)
+		return HKS_OK;
+	uint8_t *p = (uint8_t *)hks_arena_array(w->arena, n, 2);
+	if (!p)
+		return nomem(w->ctx);
+	for (uint32_t i = 0; i < n; i++)
+		hks_put_le16(p + 2 * i, (uint16_t)src[i]);
+	*out = p;
+	return HKS_OK;
+}
+
+static hks_result apply_track_layout(writer *w, const hks_file *file, uint32_t anim_index, uint32_t anim_item)
+{
+	const hks_animation *a = &file->animations[anim_index];
+	witem *ai = &w->items[anim_item];
+	uint8_t *obj = (uint8_t *)(uintptr_t)ai->bytes; /* duplicated by apply_spline */
+	/* members a type table may lack (minimal or older tables) are left alone */
+	if (hks_tag_find_member(w->t, ai->type, "numberOfTransformTracks"))
+		HKS_TRY(put_int(w, obj, ai->elem_size, ai->type, "numberOfTransformTracks", a->number_of_transform_tracks));
+	if (hks_tag_find_member(w->t, ai->type, "numberOfFloatTracks"))
+		HKS_TRY(put_int(w, obj, ai->elem_size, ai->type, "numberOfFloatTracks", a->number_of_float_tracks));
+	const hks_tag_member *m = hks_tag_find_member(w->t, ai->type, "annotationTracks");
+	if (m && a->num_annotation_tracks == 0 && (uint64_t)m->offset + 16 <= ai->elem_size &&
+	    hks_le32(obj + m->offset) != 0) {
+		const hks_tag_type *mt = wtype(w, m->type);
+		HKS_TRY(put_array(w, obj, ai->elem_size, ai->type, "annotationTracks", NULL, 0,
+		                  wtype(w, mt->r_subtype)->r_size));
+	}
+	const hks_binding *b = NULL;
+	for (uint32_t i = 0; i < file->num_bindings && !b; i++)
+		if (file->bindings[i].animation == (int32_t)anim_index)
+			b = &file->bindings[i];
+	if (!b)
+		return HKS_OK;
+	for (uint32_t i = 1; i < w->tf->num_items; i++) {
+		witem *it = &w->items[i];
+		if (it->kind != HKS_TAG_ITEM_OBJECT)
+			continue;
+		const hks_tag_member *tm = hks_tag_find_member(w->t, it->type, "transformTrackToBoneIndices");
+		const hks_tag_member *am = hks_tag_find_member(w->t, it->type, "animation");
+		if (!tm || !am || (uint64_t)am->offset + 8 > it->elem_size || hks_le32(it->bytes + am->offset) != anim_item)
+			continue;
+		uint8_t *bo = (uint8_t *)hks_arena_dup(w->arena, it->bytes, it->elem_size);
+		if (!bo)
+			return nomem(w->ctx);
+		it->bytes = bo;
+		const uint8_t *p;
+		HKS_TRY(le_i16_array(w, b->transform_track_to_bone_indices, b->num_transform_track_to_bone_indices, &p));
+		HKS_TRY(put_array(w, bo, it->elem_size, it->type, "transformTrackToBoneIndices", p,
+		                  b->num_transform_track_to_bone_indices, 2));
+		if (!hks_tag_find_member(w->t, it->type, "floatTrackToFloatSlotIndices"))
+			continue;
+		HKS_TRY(le_i16_array(w, b->float_track_to_float_slot_indices, b->num_float_track_to_float_slot_indices, &p));
+		HKS_TRY(put_array(w, bo, it->elem_size, it->type, "floatTrackToFloatSlotIndices", p,
+		                  b->num_float_track_to_float_slot_indices, 2));
+	}
+	return HKS_OK;
+}
+
 /* ---- output ---- */
 
 typedef struct patch {
@@ -555,8 +626,8 @@ hks_result hks_tagfile_write(hks_ctx *ctx, const hks_file *file, hks_bytebuf *ou
 		return nomem(ctx);
 	hks_result r = HKS_OK;
 	/* room for one new array item per spline array that was empty before, and for
-	 * referenceFrameSamples */
-	w.cap_items = tf->num_items + 6 * tf->num_animation_items;
+	 * referenceFrameSamples and the binding's two index arrays */
+	w.cap_items = tf->num_items + 8 * tf->num_animation_items;
 	w.items = (witem *)hks_arena_array(w.arena, w.cap_items, sizeof(witem));
 	w.by_number = (uint32_t *)hks_arena_array(w.arena, w.cap_items, 4);
 	w.fields = (wfields *)hks_arena_array(w.arena, w.t->count, sizeof(wfields));
@@ -582,6 +653,8 @@ hks_result hks_tagfile_write(hks_ctx *ctx, const hks_file *file, hks_bytebuf *ou
 		if ((r = apply_spline(&w, &file->animations[a], tf->animation_items[a])) != HKS_OK)
 			goto done;
 		if ((r = apply_reference_frame(&w, file, &file->animations[a], tf->animation_items[a])) != HKS_OK)
+			goto done;
+		if ((r = apply_track_layout(&w, file, a, tf->animation_items[a])) != HKS_OK)
 			goto done;
 	}
 	hks_err_location(ctx, -1, -1, -1, HKS_PART_NONE);
