@@ -1048,6 +1048,120 @@ hks_result hks_gltf_read(const void *data, size_t size, const hks_skeleton *skel
 void hks_gltf_animation_free(hks_gltf_animation *anim);
 
 /* ====================================================================== */
+/* === SECTION: re-compressor (owner: src/encode/recompress.c) ========== */
+/* ====================================================================== */
+
+/*
+ * Exact re-compression (ENCODER.md §13, docs/RECORD.md): the encoder run on
+ * an animation's decoded frames is the predictor; a reconstruction record
+ * holds only what the prediction got wrong, per (block, track, part), each
+ * entry keyed by a hash of that part's decoded frames. Applying the record
+ * to the same frames gives the original data, blockOffsets and
+ * floatBlockOffsets byte for byte; applied to edited frames, every part whose
+ * frames still hash the same gets its original bytes, the others are fitted
+ * afresh.
+ */
+#define HKS_RECORD_VERSION 1
+#define HKS_RECORD_LADDER_MAX 4   /* predictor tolerance choices (docs/RECORD.md) */
+
+/* First differing field of a predicted part against the original (check --reencode). */
+typedef enum hks_diff_category {
+	HKS_DIFF_NONE = 0,
+	HKS_DIFF_HEADER = 1,     /* animation header / block layout */
+	HKS_DIFF_MASK = 2,       /* mask byte (flags or quantization) */
+	HKS_DIFF_DEGREE = 3,
+	HKS_DIFF_KNOT_COUNT = 4,
+	HKS_DIFF_KNOT = 5,
+	HKS_DIFF_BOUND = 6,
+	HKS_DIFF_STATIC = 7,     /* static value */
+	HKS_DIFF_CONTROL_POINT = 8,
+	HKS_DIFF_PACKED_QUATERNION = 9,
+	HKS_DIFF_PADDING = 10,
+	HKS_DIFF_GUARD = 11,
+	HKS_DIFF_COUNT = 12
+} hks_diff_category;
+
+/* "none", "header", "mask", "degree", "knot count", "knot", "bound", "static value",
+ * "control point", "packed quaternion", "padding", "guard". */
+const char *hks_diff_category_name(hks_diff_category c);
+
+typedef struct hks_recompress_options {
+	hks_options base;
+	hks_cpu_model cpu;          /* AUTO: detected from the stored 16-bit lanes (ENCODER.md §11.4) */
+	const char *sdk;            /* the file's SDK: detection default; NULL = "20160200" */
+	uint32_t ladder;            /* predictor tolerance choices tried per part, 1..HKS_RECORD_LADDER_MAX;
+	                               0 = 2 (each costs one encode of the animation) */
+	int no_zlib;                /* nonzero: leave the record body uncompressed */
+	int32_t animation_index;    /* for messages */
+} hks_recompress_options;
+
+typedef struct hks_recompress_report {
+	hks_cpu_model cpu;                 /* the model the predictor used */
+	uint64_t parts;                    /* (block, track, part) units, float tracks included */
+	uint64_t spline_parts[4];          /* original spline parts per type T, R, S, F */
+	uint64_t spline_parts_exact[4];    /* ... reproduced by the prediction alone (first ladder step) */
+	uint64_t parts_exact;              /* all parts the first ladder step reproduces */
+	uint64_t first_diff[HKS_DIFF_COUNT]; /* per differing part (first ladder step): first differing field */
+	uint64_t entries;                  /* record entries (parts with corrections or another ladder step) */
+	uint64_t verbatim_parts;           /* entries that store the part whole */
+	int prediction_exact;              /* the prediction alone equals the original data */
+	int verbatim_animation;            /* the record stores the data whole (prediction unusable) */
+	uint64_t data_bytes;               /* original spline data size */
+	uint64_t record_bytes;             /* the record's size */
+} hks_recompress_report;
+
+/*
+ * Animation (a spline animation) -> record. `record` (may be NULL) receives
+ * the record (free with hks_buffer_free(&opts->base, ...)); `prediction` (may
+ * be NULL) the predictor's own re-encode (free with hks_packed_spline_free);
+ * `report` (may be NULL) the figures above. The record is verified before it
+ * is returned (predict, correct, pack, compare): when the corrected prediction
+ * does not reproduce the data, the record holds the data whole.
+ */
+hks_result hks_recompress(const hks_animation *anim, const hks_recompress_options *opts, uint8_t **record,
+                          size_t *record_size, hks_packed_spline **prediction, hks_recompress_report *report,
+                          hks_error *err);
+
+typedef struct hks_record_apply_report {
+	uint64_t entries;          /* entries in the record */
+	uint64_t applied;          /* entries whose part frames hash as recorded (corrections applied) */
+	uint64_t refitted;         /* entries whose frames changed: the part is the fresh prediction */
+	int data_matches;          /* the output's data hash and size equal the recorded original's */
+} hks_record_apply_report;
+
+/*
+ * Frames + record -> bytes. The frames are those hks_sample_frames gives for
+ * the original (raw rotations), or an edit of them with the same frame and
+ * track counts. `opts` supplies the allocator and limits (cpu and ladder come
+ * from the record). Malformed or truncated records are HKS_E_MALFORMED /
+ * HKS_E_TRUNCATED with the byte offset in the record.
+ */
+hks_result hks_recompress_apply(const hks_frames_in *frames, const void *record, size_t record_size,
+                                const hks_recompress_options *opts, hks_packed_spline **out,
+                                hks_record_apply_report *report, hks_error *err);
+
+/* FNV-1a 64 (docs/RECORD.md): the record's part and data hash. */
+uint64_t hks_record_hash(uint64_t seed, const void *data, size_t size);
+#define HKS_RECORD_HASH_SEED UINT64_C(0xcbf29ce484222325)
+
+/*
+ * A record file (`hkspline recompress --record`): magic "HKSF", version,
+ * then per spline animation its index in the file and its record.
+ */
+typedef struct hks_record_file_entry {
+	uint32_t animation;
+	const uint8_t *record;
+	size_t size;
+} hks_record_file_entry;
+
+/* Serialize entries (free *out with hks_buffer_free(opts, ...)). */
+hks_result hks_record_file_write(const hks_record_file_entry *entries, uint32_t count, const hks_options *opts,
+                                 uint8_t **out, size_t *out_size, hks_error *err);
+/* Parse: *entries (free with hks_buffer_free(opts, *entries, *count * sizeof **entries)) point into `data`. */
+hks_result hks_record_file_read(const void *data, size_t size, const hks_options *opts,
+                                hks_record_file_entry **entries, uint32_t *count, hks_error *err);
+
+/* ====================================================================== */
 /* === SECTION: loading paths (owner: src/io/) ========================== */
 /* ====================================================================== */
 

@@ -1,0 +1,977 @@
+/*
+ * The re-compressor (ENCODER.md §13, docs/RECORD.md): predictor + record.
+ *
+ * hks_recompress: walk the original, sample every frame (raw rotations, as
+ * hks_sample_frames gives them: the frames a modder gets from `decode`),
+ * detect the CPU model from the stored 16-bit lanes (§11.4), run the encoder
+ * on the frames once per predictor tolerance step ("ladder"), and compare each
+ * (block, track, part) with the original in a canonical form (below). A part
+ * the first step reproduces needs nothing; otherwise the record keeps the
+ * cheapest of: another step that reproduces it, an XOR patch of the canonical
+ * form of the closest step, the canonical form whole. The record is then
+ * verified by applying it (same code as hks_recompress_apply) and packing;
+ * when that does not give the original bytes, the record keeps the data whole.
+ *
+ * Canonical form of a part (the unit the record patches; not a file layout):
+ *   [mask byte 0]            translation only (quantizations of the track)
+ *   mask byte, quantization  (floats: the float mask byte as stored, quantization bits 1-2)
+ *   spline: degree u8, control points u16 LE, knot bytes
+ *   per lane (T, S: 3; F: 1): static lane f32, spline lane min f32, max f32
+ *   T/S/F spline: control points, u16 LE (16-bit) or u8 (8-bit), point-major
+ *   R: packed quaternions (spline: one per control point; static: one)
+ * The fields come in the order the first-difference histogram uses.
+ */
+#include "encode_internal.h"
+#include "record.h"
+#include "spline_walk_internal.h"
+
+#include <math.h>
+
+/* Predictor tolerance ladder (rotation, translation/scale/float). Step 0 is
+ * ENCODER.md §16's reduced predictor tolerance; step 1 Havok's default. */
+static const float ladder_tol[HKS_RECORD_LADDER_MAX][2] = {
+	{0.0005f, 0.0006f},
+	{0.001f, 0.001f},
+	{0.00025f, 0.0003f},
+	{0.00075f, 0.0008f},
+};
+#define DEFAULT_LADDER 2u
+
+const char *hks_diff_category_name(hks_diff_category c)
+{
+	static const char *const names[HKS_DIFF_COUNT] = {
+		"none", "header", "mask", "degree", "knot count", "knot", "bound", "static value",
+		"control point", "packed quaternion", "padding", "guard"};
+	return (unsigned)c < HKS_DIFF_COUNT ? names[c] : "?";
+}
+
+/* ---- canonical form ------------------------------------------------------ */
+
+typedef struct canon {
+	hks_bytebuf bytes;
+	hks_bytebuf cats; /* one hks_diff_category per byte (optional: ctx NULL-free when unused) */
+	int with_cats;
+} canon;
+
+static hks_result cput(canon *c, const void *p, size_t n, hks_diff_category cat)
+{
+	HKS_TRY(hks_bytebuf_append(&c->bytes, p, n));
+	if (!c->with_cats)
+		return HKS_OK;
+	HKS_TRY(hks_bytebuf_reserve(&c->cats, n));
+	memset(c->cats.data + c->cats.size, (int)cat, n);
+	c->cats.size += n;
+	return HKS_OK;
+}
+
+static hks_result cput_f32(canon *c, float f, hks_diff_category cat)
+{
+	uint8_t b[4];
+	hks_put_le32(b, hks_f32_bits(f));
+	return cput(c, b, 4, cat);
+}
+
+/* kind: 0 T, 1 R, 2 S, 3 F. mask0: the track's mask byte 0 (T only); mbyte: the
+ * part's mask byte (floats: as stored). */
+static hks_result canon_part(canon *c, unsigned kind, uint8_t mask0, uint8_t mbyte, const hks_stored_part *p)
+{
+	c->bytes.size = 0;
+	c->cats.size = 0;
+	if (kind == 0)
+		HKS_TRY(cput(c, &mask0, 1, HKS_DIFF_MASK));
+	HKS_TRY(cput(c, &mbyte, 1, HKS_DIFF_MASK));
+	HKS_TRY(cput(c, &p->quantization, 1, HKS_DIFF_MASK));
+	uint8_t flags = kind == 3 ? (uint8_t)(mbyte & 0xF9) : mbyte;
+	int spline = (flags & 0xF0) != 0;
+	if (spline) {
+		uint8_t n[2];
+		hks_put_le16(n, p->num_control_points);
+		HKS_TRY(cput(c, &p->degree, 1, HKS_DIFF_DEGREE));
+		HKS_TRY(cput(c, n, 2, HKS_DIFF_KNOT_COUNT));
+		if (p->num_knots)
+			HKS_TRY(cput(c, p->knots, p->num_knots, HKS_DIFF_KNOT));
+	}
+	if (kind == 1) {
+		size_t count = spline ? p->num_control_points : (flags & 0x0F) ? 1 : 0;
+		size_t size = hks_rotation_size(p->quantization);
+		if (count && size && p->packed)
+			HKS_TRY(cput(c, p->packed, count * size, HKS_DIFF_PACKED_QUATERNION));
+		return HKS_OK;
+	}
+	unsigned lanes = kind == 3 ? 1 : 3;
+	for (unsigned lane = 0; lane < lanes; lane++) {
+		if (flags & (0x01u << lane)) {
+			HKS_TRY(cput_f32(c, p->static_value[lane], HKS_DIFF_STATIC));
+		} else if (flags & (0x10u << lane)) {
+			HKS_TRY(cput_f32(c, p->min[lane], HKS_DIFF_BOUND));
+			HKS_TRY(cput_f32(c, p->max[lane], HKS_DIFF_BOUND));
+		}
+	}
+	if (spline && p->control_points) {
+		size_t count = (size_t)p->num_control_points * p->spline_lanes;
+		for (size_t i = 0; i < count; i++) {
+			uint8_t b[2];
+			hks_put_le16(b, p->control_points[i]);
+			HKS_TRY(cput(c, b, p->quantization ? 2 : 1, HKS_DIFF_CONTROL_POINT));
+		}
+	}
+	return HKS_OK;
+}
+
+/* Canonical bytes -> part (the inverse of canon_part); every length checked. */
+static hks_result parse_canon(hks_ctx *ctx, hks_arena *arena, unsigned kind, const uint8_t *data, size_t size,
+                              hks_stored_part *p, uint8_t *mask0, uint8_t *mbyte)
+{
+	hks_cursor c = hks_cursor_make(ctx, data, size, 0);
+	memset(p, 0, sizeof(*p));
+	if (kind == 0)
+		HKS_TRY(hks_read_u8(&c, mask0, "mask byte 0"));
+	HKS_TRY(hks_read_u8(&c, mbyte, "mask byte"));
+	HKS_TRY(hks_read_u8(&c, &p->quantization, "quantization"));
+	uint8_t flags = kind == 3 ? (uint8_t)(*mbyte & 0xF9) : *mbyte;
+	p->flags = flags;
+	int spline = (flags & 0xF0) != 0;
+	if (spline) {
+		uint16_t n;
+		HKS_TRY(hks_read_u8(&c, &p->degree, "degree"));
+		HKS_TRY(hks_read_le16(&c, &n, "control point count"));
+		if (p->degree < 1 || p->degree > 3 || n < (uint32_t)p->degree + 1 || (uint32_t)n + p->degree + 1 > 65535)
+			return hks_fail(ctx, HKS_E_MALFORMED, -1, "part: degree %u with %u control points", p->degree, n);
+		p->is_spline = 1;
+		p->num_control_points = n;
+		p->num_knots = (uint16_t)(n + p->degree + 1);
+		HKS_TRY(hks_read_bytes(&c, p->num_knots, &p->knots, "knots"));
+	}
+	if (kind == 1) {
+		uint32_t size1 = hks_rotation_size(p->quantization);
+		if (!size1)
+			return hks_fail(ctx, HKS_E_MALFORMED, -1, "part: rotation selector %u", p->quantization);
+		size_t count = spline ? p->num_control_points : (flags & 0x0F) ? 1 : 0;
+		if (!spline && count)
+			p->num_control_points = 1;
+		if (count)
+			HKS_TRY(hks_read_bytes(&c, count * size1, &p->packed, "packed quaternions"));
+	} else {
+		if (p->quantization > 1)
+			return hks_fail(ctx, HKS_E_MALFORMED, -1, "part: scalar quantization %u", p->quantization);
+		unsigned lanes = kind == 3 ? 1 : 3;
+		for (unsigned lane = 0; lane < lanes; lane++) {
+			uint32_t bits;
+			if (flags & (0x01u << lane)) {
+				HKS_TRY(hks_read_le32(&c, &bits, "static value"));
+				memcpy(&p->static_value[lane], &bits, 4);
+			} else if (flags & (0x10u << lane)) {
+				HKS_TRY(hks_read_le32(&c, &bits, "min"));
+				memcpy(&p->min[lane], &bits, 4);
+				HKS_TRY(hks_read_le32(&c, &bits, "max"));
+				memcpy(&p->max[lane], &bits, 4);
+				p->spline_lanes++;
+			}
+		}
+		if (spline && p->spline_lanes) {
+			size_t count = (size_t)p->num_control_points * p->spline_lanes;
+			const uint8_t *src;
+			HKS_TRY(hks_read_bytes(&c, count << p->quantization, &src, "control points"));
+			uint16_t *cp = (uint16_t *)hks_arena_array(arena, count, 2);
+			if (!cp)
+				return hks_fail_nomem(ctx, count * 2);
+			for (size_t i = 0; i < count; i++)
+				cp[i] = p->quantization ? hks_le16(src + 2 * i) : src[i];
+			p->control_points = cp;
+		}
+	}
+	if (c.pos != size)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "part: %zu bytes after its canonical form", size - c.pos);
+	return HKS_OK;
+}
+
+/* XOR runs (docs/RECORD.md): varint count, then per run varint gap, varint
+ * length, XOR bytes. Runs closer than 3 bytes are merged (a gap costs a byte). */
+static hks_result diff_encode(hks_bytebuf *out, const uint8_t *pred, const uint8_t *orig, size_t n)
+{
+	size_t runs = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			HKS_TRY(hks_rec_put_varint(out, runs));
+		size_t i = 0, prev_end = 0;
+		while (i < n) {
+			if (pred[i] == orig[i]) {
+				i++;
+				continue;
+			}
+			size_t j = i + 1, last = i + 1;
+			while (j < n && j < last + 3) {
+				if (pred[j] != orig[j])
+					last = j + 1;
+				j++;
+			}
+			if (pass) {
+				HKS_TRY(hks_rec_put_varint(out, i - prev_end));
+				HKS_TRY(hks_rec_put_varint(out, last - i));
+				for (size_t k = i; k < last; k++) {
+					uint8_t x = (uint8_t)(pred[k] ^ orig[k]);
+					HKS_TRY(hks_bytebuf_append(out, &x, 1));
+				}
+			} else {
+				runs++;
+			}
+			prev_end = last;
+			i = last;
+		}
+	}
+	return HKS_OK;
+}
+
+static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t *payload, size_t size)
+{
+	hks_cursor c = hks_cursor_make(ctx, payload, size, 0);
+	uint64_t runs, pos = 0;
+	HKS_TRY(hks_rec_get_varint(&c, &runs, "run count"));
+	if (runs > size)
+		return hks_fail(ctx, HKS_E_MALFORMED, 0, "%llu runs in %zu bytes", (unsigned long long)runs, size);
+	for (uint64_t r = 0; r < runs; r++) {
+		uint64_t gap, len;
+		HKS_TRY(hks_rec_get_varint(&c, &gap, "run gap"));
+		HKS_TRY(hks_rec_get_varint(&c, &len, "run length"));
+		if (gap > n || len > n || pos + gap + len > n)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "run beyond the part's %zu bytes", n);
+		pos += gap;
+		const uint8_t *x;
+		HKS_TRY(hks_read_bytes(&c, (size_t)len, &x, "run bytes"));
+		for (uint64_t k = 0; k < len; k++)
+			buf[pos + k] ^= x[k];
+		pos += len;
+	}
+	if (c.pos != size)
+		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "bytes after the last run");
+	return HKS_OK;
+}
+
+/* ---- frames and their hashes --------------------------------------------- */
+
+static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, unsigned kind, uint32_t track)
+{
+	static const unsigned lane0[3] = {0, 3, 7}, nlanes[3] = {3, 4, 3};
+	uint8_t head[8] = {(uint8_t)kind};
+	hks_put_le32(head + 4, nf);
+	uint64_t h = hks_record_hash(HKS_RECORD_HASH_SEED, head, 8);
+	for (uint32_t f = first; f < first + nf; f++) {
+		const float *src;
+		unsigned n;
+		if (kind == 3) {
+			src = in->floats + (size_t)f * in->num_float_tracks + track;
+			n = 1;
+		} else {
+			src = in->transforms + ((size_t)f * in->num_transform_tracks + track) * HKS_TRACK_SAMPLE_FLOATS +
+			      lane0[kind];
+			n = nlanes[kind];
+		}
+		for (unsigned k = 0; k < n; k++) {
+			uint8_t b[4];
+			hks_put_le32(b, hks_f32_bits(src[k]));
+			h = hks_record_hash(h, b, 4);
+		}
+	}
+	return (uint32_t)h;
+}
+
+/* ---- prediction ---------------------------------------------------------- */
+
+typedef struct predictor {
+	hks_ctx *ctx;
+	const hks_options *base;
+	const hks_frames_in *in;
+	const hks_rec_anim *rec;
+	hks_stored_animation *pred[HKS_RECORD_LADDER_MAX];
+} predictor;
+
+static hks_result predict(predictor *pr, unsigned step)
+{
+	if (pr->pred[step])
+		return HKS_OK;
+	const hks_rec_anim *rec = pr->rec;
+	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks;
+	hks_track_params *pt = (hks_track_params *)hks_calloc(pr->ctx, T + F + 1, sizeof(hks_track_params));
+	if (!pt)
+		return hks_fail_nomem(pr->ctx, 0);
+	for (uint32_t t = 0; t < T; t++) {
+		uint8_t m0 = rec->track_quant[t];
+		pt[t].rotation_tolerance = ladder_tol[step][0];
+		pt[t].translation_tolerance = pt[t].scale_tolerance = ladder_tol[step][1];
+		pt[t].translation_quantization = (uint8_t)((m0 & 3) ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT);
+		unsigned sel = (m0 >> 2) & 15;
+		pt[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel <= HKS_ROT_UNCOMPRESSED ? sel : HKS_ROT_THREECOMP40);
+		pt[t].scale_quantization = (uint8_t)((m0 >> 6) ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT);
+	}
+	for (uint32_t i = 0; i < F; i++) {
+		pt[T + i].float_tolerance = ladder_tol[step][1];
+		pt[T + i].float_quantization = rec->float_quant[i] ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT;
+	}
+	hks_encode_options eo;
+	memset(&eo, 0, sizeof(eo));
+	eo.base = *pr->base;
+	eo.per_track = T ? pt : NULL;
+	eo.num_per_track = T;
+	eo.per_float_track = F ? pt + T : NULL;
+	eo.num_per_float_track = F;
+	eo.max_frames_per_block = rec->max_frames_per_block;
+	eo.cpu = (hks_cpu_model)rec->cpu;
+	eo.solver = HKS_SOLVER_HAVOK;
+	hks_result r = hks_encode_stored(pr->in, &eo, &pr->pred[step], pr->ctx->err);
+	hks_free(pr->ctx, pt, (T + F + 1) * sizeof(hks_track_params));
+	return r;
+}
+
+static void predictor_free(predictor *pr)
+{
+	for (unsigned i = 0; i < HKS_RECORD_LADDER_MAX; i++)
+		if (pr->pred[i])
+			hks_stored_free(pr->pred[i]);
+}
+
+/* The part of unit (b, u) in stored structure s: kind, mask0, mask byte. */
+static const hks_stored_part *unit_part(const hks_stored_animation *s, uint32_t b, uint32_t u, uint32_t T,
+                                        unsigned *kind, uint8_t *mask0, uint8_t *mbyte, uint32_t *track)
+{
+	const hks_stored_block *blk = &s->blocks[b];
+	if (u < 3 * T) {
+		const hks_stored_track *tr = &blk->tracks[u / 3];
+		*kind = u % 3;
+		*track = u / 3;
+		*mask0 = tr->mask[0];
+		*mbyte = tr->mask[1 + u % 3];
+		return &tr->part[u % 3];
+	}
+	*kind = 3;
+	*track = u - 3 * T;
+	*mask0 = 0;
+	*mbyte = blk->float_masks[u - 3 * T];
+	return &blk->floats[u - 3 * T];
+}
+
+/*
+ * Prediction + record -> stored structure (in `arena`): every unit is the
+ * first step's prediction unless the record has an entry whose hash matches
+ * the frames; then that entry's step, patched or replaced.
+ */
+static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation **out, hks_record_apply_report *rep)
+{
+	hks_ctx *ctx = pr->ctx;
+	const hks_rec_anim *rec = pr->rec;
+	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks, per = 3 * T + F;
+	HKS_TRY(predict(pr, 0));
+	const hks_stored_animation *p0 = pr->pred[0];
+	if (p0->num_blocks != rec->num_blocks)
+		return hks_fail(ctx, HKS_E_MISMATCH, -1, "the prediction has %u blocks, the record %u", p0->num_blocks,
+		                rec->num_blocks);
+	hks_stored_animation *s = (hks_stored_animation *)hks_arena_alloc(arena, sizeof(*s));
+	if (!s)
+		return hks_fail_nomem(ctx, 0);
+	*s = *p0;
+	s->arena = NULL;
+	s->blocks = (hks_stored_block *)hks_arena_array(arena, rec->num_blocks, sizeof(hks_stored_block));
+	if (!s->blocks)
+		return hks_fail_nomem(ctx, 0);
+	for (uint32_t b = 0; b < rec->num_blocks; b++) {
+		hks_stored_block *blk = &s->blocks[b];
+		*blk = p0->blocks[b];
+		blk->tracks = (hks_stored_track *)hks_arena_dup(arena, p0->blocks[b].tracks, (T ? T : 1) * sizeof(hks_stored_track));
+		blk->floats = (hks_stored_part *)hks_arena_dup(arena, p0->blocks[b].floats, (F ? F : 1) * sizeof(hks_stored_part));
+		blk->float_masks = (uint8_t *)hks_arena_dup(arena, p0->blocks[b].float_masks, F ? F : 1);
+		if (!blk->tracks || !blk->floats || !blk->float_masks)
+			return hks_fail_nomem(ctx, 0);
+	}
+	canon cn;
+	memset(&cn, 0, sizeof(cn));
+	hks_bytebuf_init(&cn.bytes, ctx);
+	hks_bytebuf_init(&cn.cats, ctx);
+	hks_result r = HKS_OK;
+	for (uint32_t i = 0; r == HKS_OK && i < rec->num_entries; i++) {
+		const hks_rec_entry *e = &rec->entries[i];
+		uint32_t b = e->index / per, u = e->index % per;
+		unsigned kind;
+		uint8_t m0, mb;
+		uint32_t track;
+		const hks_stored_part *pp = unit_part(p0, b, u, T, &kind, &m0, &mb, &track);
+		(void)pp;
+		if (unit_hash(pr->in, p0->blocks[b].first_frame, p0->blocks[b].num_frames, kind, track) != e->hash) {
+			if (rep)
+				rep->refitted++;
+			continue; /* the frames changed: keep the fresh fit */
+		}
+		if (rep)
+			rep->applied++;
+		const uint8_t *bytes;
+		size_t size;
+		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
+			bytes = e->payload;
+			size = e->payload_size;
+		} else {
+			r = predict(pr, e->ladder);
+			if (r != HKS_OK)
+				break;
+			pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+			r = canon_part(&cn, kind, m0, mb, pp);
+			if (r == HKS_OK)
+				r = diff_apply(ctx, cn.bytes.data, cn.bytes.size, e->payload, e->payload_size);
+			if (r != HKS_OK)
+				break;
+			uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn.bytes.data, cn.bytes.size ? cn.bytes.size : 1);
+			if (!copy) {
+				r = hks_fail_nomem(ctx, 0);
+				break;
+			}
+			bytes = copy;
+			size = cn.bytes.size;
+		}
+		hks_stored_part np;
+		uint8_t nm0 = 0, nmb = 0;
+		hks_err_location(ctx, -1, (int32_t)b, (int32_t)track, HKS_PART_NONE);
+		r = parse_canon(ctx, arena, kind, bytes, size, &np, &nm0, &nmb);
+		if (r != HKS_OK)
+			break;
+		hks_stored_block *blk = &s->blocks[b];
+		if (kind == 3) {
+			blk->floats[track] = np;
+			blk->float_masks[track] = nmb;
+		} else {
+			blk->tracks[track].part[kind] = np;
+			blk->tracks[track].mask[1 + kind] = nmb;
+			if (kind == 0)
+				blk->tracks[track].mask[0] = nm0;
+		}
+	}
+	hks_bytebuf_free(&cn.bytes);
+	hks_bytebuf_free(&cn.cats);
+	if (r == HKS_OK)
+		*out = s;
+	return r;
+}
+
+static hks_result packed_from_verbatim(hks_ctx *ctx, const hks_rec_anim *rec, hks_packed_spline **out)
+{
+	hks_arena *arena = hks_arena_create(ctx);
+	if (!arena)
+		return hks_fail_nomem(ctx, 0);
+	hks_packed_spline *p = (hks_packed_spline *)hks_arena_alloc(arena, sizeof(*p));
+	uint32_t *bo = (uint32_t *)hks_arena_dup(arena, rec->block_offsets, (rec->num_block_offsets + 1u) * 4);
+	uint32_t *fbo =
+		(uint32_t *)hks_arena_dup(arena, rec->float_block_offsets, (rec->num_float_block_offsets + 1u) * 4);
+	uint8_t *data = (uint8_t *)hks_arena_dup(arena, rec->data, rec->data_size ? rec->data_size : 1);
+	if (!p || !bo || !fbo || !data) {
+		hks_arena_free(arena);
+		return hks_fail_nomem(ctx, 0);
+	}
+	p->arena = arena;
+	p->num_transform_tracks = (int32_t)rec->num_transform_tracks;
+	p->num_float_tracks = (int32_t)rec->num_float_tracks;
+	memcpy(&p->duration, &rec->duration_bits, 4);
+	hks_spline_header *h = &p->header;
+	h->num_frames = (int32_t)rec->num_frames;
+	h->num_blocks = (int32_t)rec->num_blocks;
+	h->max_frames_per_block = (int32_t)rec->max_frames_per_block;
+	h->mask_and_quantization_size = hks_expected_mask_size(p->num_transform_tracks, p->num_float_tracks);
+	/* the packer's header rule (include/hkspline.h, hks_stored_pack) */
+	if (rec->num_frames > 1) {
+		h->frame_duration = p->duration / (float)(rec->num_frames - 1);
+		h->block_duration = h->frame_duration * (float)(rec->max_frames_per_block - 1);
+		h->block_inverse_duration = 1.0f / h->block_duration;
+	}
+	h->block_offsets = bo;
+	h->num_block_offsets = rec->num_block_offsets;
+	h->float_block_offsets = fbo;
+	h->num_float_block_offsets = rec->num_float_block_offsets;
+	h->data = data;
+	h->data_size = rec->data_size;
+	hks_arena_set_ctx(arena, NULL);
+	*out = p;
+	return HKS_OK;
+}
+
+static hks_result check_frames(hks_ctx *ctx, const hks_frames_in *in, const hks_rec_anim *rec)
+{
+	float d;
+	memcpy(&d, &rec->duration_bits, 4);
+	if (in->num_frames != rec->num_frames || in->num_transform_tracks != rec->num_transform_tracks ||
+	    in->num_float_tracks != rec->num_float_tracks)
+		return hks_fail(ctx, HKS_E_MISMATCH, -1,
+		                "the frames (%u frames, %u + %u tracks) do not fit the record (%u frames, %u + %u tracks)",
+		                in->num_frames, in->num_transform_tracks, in->num_float_tracks, rec->num_frames,
+		                rec->num_transform_tracks, rec->num_float_tracks);
+	(void)d;
+	return HKS_OK;
+}
+
+static hks_result apply_parsed(hks_ctx *ctx, const hks_options *base, const hks_frames_in *in,
+                               const hks_rec_anim *rec, predictor *pr, hks_packed_spline **out,
+                               hks_record_apply_report *rep)
+{
+	if (rec->kind == HKS_REC_ANIM_VERBATIM) {
+		HKS_TRY(packed_from_verbatim(ctx, rec, out));
+		if (rep)
+			rep->data_matches = 1;
+		return HKS_OK;
+	}
+	hks_arena *arena = hks_arena_create(ctx);
+	if (!arena)
+		return hks_fail_nomem(ctx, 0);
+	(void)in;
+	hks_stored_animation *s = NULL;
+	hks_result r = assemble(pr, arena, &s, rep);
+	if (r == HKS_OK) {
+		hks_pack_options po;
+		memset(&po, 0, sizeof(po));
+		po.base = *base;
+		po.guard = rec->guard;
+		r = hks_stored_pack(s, &po, out, ctx->err);
+	}
+	if (r == HKS_OK && rep)
+		rep->data_matches = (*out)->header.data_size == rec->data_size &&
+		                    hks_record_hash(HKS_RECORD_HASH_SEED, (*out)->header.data, (*out)->header.data_size) ==
+		                        rec->data_hash;
+	hks_arena_free(arena);
+	return r;
+}
+
+hks_result hks_recompress_apply(const hks_frames_in *frames, const void *record, size_t record_size,
+                                const hks_recompress_options *opts, hks_packed_spline **out,
+                                hks_record_apply_report *report, hks_error *err)
+{
+	static const hks_recompress_options zero;
+	if (!opts)
+		opts = &zero;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &opts->base, record_size, err);
+	if (!frames || !out || (!record && record_size))
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_recompress_apply: NULL argument");
+	*out = NULL;
+	if (report)
+		memset(report, 0, sizeof(*report));
+	hks_arena *arena = hks_arena_create(&ctx);
+	if (!arena)
+		return hks_fail_nomem(&ctx, 0);
+	hks_rec_anim rec;
+	hks_result r = hks_rec_read(&ctx, arena, (const uint8_t *)record, record_size, &rec);
+	if (r == HKS_OK)
+		r = check_frames(&ctx, frames, &rec);
+	if (r == HKS_OK && rec.kind == HKS_REC_ANIM_PREDICTED && !hks_rcp_model_get((hks_cpu_model)rec.cpu))
+		r = hks_fail(&ctx, HKS_E_MALFORMED, -1, "record: CPU model %u is not available", rec.cpu);
+	if (report)
+		report->entries = rec.num_entries;
+	predictor pr;
+	memset(&pr, 0, sizeof(pr));
+	pr.ctx = &ctx;
+	pr.base = &opts->base;
+	pr.in = frames;
+	pr.rec = &rec;
+	if (r == HKS_OK)
+		r = apply_parsed(&ctx, &opts->base, frames, &rec, &pr, out, report);
+	predictor_free(&pr);
+	hks_arena_free(arena);
+	return r;
+}
+
+/* ---- building the record ------------------------------------------------- */
+
+static void collect_lanes(const hks_stored_part *p, unsigned lanes, hks_quant_lane *v, size_t *n, size_t cap)
+{
+	if (!p->is_spline || p->quantization != 1 || !p->spline_lanes || !p->control_points)
+		return;
+	unsigned s = 0;
+	for (unsigned lane = 0; lane < lanes; lane++) {
+		if (!(p->flags & (0x10u << lane)))
+			continue;
+		uint16_t top = 0;
+		for (uint32_t j = 0; j < p->num_control_points; j++) {
+			uint16_t x = p->control_points[(size_t)j * p->spline_lanes + s];
+			if (x > top)
+				top = x;
+		}
+		s++;
+		/* FORMAT.md §3.1: equal or non-finite bounds say nothing */
+		if (*n < cap && p->min[lane] < p->max[lane] && isfinite(p->min[lane]) && isfinite(p->max[lane]))
+			v[(*n)++] = (hks_quant_lane){p->min[lane], p->max[lane], top};
+	}
+}
+
+static hks_result detect_model(hks_ctx *ctx, const hks_stored_animation *s, const char *sdk, hks_cpu_model *out)
+{
+	uint64_t cap = 0;
+	uint32_t T = (uint32_t)s->num_transform_tracks, F = (uint32_t)s->num_float_tracks;
+	cap = (uint64_t)s->num_blocks * (6u * T + F);
+	if (cap > 1u << 24)
+		cap = 1u << 24;
+	hks_quant_lane *v = (hks_quant_lane *)hks_malloc(ctx, (size_t)(cap ? cap : 1) * sizeof(*v));
+	if (!v)
+		return hks_fail_nomem(ctx, 0);
+	size_t n = 0;
+	for (uint32_t b = 0; b < s->num_blocks; b++) {
+		for (uint32_t t = 0; t < T; t++) {
+			collect_lanes(&s->blocks[b].tracks[t].part[0], 3, v, &n, (size_t)cap);
+			collect_lanes(&s->blocks[b].tracks[t].part[2], 3, v, &n, (size_t)cap);
+		}
+		for (uint32_t i = 0; i < F; i++)
+			collect_lanes(&s->blocks[b].floats[i], 1, v, &n, (size_t)cap);
+	}
+	hks_detect_result det;
+	hks_detect_cpu_model(v, n, hks_cpu_model_for_sdk(sdk), &det);
+	hks_free(ctx, v, (size_t)(cap ? cap : 1) * sizeof(*v));
+	*out = det.model;
+	return HKS_OK;
+}
+
+static int packed_equals(const hks_packed_spline *p, const hks_spline_header *h)
+{
+	const hks_spline_header *q = &p->header;
+	return q->data_size == h->data_size && (!h->data_size || memcmp(q->data, h->data, h->data_size) == 0) &&
+	       q->num_block_offsets == h->num_block_offsets &&
+	       (!h->num_block_offsets || memcmp(q->block_offsets, h->block_offsets, 4u * h->num_block_offsets) == 0) &&
+	       q->num_float_block_offsets == h->num_float_block_offsets &&
+	       (!h->num_float_block_offsets ||
+	        memcmp(q->float_block_offsets, h->float_block_offsets, 4u * h->num_float_block_offsets) == 0);
+}
+
+typedef struct builder {
+	hks_ctx *ctx;
+	hks_arena *arena;         /* entries and payloads */
+	hks_rec_entry *entries;
+	uint32_t num_entries, cap;
+} builder;
+
+static hks_result add_entry(builder *bd, const hks_rec_entry *e, const hks_bytebuf *payload)
+{
+	if (bd->num_entries == bd->cap) {
+		uint32_t nc = bd->cap ? bd->cap * 2 : 64;
+		hks_rec_entry *ne = (hks_rec_entry *)hks_arena_array(bd->arena, nc, sizeof(*ne));
+		if (!ne)
+			return hks_fail_nomem(bd->ctx, 0);
+		if (bd->num_entries)
+			memcpy(ne, bd->entries, bd->num_entries * sizeof(*ne));
+		bd->entries = ne;
+		bd->cap = nc;
+	}
+	hks_rec_entry *d = &bd->entries[bd->num_entries++];
+	*d = *e;
+	d->payload = NULL;
+	d->payload_size = (uint32_t)payload->size;
+	if (payload->size) {
+		uint8_t *p = (uint8_t *)hks_arena_dup(bd->arena, payload->data, payload->size);
+		if (!p)
+			return hks_fail_nomem(bd->ctx, 0);
+		d->payload = p;
+	}
+	return HKS_OK;
+}
+
+/* Compare every unit with the predictions and collect the entries. */
+static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_animation *orig, unsigned ladder,
+                                hks_recompress_report *rep)
+{
+	hks_ctx *ctx = bd->ctx;
+	uint32_t T = (uint32_t)orig->num_transform_tracks, F = (uint32_t)orig->num_float_tracks, per = 3 * T + F;
+	canon co, cp;
+	memset(&co, 0, sizeof(co));
+	memset(&cp, 0, sizeof(cp));
+	hks_bytebuf_init(&co.bytes, ctx);
+	hks_bytebuf_init(&co.cats, ctx);
+	hks_bytebuf_init(&cp.bytes, ctx);
+	hks_bytebuf_init(&cp.cats, ctx);
+	co.with_cats = 1;
+	hks_bytebuf best, trial;
+	hks_bytebuf_init(&best, ctx);
+	hks_bytebuf_init(&trial, ctx);
+	hks_result r = HKS_OK;
+	for (uint32_t b = 0; r == HKS_OK && b < orig->num_blocks; b++) {
+		for (uint32_t u = 0; r == HKS_OK && u < per; u++) {
+			unsigned kind;
+			uint8_t m0, mb;
+			uint32_t track;
+			const hks_stored_part *op = unit_part(orig, b, u, T, &kind, &m0, &mb, &track);
+			r = canon_part(&co, kind, m0, mb, op);
+			if (r != HKS_OK)
+				break;
+			rep->parts++;
+			uint8_t oflags = kind == 3 ? (uint8_t)(mb & 0xF9) : mb;
+			int ospline = (oflags & 0xF0) != 0;
+			if (ospline)
+				rep->spline_parts[kind]++;
+			/* the first step decides "exact" and the first difference */
+			int chosen = -1, chosen_kind = HKS_REC_ENTRY_VERBATIM;
+			best.size = 0;
+			for (unsigned step = 0; r == HKS_OK && step < ladder; step++) {
+				unsigned k2;
+				uint8_t pm0, pmb;
+				uint32_t t2;
+				const hks_stored_part *pp = unit_part(pr->pred[step], b, u, T, &k2, &pm0, &pmb, &t2);
+				r = canon_part(&cp, kind, pm0, pmb, pp);
+				if (r != HKS_OK)
+					break;
+				int same_len = cp.bytes.size == co.bytes.size;
+				int equal = same_len && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0;
+				if (step == 0) {
+					if (equal) {
+						rep->parts_exact++;
+						if (ospline)
+							rep->spline_parts_exact[kind]++;
+						chosen = 0;
+						break;
+					}
+					/* first differing byte's field */
+					size_t n = cp.bytes.size < co.bytes.size ? cp.bytes.size : co.bytes.size, i = 0;
+					while (i < n && cp.bytes.data[i] == co.bytes.data[i])
+						i++;
+					rep->first_diff[i < co.bytes.size ? co.cats.data[i] : HKS_DIFF_MASK]++;
+				}
+				if (equal) {
+					chosen = (int)step;
+					chosen_kind = HKS_REC_ENTRY_DIFF;
+					best.size = 0;
+					r = hks_rec_put_varint(&best, 0);
+					break;
+				}
+				if (!same_len)
+					continue;
+				trial.size = 0;
+				r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
+				if (r == HKS_OK && trial.size < co.bytes.size &&
+				    (chosen < 0 || chosen_kind == HKS_REC_ENTRY_VERBATIM || trial.size < best.size)) {
+					chosen = (int)step;
+					chosen_kind = HKS_REC_ENTRY_DIFF;
+					best.size = 0;
+					r = hks_bytebuf_append(&best, trial.data, trial.size);
+				}
+			}
+			if (r != HKS_OK)
+				break;
+			if (chosen == 0 && best.size == 0 && chosen_kind == HKS_REC_ENTRY_VERBATIM)
+				continue; /* the first step reproduces the part: no entry */
+			hks_rec_entry e;
+			memset(&e, 0, sizeof(e));
+			e.index = b * per + u;
+			e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind, track);
+			if (chosen < 0) {
+				e.kind = HKS_REC_ENTRY_VERBATIM;
+				e.ladder = 0;
+				best.size = 0;
+				r = hks_bytebuf_append(&best, co.bytes.data, co.bytes.size);
+				rep->verbatim_parts++;
+			} else {
+				e.kind = HKS_REC_ENTRY_DIFF;
+				e.ladder = (uint8_t)chosen;
+			}
+			if (r == HKS_OK)
+				r = add_entry(bd, &e, &best);
+		}
+	}
+	hks_bytebuf_free(&co.bytes);
+	hks_bytebuf_free(&co.cats);
+	hks_bytebuf_free(&cp.bytes);
+	hks_bytebuf_free(&cp.cats);
+	hks_bytebuf_free(&best);
+	hks_bytebuf_free(&trial);
+	return r;
+}
+
+hks_result hks_recompress(const hks_animation *anim, const hks_recompress_options *opts, uint8_t **record,
+                          size_t *record_size, hks_packed_spline **prediction, hks_recompress_report *report,
+                          hks_error *err)
+{
+	static const hks_recompress_options zero;
+	if (!opts)
+		opts = &zero;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &opts->base, anim ? anim->spline.data_size : 0, err);
+	if (record)
+		*record = NULL;
+	if (record_size)
+		*record_size = 0;
+	if (prediction)
+		*prediction = NULL;
+	if (!anim || anim->kind != HKS_ANIMATION_SPLINE)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_recompress: not a spline animation");
+	hks_recompress_report rep;
+	memset(&rep, 0, sizeof(rep));
+	unsigned ladder = opts->ladder ? opts->ladder : DEFAULT_LADDER;
+	if (ladder > HKS_RECORD_LADDER_MAX)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "ladder %u exceeds %d", ladder, HKS_RECORD_LADDER_MAX);
+
+	hks_walk_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.base = opts->base;
+	wo.animation_index = opts->animation_index;
+	hks_stored_animation *orig = NULL;
+	HKS_TRY(hks_stored_read(anim, &wo, &orig, err));
+
+	hks_result r = HKS_OK;
+	float *transforms = NULL, *floats = NULL;
+	size_t tsize = 0, fsize = 0;
+	hks_arena *arena = NULL;
+	predictor pr;
+	memset(&pr, 0, sizeof(pr));
+	hks_rec_anim rec;
+	memset(&rec, 0, sizeof(rec));
+	hks_packed_spline *applied = NULL;
+	uint8_t *out = NULL;
+	size_t out_size = 0;
+
+	uint32_t T = (uint32_t)orig->num_transform_tracks, F = (uint32_t)orig->num_float_tracks;
+	uint32_t nf = orig->num_frames > 0 ? (uint32_t)orig->num_frames : 0;
+	if (!hks_mul_size((size_t)nf * T, HKS_TRACK_SAMPLE_FLOATS * sizeof(float), &tsize) ||
+	    !hks_mul_size((size_t)nf, (size_t)F * sizeof(float), &fsize))
+		r = hks_fail(&ctx, HKS_E_LIMIT, -1, "frames too large");
+	if (r == HKS_OK) {
+		transforms = (float *)hks_malloc(&ctx, tsize ? tsize : 1);
+		floats = (float *)hks_malloc(&ctx, fsize ? fsize : 1);
+		arena = hks_arena_create(&ctx);
+		if (!transforms || !floats || !arena)
+			r = hks_fail_nomem(&ctx, tsize + fsize);
+	}
+	hks_sample_options so;
+	memset(&so, 0, sizeof(so));
+	so.base = opts->base;
+	if (r == HKS_OK)
+		r = hks_sample_frames(orig, &so, 0, nf, transforms, floats, err);
+	hks_frames_in in;
+	memset(&in, 0, sizeof(in));
+	in.num_frames = nf;
+	in.num_transform_tracks = T;
+	in.num_float_tracks = F;
+	in.duration = anim->duration;
+	in.transforms = T ? transforms : NULL;
+	in.floats = F ? floats : NULL;
+
+	/* the record's header */
+	rec.kind = HKS_REC_ANIM_PREDICTED;
+	rec.num_frames = nf;
+	rec.num_transform_tracks = T;
+	rec.num_float_tracks = F;
+	rec.max_frames_per_block = (uint32_t)orig->max_frames_per_block;
+	rec.num_blocks = orig->num_blocks;
+	rec.duration_bits = hks_f32_bits(anim->duration);
+	rec.guard = orig->guard_bytes != 0;
+	rec.data_hash = hks_record_hash(HKS_RECORD_HASH_SEED, anim->spline.data, anim->spline.data_size);
+	rec.data_size = anim->spline.data_size;
+	rec.ladder_count = (uint8_t)ladder;
+	hks_cpu_model cpu = opts->cpu;
+	if (r == HKS_OK && cpu == HKS_CPU_AUTO)
+		r = detect_model(&ctx, orig, opts->sdk ? opts->sdk : "20160200", &cpu);
+	rec.cpu = (uint8_t)cpu;
+	rep.cpu = cpu;
+	if (r == HKS_OK) {
+		uint8_t *tq = (uint8_t *)hks_arena_array(arena, T + 1, 1);
+		uint8_t *fq = (uint8_t *)hks_arena_array(arena, F + 1, 1);
+		if (!tq || !fq)
+			r = hks_fail_nomem(&ctx, 0);
+		for (uint32_t t = 0; r == HKS_OK && t < T && orig->num_blocks; t++)
+			tq[t] = orig->blocks[0].tracks[t].mask[0];
+		for (uint32_t i = 0; r == HKS_OK && i < F && orig->num_blocks; i++)
+			fq[i] = (uint8_t)((orig->blocks[0].float_masks[i] >> 1) & 1);
+		rec.track_quant = tq;
+		rec.float_quant = fq;
+	}
+	pr.ctx = &ctx;
+	pr.base = &opts->base;
+	pr.in = &in;
+	pr.rec = &rec;
+	/* predict; a prediction that cannot run (e.g. one frame) leaves the data verbatim */
+	int predicted = r == HKS_OK && nf >= 2 && hks_rcp_model_get(cpu) != NULL;
+	for (unsigned step = 0; predicted && step < ladder; step++)
+		if (predict(&pr, step) != HKS_OK || pr.pred[step]->num_blocks != orig->num_blocks) {
+			predicted = 0;
+			if (err)
+				hks_error_clear(err);
+		}
+	builder bd;
+	memset(&bd, 0, sizeof(bd));
+	bd.ctx = &ctx;
+	bd.arena = arena;
+	if (r == HKS_OK && predicted) {
+		r = build_entries(&bd, &pr, orig, ladder, &rep);
+		rec.entries = bd.entries;
+		rec.num_entries = bd.num_entries;
+	}
+	/* the prediction alone, packed (for -o and the prediction_exact figure) */
+	if (r == HKS_OK && predicted) {
+		hks_pack_options po;
+		memset(&po, 0, sizeof(po));
+		po.base = opts->base;
+		po.guard = rec.guard;
+		hks_packed_spline *pp = NULL;
+		if (hks_stored_pack(pr.pred[0], &po, &pp, err) == HKS_OK) {
+			rep.prediction_exact = packed_equals(pp, &anim->spline);
+			if (prediction)
+				*prediction = pp;
+			else
+				hks_packed_spline_free(pp);
+		} else if (err) {
+			hks_error_clear(err);
+		}
+	}
+	/* verify: write, read back, apply, compare */
+	if (r == HKS_OK && predicted) {
+		r = hks_rec_write(&ctx, &rec, opts->no_zlib, &out, &out_size);
+		hks_arena *ra = NULL;
+		hks_rec_anim back;
+		if (r == HKS_OK) {
+			ra = hks_arena_create(&ctx);
+			if (!ra)
+				r = hks_fail_nomem(&ctx, 0);
+		}
+		if (r == HKS_OK)
+			r = hks_rec_read(&ctx, ra, out, out_size, &back);
+		if (r == HKS_OK) {
+			pr.rec = &back;
+			hks_result a = apply_parsed(&ctx, &opts->base, &in, &back, &pr, &applied, NULL);
+			pr.rec = &rec;
+			if (a != HKS_OK || !packed_equals(applied, &anim->spline)) {
+				predicted = 0;
+				if (err)
+					hks_error_clear(err);
+			}
+		}
+		if (ra)
+			hks_arena_free(ra);
+		if (!predicted && out) {
+			hks_buffer_free(&opts->base, out, out_size);
+			out = NULL;
+		}
+	}
+	if (r == HKS_OK && !predicted) {
+		rec.kind = HKS_REC_ANIM_VERBATIM;
+		rec.num_block_offsets = anim->spline.num_block_offsets;
+		rec.num_float_block_offsets = anim->spline.num_float_block_offsets;
+		rec.block_offsets = (uint32_t *)anim->spline.block_offsets;
+		rec.float_block_offsets = (uint32_t *)anim->spline.float_block_offsets;
+		rec.data = anim->spline.data;
+		rep.verbatim_animation = 1;
+		r = hks_rec_write(&ctx, &rec, opts->no_zlib, &out, &out_size);
+	}
+	if (r == HKS_OK) {
+		rep.entries = rec.kind == HKS_REC_ANIM_PREDICTED ? rec.num_entries : 0;
+		rep.data_bytes = anim->spline.data_size;
+		rep.record_bytes = out_size;
+		if (report)
+			*report = rep;
+		if (record && record_size) {
+			*record = out;
+			*record_size = out_size;
+			out = NULL;
+		}
+	} else if (prediction && *prediction) {
+		hks_packed_spline_free(*prediction);
+		*prediction = NULL;
+	}
+	if (out)
+		hks_buffer_free(&opts->base, out, out_size);
+	if (applied)
+		hks_packed_spline_free(applied);
+	predictor_free(&pr);
+	if (arena)
+		hks_arena_free(arena);
+	if (transforms)
+		hks_free(&ctx, transforms, tsize ? tsize : 1);
+	if (floats)
+		hks_free(&ctx, floats, fsize ? fsize : 1);
+	hks_stored_free(orig);
+	return r;
+}

@@ -1,0 +1,384 @@
+/*
+ * The reconstruction record, format v1 (docs/RECORD.md): varints, the
+ * FNV-1a 64 hash, the per-animation record (optionally zlib-compressed body)
+ * and the record file that lists one record per spline animation.
+ *
+ * Records are input like any other: every count is checked against the
+ * remaining bytes before anything is allocated, and every failure names the
+ * byte offset in the record.
+ */
+#include "record.h"
+
+#include <zlib.h>
+
+uint64_t hks_record_hash(uint64_t seed, const void *data, size_t size)
+{
+	/* FNV-1a 64: xor the byte, multiply by the 64-bit FNV prime. */
+	const uint8_t *p = (const uint8_t *)data;
+	uint64_t h = seed;
+	for (size_t i = 0; i < size; i++) {
+		h ^= p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+int hks_rec_num_units(uint32_t num_blocks, uint32_t T, uint32_t F, uint64_t *out)
+{
+	uint64_t per = 3ull * T + F;
+	if (per && num_blocks > UINT64_MAX / per)
+		return 0;
+	*out = per * num_blocks;
+	return 1;
+}
+
+/* ---- varints ------------------------------------------------------------- */
+
+hks_result hks_rec_put_varint(hks_bytebuf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+	do {
+		uint8_t byte = (uint8_t)(v & 0x7F);
+		v >>= 7;
+		tmp[n++] = (uint8_t)(byte | (v ? 0x80 : 0));
+	} while (v);
+	return hks_bytebuf_append(b, tmp, n);
+}
+
+hks_result hks_rec_get_varint(hks_cursor *c, uint64_t *v, const char *what)
+{
+	uint64_t r = 0;
+	int64_t start = hks_cursor_offset(c);
+	for (unsigned shift = 0;; shift += 7) {
+		uint8_t byte;
+		HKS_TRY(hks_read_u8(c, &byte, what));
+		/* the tenth byte may carry only the top bit of a 64-bit value */
+		if (shift == 63 && (byte & 0xFE))
+			return hks_fail(c->ctx, HKS_E_MALFORMED, start, "%s: varint exceeds 64 bits", what);
+		r |= (uint64_t)(byte & 0x7F) << shift;
+		if (!(byte & 0x80))
+			break;
+	}
+	*v = r;
+	return HKS_OK;
+}
+
+hks_result hks_rec_get_count(hks_cursor *c, uint64_t max, uint32_t *v, const char *what)
+{
+	int64_t start = hks_cursor_offset(c);
+	uint64_t x;
+	HKS_TRY(hks_rec_get_varint(c, &x, what));
+	if (x > max || x > UINT32_MAX)
+		return hks_fail(c->ctx, HKS_E_MALFORMED, start, "%s: %llu exceeds %llu", what, (unsigned long long)x,
+		                (unsigned long long)(max < UINT32_MAX ? max : UINT32_MAX));
+	*v = (uint32_t)x;
+	return HKS_OK;
+}
+
+static hks_result put_u32(hks_bytebuf *b, uint32_t v)
+{
+	uint8_t t[4];
+	hks_put_le32(t, v);
+	return hks_bytebuf_append(b, t, 4);
+}
+
+static hks_result put_u8(hks_bytebuf *b, uint8_t v) { return hks_bytebuf_append(b, &v, 1); }
+
+/* ---- the record ---------------------------------------------------------- */
+
+static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
+{
+	HKS_TRY(put_u8(b, r->kind));
+	HKS_TRY(hks_rec_put_varint(b, r->num_frames));
+	HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
+	HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
+	HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
+	HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
+	HKS_TRY(put_u32(b, r->duration_bits));
+	HKS_TRY(put_u8(b, r->guard));
+	HKS_TRY(put_u8(b, r->cpu));
+	uint8_t h[8];
+	hks_put_le64(h, r->data_hash);
+	HKS_TRY(hks_bytebuf_append(b, h, 8));
+	HKS_TRY(hks_rec_put_varint(b, r->data_size));
+	if (r->kind == HKS_REC_ANIM_VERBATIM) {
+		HKS_TRY(hks_rec_put_varint(b, r->num_block_offsets));
+		for (uint32_t i = 0; i < r->num_block_offsets; i++)
+			HKS_TRY(hks_rec_put_varint(b, r->block_offsets[i]));
+		HKS_TRY(hks_rec_put_varint(b, r->num_float_block_offsets));
+		for (uint32_t i = 0; i < r->num_float_block_offsets; i++)
+			HKS_TRY(hks_rec_put_varint(b, r->float_block_offsets[i]));
+		return hks_bytebuf_append(b, r->data, r->data_size);
+	}
+	HKS_TRY(hks_bytebuf_append(b, r->track_quant, r->num_transform_tracks));
+	HKS_TRY(hks_bytebuf_append(b, r->float_quant, r->num_float_tracks));
+	HKS_TRY(put_u8(b, r->ladder_count));
+	HKS_TRY(hks_rec_put_varint(b, r->num_entries));
+	uint32_t prev = 0;
+	for (uint32_t i = 0; i < r->num_entries; i++) {
+		const hks_rec_entry *e = &r->entries[i];
+		/* entries are sorted by unit index: store the gap */
+		HKS_TRY(hks_rec_put_varint(b, e->index - prev));
+		prev = e->index + 1;
+		HKS_TRY(put_u32(b, e->hash));
+		HKS_TRY(put_u8(b, (uint8_t)(e->ladder << 1 | e->kind)));
+		HKS_TRY(hks_rec_put_varint(b, e->payload_size));
+		HKS_TRY(hks_bytebuf_append(b, e->payload, e->payload_size));
+	}
+	return HKS_OK;
+}
+
+hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8_t **out, size_t *out_size)
+{
+	hks_bytebuf body, rec;
+	hks_bytebuf_init(&body, ctx);
+	hks_bytebuf_init(&rec, ctx);
+	hks_result res = write_body(&body, r);
+	uint8_t flags = no_zlib ? 0 : HKS_RECORD_FLAG_ZLIB;
+	uint8_t *z = NULL;
+	uLongf zsize = 0;
+	if (res == HKS_OK && flags) {
+		zsize = compressBound((uLong)body.size);
+		z = (uint8_t *)hks_malloc(ctx, zsize);
+		if (!z)
+			res = hks_fail_nomem(ctx, zsize);
+		else if (compress2(z, &zsize, body.data ? body.data : (const uint8_t *)"", (uLong)body.size, 9) != Z_OK)
+			res = hks_fail(ctx, HKS_E_INTERNAL, -1, "zlib compress2 failed");
+		else if (zsize >= body.size)
+			flags = 0; /* stored: zlib would not help */
+	}
+	if (res == HKS_OK)
+		res = hks_bytebuf_append(&rec, HKS_RECORD_MAGIC, 4);
+	if (res == HKS_OK)
+		res = put_u8(&rec, HKS_RECORD_VERSION);
+	if (res == HKS_OK)
+		res = put_u8(&rec, flags);
+	if (res == HKS_OK)
+		res = hks_rec_put_varint(&rec, body.size);
+	if (res == HKS_OK && flags) {
+		res = hks_rec_put_varint(&rec, zsize);
+		if (res == HKS_OK)
+			res = hks_bytebuf_append(&rec, z, zsize);
+	} else if (res == HKS_OK) {
+		res = hks_bytebuf_append(&rec, body.data, body.size);
+	}
+	if (z)
+		hks_free(ctx, z, compressBound((uLong)body.size));
+	hks_bytebuf_free(&body);
+	if (res != HKS_OK) {
+		hks_bytebuf_free(&rec);
+		return res;
+	}
+	*out = hks_bytebuf_take(&rec, out_size);
+	return *out ? HKS_OK : hks_fail_nomem(ctx, 0);
+}
+
+static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
+{
+	hks_ctx *ctx = c->ctx;
+	HKS_TRY(hks_read_u8(c, &r->kind, "animation kind"));
+	if (r->kind > HKS_REC_ANIM_VERBATIM)
+		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "animation kind %u is unknown", r->kind);
+	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_frames, &r->num_frames, "numFrames"));
+	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_transform_tracks, "transform tracks"));
+	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_float_tracks, "float tracks"));
+	HKS_TRY(hks_rec_get_count(c, 256, &r->max_frames_per_block, "maxFramesPerBlock"));
+	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_blocks, &r->num_blocks, "numBlocks"));
+	HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
+	HKS_TRY(hks_read_u8(c, &r->guard, "guard"));
+	HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
+	HKS_TRY(hks_read_le64(c, &r->data_hash, "data hash"));
+	HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->data_size, "data size"));
+	if ((uint64_t)r->num_transform_tracks + r->num_float_tracks > ctx->limits.max_tracks)
+		return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "%u + %u tracks exceed the limit",
+		                r->num_transform_tracks, r->num_float_tracks);
+	if (r->kind == HKS_REC_ANIM_VERBATIM) {
+		size_t left = c->size - c->pos;
+		HKS_TRY(hks_rec_get_count(c, left, &r->num_block_offsets, "blockOffsets count"));
+		r->block_offsets = (uint32_t *)hks_arena_array(arena, r->num_block_offsets + 1u, 4);
+		if (!r->block_offsets)
+			return hks_fail_nomem(ctx, 0);
+		for (uint32_t i = 0; i < r->num_block_offsets; i++)
+			HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->block_offsets[i], "blockOffsets"));
+		left = c->size - c->pos;
+		HKS_TRY(hks_rec_get_count(c, left, &r->num_float_block_offsets, "floatBlockOffsets count"));
+		r->float_block_offsets = (uint32_t *)hks_arena_array(arena, r->num_float_block_offsets + 1u, 4);
+		if (!r->float_block_offsets)
+			return hks_fail_nomem(ctx, 0);
+		for (uint32_t i = 0; i < r->num_float_block_offsets; i++)
+			HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->float_block_offsets[i], "floatBlockOffsets"));
+		HKS_TRY(hks_read_bytes(c, r->data_size, &r->data, "data"));
+	} else {
+		HKS_TRY(hks_read_bytes(c, r->num_transform_tracks, &r->track_quant, "track quantizations"));
+		HKS_TRY(hks_read_bytes(c, r->num_float_tracks, &r->float_quant, "float quantizations"));
+		HKS_TRY(hks_read_u8(c, &r->ladder_count, "ladder count"));
+		if (r->ladder_count < 1 || r->ladder_count > HKS_RECORD_LADDER_MAX)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "ladder count %u is outside 1..%d",
+			                r->ladder_count, HKS_RECORD_LADDER_MAX);
+		uint64_t units;
+		if (!hks_rec_num_units(r->num_blocks, r->num_transform_tracks, r->num_float_tracks, &units))
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "part count overflows");
+		/* an entry takes at least 7 bytes: the count is bounded by the input */
+		size_t left = c->size - c->pos;
+		HKS_TRY(hks_rec_get_count(c, units < left / 7 ? units : left / 7, &r->num_entries, "entry count"));
+		r->entries = (hks_rec_entry *)hks_arena_array(arena, r->num_entries + 1u, sizeof(hks_rec_entry));
+		if (!r->entries)
+			return hks_fail_nomem(ctx, 0);
+		uint64_t next = 0;
+		for (uint32_t i = 0; i < r->num_entries; i++) {
+			hks_rec_entry *e = &r->entries[i];
+			int64_t at = hks_cursor_offset(c);
+			uint64_t gap;
+			HKS_TRY(hks_rec_get_varint(c, &gap, "entry index"));
+			if (gap >= units || next + gap >= units)
+				return hks_fail(ctx, HKS_E_MALFORMED, at, "entry %u: part index beyond the %llu parts", i,
+				                (unsigned long long)units);
+			e->index = (uint32_t)(next + gap);
+			next = (uint64_t)e->index + 1;
+			HKS_TRY(hks_read_le32(c, &e->hash, "entry hash"));
+			uint8_t lk;
+			HKS_TRY(hks_read_u8(c, &lk, "entry kind"));
+			e->kind = lk & 1;
+			e->ladder = (uint8_t)(lk >> 1);
+			if (e->ladder >= r->ladder_count)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1,
+				                "entry %u: ladder step %u of %u", i, e->ladder, r->ladder_count);
+			left = c->size - c->pos;
+			HKS_TRY(hks_rec_get_count(c, left, &e->payload_size, "entry payload size"));
+			HKS_TRY(hks_read_bytes(c, e->payload_size, &e->payload, "entry payload"));
+		}
+	}
+	if (c->pos != c->size)
+		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "%zu bytes after the record body",
+		                c->size - c->pos);
+	return HKS_OK;
+}
+
+hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, size_t size, hks_rec_anim *r)
+{
+	memset(r, 0, sizeof(*r));
+	hks_err_object(ctx, "reconstruction record");
+	hks_cursor c = hks_cursor_make(ctx, data, size, 0);
+	HKS_TRY(hks_cursor_need(&c, 4, "record magic"));
+	if (memcmp(data, HKS_RECORD_MAGIC, 4) != 0)
+		return hks_fail(ctx, HKS_E_MALFORMED, 0, "not a reconstruction record (magic is not \"HKSR\")");
+	c.pos = 4;
+	uint8_t version, flags;
+	HKS_TRY(hks_read_u8(&c, &version, "record version"));
+	if (version != HKS_RECORD_VERSION)
+		return hks_fail(ctx, HKS_E_UNSUPPORTED, 4, "record version %u (this build reads %d)", version,
+		                HKS_RECORD_VERSION);
+	HKS_TRY(hks_read_u8(&c, &flags, "record flags"));
+	if (flags & ~HKS_RECORD_FLAG_ZLIB)
+		return hks_fail(ctx, HKS_E_MALFORMED, 5, "unknown record flags 0x%02X", flags);
+	uint32_t body_size;
+	HKS_TRY(hks_rec_get_count(&c, ctx->limits.max_output_bytes, &body_size, "body size"));
+	const uint8_t *body;
+	int64_t body_base;
+	if (flags & HKS_RECORD_FLAG_ZLIB) {
+		uint32_t zsize;
+		HKS_TRY(hks_rec_get_count(&c, c.size - c.pos, &zsize, "compressed body size"));
+		const uint8_t *z;
+		HKS_TRY(hks_read_bytes(&c, zsize, &z, "compressed body"));
+		/* deflate expands at most ~1032:1: a larger claim is malformed, and is refused before allocating */
+		if ((uint64_t)body_size > (uint64_t)zsize * 1032u + 64u)
+			return hks_fail(ctx, HKS_E_MALFORMED, c.pos, "body size %u is impossible for %u compressed bytes",
+			                body_size, zsize);
+		uint8_t *inflated = (uint8_t *)hks_arena_alloc(arena, body_size ? body_size : 1);
+		if (!inflated)
+			return hks_fail_nomem(ctx, body_size);
+		uLongf got = body_size;
+		int zr = uncompress(inflated, &got, z, zsize);
+		if (zr != Z_OK || got != body_size)
+			return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)(c.pos - zsize),
+			                "the compressed body does not inflate to %u bytes (zlib %d)", body_size, zr);
+		body = inflated;
+		body_base = 0; /* offsets inside an inflated body are body offsets */
+	} else {
+		HKS_TRY(hks_read_bytes(&c, body_size, &body, "record body"));
+		body_base = (int64_t)(c.pos - body_size);
+	}
+	if (c.pos != size)
+		return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)c.pos, "%zu bytes after the record", size - c.pos);
+	hks_cursor bc = hks_cursor_make(ctx, body, body_size, body_base);
+	return read_body(&bc, arena, r);
+}
+
+/* ---- record files -------------------------------------------------------- */
+
+hks_result hks_record_file_write(const hks_record_file_entry *entries, uint32_t count, const hks_options *opts,
+                                 uint8_t **out, size_t *out_size, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, opts, 0, err);
+	if (!out || !out_size || (count && !entries))
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_record_file_write: NULL argument");
+	hks_bytebuf b;
+	hks_bytebuf_init(&b, &ctx);
+	hks_result r = hks_bytebuf_append(&b, HKS_RECORD_FILE_MAGIC, 4);
+	if (r == HKS_OK)
+		r = put_u8(&b, HKS_RECORD_VERSION);
+	if (r == HKS_OK)
+		r = hks_rec_put_varint(&b, count);
+	for (uint32_t i = 0; r == HKS_OK && i < count; i++) {
+		r = hks_rec_put_varint(&b, entries[i].animation);
+		if (r == HKS_OK)
+			r = hks_rec_put_varint(&b, entries[i].size);
+		if (r == HKS_OK)
+			r = hks_bytebuf_append(&b, entries[i].record, entries[i].size);
+	}
+	if (r != HKS_OK) {
+		hks_bytebuf_free(&b);
+		return r;
+	}
+	*out = hks_bytebuf_take(&b, out_size);
+	return *out ? HKS_OK : hks_fail_nomem(&ctx, 0);
+}
+
+hks_result hks_record_file_read(const void *data, size_t size, const hks_options *opts,
+                                hks_record_file_entry **entries, uint32_t *count, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, opts, size, err);
+	if (!entries || !count || (!data && size))
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_record_file_read: NULL argument");
+	*entries = NULL;
+	*count = 0;
+	hks_err_object(&ctx, "record file");
+	hks_cursor c = hks_cursor_make(&ctx, data, size, 0);
+	HKS_TRY(hks_cursor_need(&c, 5, "record file magic"));
+	if (memcmp(data, HKS_RECORD_FILE_MAGIC, 4) != 0)
+		return hks_fail(&ctx, HKS_E_MALFORMED, 0, "not a record file (magic is not \"HKSF\")");
+	c.pos = 4;
+	uint8_t version;
+	HKS_TRY(hks_read_u8(&c, &version, "record file version"));
+	if (version != HKS_RECORD_VERSION)
+		return hks_fail(&ctx, HKS_E_UNSUPPORTED, 4, "record file version %u (this build reads %d)", version,
+		                HKS_RECORD_VERSION);
+	uint32_t n;
+	/* each entry takes at least 2 bytes */
+	HKS_TRY(hks_rec_get_count(&c, (c.size - c.pos) / 2, &n, "record count"));
+	hks_record_file_entry *e = (hks_record_file_entry *)hks_calloc(&ctx, n ? n : 1, sizeof(*e));
+	if (!e)
+		return hks_fail_nomem(&ctx, 0);
+	hks_result r = HKS_OK;
+	for (uint32_t i = 0; r == HKS_OK && i < n; i++) {
+		uint32_t len = 0;
+		r = hks_rec_get_count(&c, UINT32_MAX, &e[i].animation, "animation index");
+		if (r == HKS_OK)
+			r = hks_rec_get_count(&c, c.size - c.pos, &len, "record size");
+		if (r == HKS_OK)
+			r = hks_read_bytes(&c, len, &e[i].record, "record");
+		e[i].size = len;
+	}
+	if (r == HKS_OK && c.pos != size)
+		r = hks_fail(&ctx, HKS_E_MALFORMED, (int64_t)c.pos, "%zu bytes after the last record", size - c.pos);
+	if (r != HKS_OK || n == 0) {
+		hks_free(&ctx, e, (n ? n : 1) * sizeof(*e));
+		return r; /* an empty file gives no array */
+	}
+	*entries = e;
+	*count = n;
+	return HKS_OK;
+}

@@ -1,0 +1,63 @@
+/*
+ * The reconstruction record, format v1 (docs/RECORD.md): in-memory form,
+ * serializer and parser (record.c). The re-compressor (recompress.c) builds
+ * and applies it.
+ */
+#ifndef HKS_RECORD_H
+#define HKS_RECORD_H
+
+#include "internal.h"
+
+#define HKS_RECORD_MAGIC "HKSR"
+#define HKS_RECORD_FILE_MAGIC "HKSF"
+#define HKS_RECORD_FLAG_ZLIB 0x01u
+
+enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
+enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1 };
+
+/* One part's correction. The part's canonical form (recompress.c) is patched
+ * with XOR runs (DIFF) or replaced (VERBATIM). */
+typedef struct hks_rec_entry {
+	uint32_t index;          /* block · (3T + F) + (3t + k) or 3T + i */
+	uint32_t hash;           /* low 32 bits of the part's frame hash */
+	uint8_t ladder;          /* predictor tolerance step */
+	uint8_t kind;            /* HKS_REC_ENTRY_* */
+	const uint8_t *payload;  /* DIFF: the encoded runs; VERBATIM: the canonical part */
+	uint32_t payload_size;
+} hks_rec_entry;
+
+typedef struct hks_rec_anim {
+	uint8_t kind;            /* HKS_REC_ANIM_* */
+	uint32_t num_frames, num_transform_tracks, num_float_tracks, max_frames_per_block, num_blocks;
+	uint32_t duration_bits;
+	uint8_t guard;
+	uint8_t cpu;
+	uint64_t data_hash;
+	uint32_t data_size;
+	/* PREDICTED */
+	const uint8_t *track_quant;   /* T bytes: mask byte 0 of block 0 */
+	const uint8_t *float_quant;   /* F bytes: 0 / 1 */
+	uint8_t ladder_count;
+	uint32_t num_entries;
+	hks_rec_entry *entries;
+	/* VERBATIM */
+	uint32_t num_block_offsets, num_float_block_offsets;
+	uint32_t *block_offsets, *float_block_offsets;
+	const uint8_t *data;
+} hks_rec_anim;
+
+/* LEB128 unsigned varints (docs/RECORD.md). */
+hks_result hks_rec_put_varint(hks_bytebuf *b, uint64_t v);
+hks_result hks_rec_get_varint(hks_cursor *c, uint64_t *v, const char *what);
+/* A varint that must be <= max. */
+hks_result hks_rec_get_count(hks_cursor *c, uint64_t max, uint32_t *v, const char *what);
+
+/* Serialize (body then header, zlib unless no_zlib). */
+hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8_t **out, size_t *out_size);
+/* Parse into `arena` (the body is inflated there; pointers point into it or into `data`). */
+hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, size_t size, hks_rec_anim *r);
+
+/* Number of (block, track, part) units of an animation: blocks · (3T + F), checked. */
+int hks_rec_num_units(uint32_t num_blocks, uint32_t T, uint32_t F, uint64_t *out);
+
+#endif
