@@ -408,7 +408,8 @@ static void encode_usage(FILE *out)
 	        "                       -o OUT.hkx [--into BINDER --name NAME] [--animation N|NAME] [--compendium P]...\n"
 	        "  --skeleton S     skeleton file, BINDER:MEMBER, or a binder / folder holding one\n"
 	        "                   (default with --like: the one beside ORIGINAL)\n"
-	        "  --like ORIGINAL  the clip replaced: its container, track order, frame rate, SDK\n"
+	        "  --like ORIGINAL  the clip replaced: its container, track order, frame rate, SDK; without it a\n"
+	        "                   donor tagfile from the skeleton's binder / folder is used (tracks: every bone)\n"
 	        "  --game G         sekiro (SDK 20160200) or eldenring (20180100): the encoder's SDK\n"
 	        "  --fps F          target frame rate without --like (default 30)\n"
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n");
@@ -562,6 +563,88 @@ static void print_list(const char *what, const char *const *names, const int32_t
 	fprintf(stderr, "%s\n", n > 24 ? " ..." : "");
 }
 
+/*
+ * A donor for writing without --like (the tagfile writer regenerates a file from a
+ * parsed one, CONTAINERS.md §4): a tagfile with a spline animation and a binding, of
+ * SDK `sdk` when given, found in the skeleton's binder or folder. Donors with an
+ * hkaDefaultAnimatedReferenceFrame (root motion) are preferred. At most 512 units
+ * are opened.
+ */
+static int find_donor(const hks_load_options *lo, const char *skeleton, const char *sdk, hks_loader **loader,
+                      hks_loaded **out, uint32_t *anim)
+{
+	hks_error err;
+	char *where = strdup(skeleton);
+	int rc = 2;
+	*out = NULL;
+	if (!where)
+		return 2;
+	if (hks_loader_create(lo, loader, &err) != HKS_OK)
+		goto done;
+	if (hks_loader_add_path(*loader, where, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
+		/* BINDER:MEMBER -> the binder; a loose file -> its folder */
+		char *colon = strrchr(where, ':');
+		hks_loader_free(*loader);
+		*loader = NULL;
+		if (hks_loader_create(lo, loader, &err) != HKS_OK)
+			goto done;
+		if (colon && colon != where) {
+			*colon = 0;
+			if (hks_loader_add_path(*loader, where, &err) != HKS_OK) {
+				cli_print_error(&err);
+				goto done;
+			}
+		} else if (hks_loader_add_path(*loader, dirname(where), &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
+	}
+	size_t n = hks_loader_count(*loader), opened = 0, fallback = n;
+	uint32_t fallback_anim = 0;
+	for (int pass = 0; pass < 2 && !*out; pass++)
+		for (size_t i = 0; i < n && opened < 512 && !*out; i++) {
+			if (contains_ci(hks_loader_path(*loader, i), "skel"))
+				continue;
+			if (pass == 1 && i != fallback)
+				continue;
+			hks_loaded *ld = NULL;
+			opened++;
+			if (hks_loader_load(*loader, i, &ld) != HKS_OK || !ld || ld->status != HKS_OK ||
+			    ld->file->container != HKS_CONTAINER_TAGFILE || (sdk && strcmp(ld->file->sdk, sdk) != 0)) {
+				hks_loaded_free(ld);
+				continue;
+			}
+			const hks_file *f = ld->file;
+			for (uint32_t a = 0; a < f->num_animations && !*out; a++) {
+				if (f->animations[a].kind != HKS_ANIMATION_SPLINE || !binding_for(f, a))
+					continue;
+				int32_t r = f->animations[a].reference_frame;
+				int root_motion = r >= 0 && f->reference_frames[r].class_name &&
+				                  !strcmp(f->reference_frames[r].class_name, "hkaDefaultAnimatedReferenceFrame");
+				if (root_motion || pass == 1) {
+					*out = ld;
+					*anim = a;
+				} else if (fallback == n) {
+					fallback = i;
+					fallback_anim = a;
+				}
+			}
+			if (!*out)
+				hks_loaded_free(ld);
+		}
+	(void)fallback_anim;
+	if (!*out) {
+		fprintf(stderr,
+		        "hkspline encode: no donor tagfile%s%s with a spline animation beside %s: pass --like ORIGINAL.hkx\n",
+		        sdk ? " of SDK " : "", sdk ? sdk : "", skeleton);
+		goto done;
+	}
+	rc = 0;
+done:
+	free(where);
+	return rc;
+}
+
 int cli_encode_gltf(int argc, char **argv)
 {
 	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
@@ -641,33 +724,33 @@ int cli_encode_gltf(int argc, char **argv)
 	lo.num_compendium_paths = ncomps;
 	hks_error err;
 	size_t like_unit = 0;
-	if (!like) {
-		fprintf(stderr,
-		        "hkspline encode: glTF import without --like is not supported yet: the tagfile writer regenerates a\n"
-		        "file from a parsed one and cannot yet replace a donor's binding and track counts; pass --like\n"
-		        "ORIGINAL.hkx (a clip of the same skeleton and game) whose animation is replaced\n");
-		goto done;
-	}
-	if (hks_loader_create(&lo, &like_loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		goto done;
-	}
-	if (open_unit(like_loader, like, &like_unit, "encode") != 0)
-		goto done;
-	if (hks_loader_load(like_loader, like_unit, &ld) != HKS_OK || !ld) {
-		fprintf(stderr, "hkspline encode: cannot load %s\n", like);
-		goto done;
-	}
-	if (ld->status != HKS_OK) {
-		cli_print_error(&ld->error);
-		goto done;
-	}
-	hks_file *file = ld->file;
+	hks_file *file = NULL;
 	uint32_t ai = 0;
-	while (ai < file->num_animations && file->animations[ai].kind != HKS_ANIMATION_SPLINE)
-		ai++;
-	if (ai == file->num_animations) {
-		fprintf(stderr, "hkspline encode: %s has no spline animation to replace\n", like);
+	const char *container_name = like;
+	if (like) {
+		if (hks_loader_create(&lo, &like_loader, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
+		if (open_unit(like_loader, like, &like_unit, "encode") != 0)
+			goto done;
+		if (hks_loader_load(like_loader, like_unit, &ld) != HKS_OK || !ld) {
+			fprintf(stderr, "hkspline encode: cannot load %s\n", like);
+			goto done;
+		}
+		if (ld->status != HKS_OK) {
+			cli_print_error(&ld->error);
+			goto done;
+		}
+		file = ld->file;
+		while (ai < file->num_animations && file->animations[ai].kind != HKS_ANIMATION_SPLINE)
+			ai++;
+		if (ai == file->num_animations) {
+			fprintf(stderr, "hkspline encode: %s has no spline animation to replace\n", like);
+			goto done;
+		}
+	} else if (!skeleton) {
+		fprintf(stderr, "hkspline encode: glTF input needs --skeleton (or --like ORIGINAL)\n");
 		goto done;
 	}
 	if (skeleton) {
@@ -678,18 +761,33 @@ int cli_encode_gltf(int argc, char **argv)
 		fprintf(stderr, "hkspline encode: no skeleton beside %s; pass --skeleton\n", like);
 		goto done;
 	}
+	if (!like) {
+		/* a donor: its type table (or compendium reference) and container; the track set is rebuilt */
+		if (find_donor(&lo, skeleton, sdk, &like_loader, &ld, &ai) != 0)
+			goto done;
+		file = ld->file;
+		container_name = ld->path;
+		printf("%s: donor %s (SDK %s)\n", in, ld->path, file->sdk);
+	}
 	hks_animation *oa = &file->animations[ai];
-	const hks_binding *bind = binding_for(file, ai);
-	const hks_skeleton *sk = pick_skeleton(file, skel ? skel->file : NULL, bind);
+	hks_binding *bind = (hks_binding *)binding_for(file, ai);
+	const hks_skeleton *sk = pick_skeleton(skel ? skel->file : NULL, file, like ? bind : NULL);
+	if (like)
+		sk = pick_skeleton(file, skel ? skel->file : NULL, bind);
 	if (!sk || !sk->num_bones) {
 		fprintf(stderr, "hkspline encode: no usable skeleton\n");
 		goto done;
 	}
 	uint32_t T = oa->number_of_transform_tracks > 0 ? (uint32_t)oa->number_of_transform_tracks : 0;
 	uint32_t F = oa->number_of_float_tracks > 0 ? (uint32_t)oa->number_of_float_tracks : 0;
-	/* track order: the original's binding (an empty map is the identity, CONTAINERS.md §3.5) */
+	/* track order: the original's binding (an empty map is the identity, CONTAINERS.md §3.5);
+	 * without --like every skeleton bone in order, and no float tracks */
 	const int16_t *track_to_bone = NULL;
-	if (bind && bind->num_transform_track_to_bone_indices >= T && bind->num_transform_track_to_bone_indices)
+	if (!like) {
+		T = sk->num_bones;
+		F = 0;
+	}
+	if (like && bind && bind->num_transform_track_to_bone_indices >= T && bind->num_transform_track_to_bone_indices)
 		track_to_bone = bind->transform_track_to_bone_indices;
 	else {
 		identity = calloc((size_t)T + 1, sizeof(int16_t));
@@ -720,9 +818,21 @@ int cli_encode_gltf(int argc, char **argv)
 		cli_print_error(&err);
 		goto done;
 	}
-	float frame_duration = orig->frame_duration;
+	float frame_duration = like ? orig->frame_duration : 1.0f / 30.0f;
 	int32_t mfpb = orig->max_frames_per_block;
 	hks_stored_free(orig);
+	if (!like) {
+		/* the donor's animation gets the skeleton's track layout (written by the tagfile writer) */
+		oa->number_of_transform_tracks = (int32_t)T;
+		oa->number_of_float_tracks = 0;
+		oa->num_annotation_tracks = 0;
+		if (bind) {
+			bind->transform_track_to_bone_indices = identity;
+			bind->num_transform_track_to_bone_indices = T;
+			bind->float_track_to_float_slot_indices = NULL;
+			bind->num_float_track_to_float_slot_indices = 0;
+		}
+	}
 
 	/* the glTF */
 	gltf = cli_read_file(in, &gltf_size);
@@ -741,7 +851,7 @@ int cli_encode_gltf(int argc, char **argv)
 			ro.animation_name = anim_sel;
 	}
 	ro.frame_duration = fps > 0 ? (float)(1.0 / fps) : frame_duration;
-	ro.duration = fps > 0 ? 0 : oa->duration;
+	ro.duration = fps > 0 || !like ? 0 : oa->duration;
 	ro.track_to_bone = track_to_bone;
 	ro.num_tracks = T;
 	ro.float_slot_names = slot_names;
@@ -799,13 +909,14 @@ int cli_encode_gltf(int argc, char **argv)
 		rf->duration = packed->duration;
 		rm_note = ga->has_root_motion ? "carried" : "zero (the glTF root node is not animated)";
 		if (file->container != HKS_CONTAINER_TAGFILE && ga->num_frames != (uint32_t)oa->spline.num_frames) {
-			fprintf(stderr, "hkspline encode: %s is not a tagfile: its root motion cannot be regenerated\n", like);
+			fprintf(stderr, "hkspline encode: %s is not a tagfile: its root motion cannot be regenerated\n",
+			        container_name);
 			goto done;
 		}
 	} else if (ga->has_root_motion)
 		fprintf(stderr, "hkspline encode: warning: %s has no hkaDefaultAnimatedReferenceFrame; the glTF root motion "
 		                "is dropped\n",
-		        like);
+		        container_name);
 	if (sdk && strcmp(sdk, file->sdk) != 0)
 		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
 		        sdk, file->sdk);
