@@ -24,6 +24,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 failed=0
 printf '%-12s %8s %10s %10s %8s %s\n' target seconds execs exec/s corpus result
+total_start=$(date +%s)
 for t in $targets; do
 	corpus="$work/$t"
 	mkdir -p "$corpus" "$work/artifacts-$t"
@@ -33,8 +34,10 @@ for t in $targets; do
 	[ -f "$src/tests/fuzz/$t.dict" ] && dict="-dict=$src/tests/fuzz/$t.dict"
 	log="$work/$t.log"
 	rc=0
+	t0=$(date +%s)
 	"$build/fuzz_$t" $dict -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts-$t/" "$corpus" >"$log" 2>&1 || rc=$?
+	ran=$(( $(date +%s) - t0 ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
 	size=$(ls "$corpus" | wc -l)
@@ -48,7 +51,8 @@ for t in $targets; do
 		done
 		grep -m 12 -E "ERROR|SUMMARY|#[0-9]+ 0x" "$log" | sed 's/^/    /' || true
 	fi
-	printf '%-12s %8s %10s %10s %8s %s\n' "$t" "$seconds" "${execs:-?}" "${rate:-?}" "$size" "$result"
+	printf '%-12s %8s %10s %10s %8s %s\n' "$t" "$ran" "${execs:-?}" "${rate:-?}" "$size" "$result"
 done
+echo "fuzz.sh: $(echo $targets | wc -w) targets, $(( $(date +%s) - total_start )) s of fuzzing"
 if [ "${KEEP_CORPUS:-0}" = 1 ]; then echo "working corpora and logs: $work"; else rm -rf "$work"; fi
 exit $failed
