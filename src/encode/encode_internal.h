@@ -219,4 +219,23 @@ uint8_t hks_knot_byte(float u, float factor);
 size_t hks_write_knots(uint16_t n, uint8_t degree, const float *knots, size_t num_knots, float factor,
                        uint8_t *out);
 
+/* ---- predictor settings of the re-compressor (ENCODER.md §13, §16) ------- */
+
+/*
+ * The re-compressor's predictor runs the encoder on decoded frames, which sit
+ * on the lower edges of the original quantization bins. These switches adapt
+ * the write path to that input (docs/RECORD.md); they are not Havok's
+ * behaviour and are off in hks_encode_stored.
+ */
+typedef struct hks_predictor_options {
+	int static_from_constant;  /* a static lane whose samples are all the same bits stores that value
+	                              (not the rcp-scaled mean, §13.1) */
+	int nearest_quantization;  /* 16/8-bit scalars and ThreeComp rotations quantize to the nearest
+	                              integer (the bin centre of a decoded value) instead of truncating */
+} hks_predictor_options;
+
+/* hks_encode_stored with predictor switches (`pred` may be NULL: plain encode). */
+hks_result hks_encode_stored_predict(const hks_frames_in *in, const hks_encode_options *opts,
+                                     const hks_predictor_options *pred, hks_stored_animation **out, hks_error *err);
+
 #endif /* HKS_ENCODE_INTERNAL_H */

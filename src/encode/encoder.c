@@ -53,6 +53,7 @@ typedef struct encoder {
 	hks_encode_stats stats;
 	float knot_factor;
 	int rotation_continuity;
+	hks_predictor_options pred; /* the re-compressor's switches (all 0 for hks_encode_stored) */
 	/* resolved parameters: one per transform track, one per float track */
 	track_params *track;
 	part_params *float_track;
@@ -202,13 +203,59 @@ static hks_result fit_part(encoder *e, int frames, const part_params *pp, hks_st
 	return HKS_OK;
 }
 
+/* Predictor: 1 when every sample of `lane` has the bits of the first. */
+static int lane_constant(const encoder *e, int frames, unsigned lane)
+{
+	for (int k = 1; k < frames; k++)
+		if (memcmp(&e->samples[k][lane], &e->samples[0][lane], 4) != 0)
+			return 0;
+	return 1;
+}
+
+/* §9.2; the predictor's nearest form adds half a step first (the value then
+ * truncates to the bin whose lower edge it is nearest). */
+static uint16_t quantize_point(const encoder *e, unsigned quantization, float v, float lo, float hi)
+{
+	if (e->pred.nearest_quantization && hi > lo)
+		v = v + (hi - lo) * (quantization ? 0.5f / 65535.0f : 0.5f / 255.0f);
+	return quantization ? hks_pack16(e->model, v, lo, hi) : hks_pack8(e->model, v, lo, hi);
+}
+
+/* §9.3 pack(normU(p)); the predictor's nearest form moves each kept
+ * ThreeComp component half a step away from zero before the truncation. */
+static void pack_point(const encoder *e, unsigned selector, const float p[4], uint8_t *out)
+{
+	float half;
+	switch (selector) {
+	case HKS_ROT_THREECOMP40: half = 0.5f / 2894.8953f; break;
+	case HKS_ROT_THREECOMP48: half = 0.5f / 23169.061f; break;
+	case HKS_ROT_THREECOMP24: half = 0.5f / 89.095451f; break;
+	default: half = 0.0f; break;
+	}
+	if (!e->pred.nearest_quantization || half == 0.0f) {
+		hks_pack_rotation(e->model, selector, p, out);
+		return;
+	}
+	float n[4];
+	hks_normalize_unguarded(e->model, p, n);
+	unsigned sign;
+	unsigned k = hks_quat_largest(n, &sign);
+	for (unsigned i = 0; i < 4; i++)
+		if (i != k && n[i] != 0.0f)
+			n[i] = n[i] > 0.0f ? n[i] + half : n[i] - half;
+	hks_pack_quaternion(selector, n, out);
+}
+
 /* §9.1: translation, scale (3 lanes) or float (1 lane). */
-static hks_result write_points(encoder *e, uint8_t mask, unsigned quantization, unsigned lanes, const float mean[4],
-                               hks_stored_part *out)
+static hks_result write_points(encoder *e, int frames, uint8_t mask, unsigned quantization, unsigned lanes,
+                               const float mean[4], hks_stored_part *out)
 {
 	for (unsigned lane = 0; lane < lanes; lane++)
-		if (mask & (0x01u << lane))
+		if (mask & (0x01u << lane)) {
 			out->static_value[lane] = mean[lane]; /* the mean, not the first sample (§5.4 [R]) */
+			if (e->pred.static_from_constant && lane_constant(e, frames, lane))
+				memcpy(&out->static_value[lane], &e->samples[0][lane], 4);
+		}
 	if (!(mask & 0xF0))
 		return HKS_OK;
 	const hks_fit_curve *c = e->curve;
@@ -229,8 +276,7 @@ static hks_result write_points(encoder *e, uint8_t mask, unsigned quantization, 
 	for (int j = 0; j < c->num_points; j++)
 		for (unsigned lane = 0; lane < lanes; lane++)
 			if (mask & (0x10u << lane))
-				cp[w++] = quantization ? hks_pack16(e->model, c->points[j].v[lane], lo[lane], hi[lane])
-				                       : hks_pack8(e->model, c->points[j].v[lane], lo[lane], hi[lane]);
+				cp[w++] = quantize_point(e, quantization, c->points[j].v[lane], lo[lane], hi[lane]);
 	out->spline_lanes = (uint8_t)spline_lanes;
 	out->control_points = cp;
 	return HKS_OK;
@@ -238,7 +284,7 @@ static hks_result write_points(encoder *e, uint8_t mask, unsigned quantization, 
 
 /* §9.3: spline -> every control point packed through normU (no zero guard);
  * static -> the (normG-normalized) mean packed through normU. */
-static hks_result write_rotation(encoder *e, uint8_t mask, unsigned selector, const float mean[4],
+static hks_result write_rotation(encoder *e, int frames, uint8_t mask, unsigned selector, const float mean[4],
                                  hks_stored_part *out)
 {
 	uint32_t size = hks_rotation_size(selector);
@@ -248,7 +294,7 @@ static hks_result write_rotation(encoder *e, uint8_t mask, unsigned selector, co
 		if (!packed)
 			return nomem(e);
 		for (int j = 0; j < c->num_points; j++) {
-			hks_pack_rotation(e->model, selector, c->points[j].v, packed + (size_t)j * size);
+			pack_point(e, selector, c->points[j].v, packed + (size_t)j * size);
 			/* statistics only (double): how far normU moves this point */
 			const float *v = c->points[j].v;
 			double len = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3]);
@@ -261,7 +307,12 @@ static hks_result write_rotation(encoder *e, uint8_t mask, unsigned selector, co
 		uint8_t *packed = (uint8_t *)arena_array(e, size, 1);
 		if (!packed)
 			return nomem(e);
-		hks_pack_rotation(e->model, selector, mean, packed);
+		float q[4];
+		memcpy(q, mean, sizeof(q));
+		if (e->pred.static_from_constant && lane_constant(e, frames, 0) && lane_constant(e, frames, 1) &&
+		    lane_constant(e, frames, 2) && lane_constant(e, frames, 3))
+			hks_normalize_guarded(e->model, e->samples[0], q);
+		pack_point(e, selector, q, packed);
 		out->packed = packed;
 		out->num_control_points = 1;
 	}
@@ -298,8 +349,8 @@ static hks_result encode_part(encoder *e, hks_enc_part part, int frames, const p
 		e->stats.absent_parts[part]++;
 	}
 	if (part == HKS_ENC_ROTATION)
-		return write_rotation(e, lanes_mask, pp->quantization, mean, out);
-	return write_points(e, lanes_mask, out->quantization, part == HKS_ENC_FLOAT ? 1u : 3u, mean, out);
+		return write_rotation(e, frames, lanes_mask, pp->quantization, mean, out);
+	return write_points(e, frames, lanes_mask, out->quantization, part == HKS_ENC_FLOAT ? 1u : 3u, mean, out);
 }
 
 /* ---- blocks (ENCODER.md §5.2) -------------------------------------------- */
@@ -535,6 +586,12 @@ static uint64_t input_bytes(const hks_frames_in *in)
 hks_result hks_encode_stored(const hks_frames_in *in, const hks_encode_options *opts, hks_stored_animation **out,
                              hks_error *err)
 {
+	return hks_encode_stored_predict(in, opts, NULL, out, err);
+}
+
+hks_result hks_encode_stored_predict(const hks_frames_in *in, const hks_encode_options *opts,
+                                     const hks_predictor_options *pred, hks_stored_animation **out, hks_error *err)
+{
 	hks_ctx ctx;
 	hks_ctx_init(&ctx, opts ? &opts->base : NULL, in ? input_bytes(in) : 0, err);
 	if (!in || !out)
@@ -550,6 +607,8 @@ hks_result hks_encode_stored(const hks_frames_in *in, const hks_encode_options *
 		return err && err->code ? err->code : HKS_E_NOMEM;
 	e->ctx = &ctx;
 	e->in = in;
+	if (pred)
+		e->pred = *pred;
 	hks_result r = resolve_model(&ctx, opts, &e->model);
 	if (r == HKS_OK) {
 		e->arena = hks_arena_create(&ctx);

@@ -317,7 +317,11 @@ static hks_result predict(predictor *pr, unsigned step)
 	eo.max_frames_per_block = rec->max_frames_per_block;
 	eo.cpu = (hks_cpu_model)rec->cpu;
 	eo.solver = HKS_SOLVER_HAVOK;
-	hks_result r = hks_encode_stored(pr->in, &eo, &pr->pred[step], pr->ctx->err);
+	hks_predictor_options po;
+	memset(&po, 0, sizeof(po));
+	po.static_from_constant = 1;
+	po.nearest_quantization = 1;
+	hks_result r = hks_encode_stored_predict(pr->in, &eo, &po, &pr->pred[step], pr->ctx->err);
 	hks_free(pr->ctx, pt, (T + F + 1) * sizeof(hks_track_params));
 	return r;
 }
