@@ -1,7 +1,8 @@
 /*
  * glTF round trip on the corpus (docs/GLTF.md): for Sekiro and Elden Ring
  * clips whose folder holds the skeleton, sampled by a fixed rule (every k-th
- * clip in sorted path order so that about HKS_GLTF_CLIPS per game run):
+ * clip in sorted path order so that about HKS_GLTF_CLIPS_DEFAULT per game run;
+ * HKS_GLTF_CLIPS=N in the environment: N per game, 0: every clip):
  *   1. export to .glb (hks_gltf_write) and, when node + gltf-validator are
  *      installed, validate every file (zero errors required);
  *   2. import (hks_gltf_read, the original's track order and frame rate): the
@@ -28,9 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef HKS_GLTF_CLIPS
-#define HKS_GLTF_CLIPS 150
-#endif
+/* Clips per game (every k-th in sorted order); HKS_GLTF_CLIPS=0 in the environment runs every clip
+ * (about 2.5 minutes on one core). */
+#define HKS_GLTF_CLIPS_DEFAULT 400
 
 typedef struct counts {
 	unsigned clips, exported, imported_exact, encoded, within, baseline_within, root_motion_clips, root_motion_ok,
@@ -469,7 +470,9 @@ static void test_gltf_corpus(void **state)
 				break;
 			}
 		}
-		size_t step = nc / HKS_GLTF_CLIPS + 1;
+		const char *env = getenv("HKS_GLTF_CLIPS");
+		long per_game = env ? strtol(env, NULL, 10) : HKS_GLTF_CLIPS_DEFAULT;
+		size_t step = per_game > 0 ? nc / (size_t)per_game + 1 : 1;
 		counts c;
 		memset(&c, 0, sizeof(c));
 		hks_load_options lo;
@@ -534,11 +537,111 @@ static void test_gltf_corpus(void **state)
 	assert_int_equal(code, 0);
 }
 
+static int run(const char *cmd)
+{
+	printf("$ %s\n", cmd);
+	fflush(stdout);
+	int status = system(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The CLI end to end on a binder: export a member, import it back into a copy of the
+ * binder (--like, replacing the member) and as a new member through a donor (no --like). */
+static void test_cli_binder(void **state)
+{
+	(void)state;
+	const char *cli = getenv("HKSPLINE_CLI");
+	char binder[2048];
+	snprintf(binder, sizeof(binder), "%s/binders/sekiro-c1060.anibnd.dcx", hks_test_corpus());
+	if (!cli || access(binder, R_OK) != 0) {
+		printf("SKIPPED CLI binder round trip: %s\n", cli ? "no Sekiro binder in the corpus" : "HKSPLINE_CLI not set");
+		return;
+	}
+	/* the first member with a spline animation */
+	hks_loader *loader = NULL;
+	hks_error err;
+	assert_int_equal(hks_loader_create(NULL, &loader, &err), HKS_OK);
+	assert_int_equal(hks_loader_add_path(loader, binder, &err), HKS_OK);
+	char member[512] = "";
+	int32_t frames = 0, bones = 0;
+	for (size_t i = 0; i < hks_loader_count(loader) && !member[0]; i++) {
+		hks_loaded *ld = NULL;
+		if (hks_loader_load(loader, i, &ld) == HKS_OK && ld && ld->status == HKS_OK && ld->member &&
+		    ld->file->num_animations && ld->file->animations[0].kind == HKS_ANIMATION_SPLINE &&
+		    ld->file->animations[0].reference_frame >= 0) {
+			const char *base = strrchr(ld->member, '\\') ? strrchr(ld->member, '\\') + 1 : ld->member;
+			snprintf(member, sizeof(member), "%s", base);
+			frames = ld->file->animations[0].spline.num_frames;
+		}
+		if (ld && ld->status == HKS_OK && ld->file->num_skeletons)
+			bones = (int32_t)ld->file->skeletons[0].num_bones;
+		hks_loaded_free(ld);
+	}
+	for (size_t i = 0; i < hks_loader_count(loader) && !bones; i++) {
+		hks_loaded *ld = NULL;
+		if (hks_loader_load(loader, i, &ld) == HKS_OK && ld && ld->status == HKS_OK && ld->file->num_skeletons)
+			bones = (int32_t)ld->file->skeletons[0].num_bones;
+		hks_loaded_free(ld);
+	}
+	hks_loader_free(loader);
+	assert_true(member[0] != 0);
+	assert_true(bones > 0);
+	char dir[] = "/tmp/hks_gltf_cli_XXXXXX", cmd[8192];
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/b.anibnd.dcx' && chmod u+w '%s/b.anibnd.dcx'", binder, dir, dir);
+	assert_int_equal(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s:%s' -o '%s/x.glb'", cli, binder, member, dir);
+	assert_int_equal(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s/x.glb' --like '%s:%s' -o '%s/y.hkx' --into '%s/b.anibnd.dcx' --name '%s'",
+	         cli, dir, binder, member, dir, dir, member);
+	assert_int_equal(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s/x.glb' --skeleton '%s' --game sekiro -o '%s/z.hkx' --into '%s/b.anibnd.dcx' "
+	         "--name a999_000001.hkx", cli, dir, binder, dir, dir);
+	assert_int_equal(run(cmd), 0);
+	/* read the modified binder back */
+	char copy[2048];
+	snprintf(copy, sizeof(copy), "%s/b.anibnd.dcx", dir);
+	assert_int_equal(hks_loader_create(NULL, &loader, &err), HKS_OK);
+	assert_int_equal(hks_loader_add_path(loader, copy, &err), HKS_OK);
+	int seen_replaced = 0, seen_added = 0;
+	for (size_t i = 0; i < hks_loader_count(loader); i++) {
+		const char *p = hks_loader_path(loader, i);
+		int replaced = strstr(p, member) != NULL, added = strstr(p, "a999_000001.hkx") != NULL;
+		if (!replaced && !added)
+			continue;
+		hks_loaded *ld = NULL;
+		assert_int_equal(hks_loader_load(loader, i, &ld), HKS_OK);
+		assert_int_equal(ld->status, HKS_OK);
+		const hks_file *f = ld->file;
+		const hks_animation *a = &f->animations[0];
+		assert_true(a->reference_frame >= 0);
+		const hks_reference_frame *rf = &f->reference_frames[a->reference_frame];
+		assert_int_equal(rf->num_samples, (uint32_t)a->spline.num_frames); /* one sample per frame */
+		if (replaced) {
+			assert_int_equal(a->spline.num_frames, frames);
+			seen_replaced = 1;
+		} else {
+			assert_int_equal(a->number_of_transform_tracks, bones); /* every skeleton bone */
+			assert_int_equal(f->bindings[0].num_transform_track_to_bone_indices, (uint32_t)bones);
+			printf("donor path: %d frames at 30 fps, %d tracks, %u root-motion samples\n", a->spline.num_frames,
+			       a->number_of_transform_tracks, rf->num_samples);
+			seen_added = 1;
+		}
+		hks_loaded_free(ld);
+	}
+	hks_loader_free(loader);
+	assert_true(seen_replaced);
+	assert_true(seen_added);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(run(cmd), 0);
+}
+
 int main(void)
 {
 	hks_test_require_corpus("corpus_gltf");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gltf_corpus),
+		cmocka_unit_test(test_cli_binder),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
