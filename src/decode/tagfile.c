@@ -124,6 +124,13 @@ static hks_result member_at(tag_reader *r, const tag_view *v, const char *name, 
                             uint32_t *off, const hks_tag_member **mem, int *found)
 {
 	*found = 0;
+	/* Members are only read from records: the writer lays out an object by
+	 * its type's format (§4.2), so reading a non-record's "members" would let
+	 * the two disagree (a record retyped as a string in TBDY wrote a file
+	 * whose pointers were not renumbered: fuzz_file, HKS_FUZZ_STRICT). */
+	if (kind_of(r, v->type) != HKS_TAG_RECORD)
+		return hks_fail(r->ctx, HKS_E_MALFORMED, file_off(r, v->off), "%s has format kind %u, not a record",
+		                hks_tag_type_name(r->t, v->type), kind_of(r, v->type));
 	const hks_tag_member *m = hks_tag_find_member(r->t, v->type, name);
 	if (!m)
 		return HKS_OK;
