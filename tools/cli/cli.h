@@ -21,6 +21,7 @@ int cmd_encode(int argc, char **argv);
 int cmd_bench_encode(int argc, char **argv); /* `bench encode` (cmd_bench_encode.c) */
 int cmd_stats(int argc, char **argv);
 int cmd_error(int argc, char **argv);
+int cmd_recompress(int argc, char **argv); /* cmd_recompress.c */
 
 /* ---- small utilities (cli_util.c) ---- */
 

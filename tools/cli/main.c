@@ -19,6 +19,7 @@ static const command commands[] = {
 	{"bnd", cmd_bnd, "list, extract, replace and pack BND4 / DCX binders"},
 	{"error", cmd_error, "compression error between two animations (local and object space)"},
 	{"stats", cmd_stats, "compression statistics: sizes, ratio, bytes per category, lanes"},
+	{"recompress", cmd_recompress, "predict with the encoder and write the reconstruction record (exact)"},
 };
 
 static void usage(FILE *out)
