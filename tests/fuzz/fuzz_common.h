@@ -36,10 +36,11 @@ static inline void fuzz_options(hks_options *o)
 	} while (0)
 
 /*
- * Round-trip contracts that currently fail on known inputs (reported, not
- * yet fixed: see docs/RELIABILITY.md, "Open findings") are checked only when
- * HKS_FUZZ_STRICT=1, so that the CI fuzz step reports memory errors and
- * crashes while those are open. Memory safety is always checked.
+ * Contracts that currently fail on known inputs (reported, not yet fixed: see
+ * docs/RELIABILITY.md, "Open findings"; today the zero-track encode/walk) are
+ * checked only when HKS_FUZZ_STRICT=1, so that the CI fuzz step reports
+ * memory errors and crashes while those are open. Memory safety is always
+ * checked.
  */
 static inline int fuzz_strict(void)
 {
