@@ -1104,6 +1104,8 @@ typedef struct hks_recompress_report {
 	uint64_t first_diff[HKS_DIFF_COUNT]; /* per differing part (first ladder step): first differing field */
 	uint64_t entries;                  /* record entries (parts with corrections or another ladder step) */
 	uint64_t verbatim_parts;           /* entries that store the part whole */
+	uint64_t refit_parts;              /* entries that store header, knots and bounds; control points
+	                                      solved from the frames (docs/RECORD.md) */
 	int prediction_exact;              /* the prediction alone equals the original data */
 	int verbatim_animation;            /* the record stores the data whole (prediction unusable) */
 	uint64_t data_bytes;               /* original spline data size */

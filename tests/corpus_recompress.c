@@ -30,7 +30,7 @@
 
 typedef struct group {
 	char sdk[32];
-	uint64_t anims, record_exact, verbatim, prediction_exact, record_bytes, data_bytes, entries, verbatim_parts;
+	uint64_t anims, record_exact, verbatim, prediction_exact, record_bytes, data_bytes, entries, verbatim_parts, refit_parts;
 	uint64_t parts, parts_exact, spline[4], spline_exact[4], first_diff[HKS_DIFF_COUNT];
 } group;
 
@@ -124,6 +124,7 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	g->data_bytes += rep.data_bytes;
 	g->entries += rep.entries;
 	g->verbatim_parts += rep.verbatim_parts;
+	g->refit_parts += rep.refit_parts;
 	g->parts += rep.parts;
 	g->parts_exact += rep.parts_exact;
 	for (int k = 0; k < 4; k++) {
@@ -207,12 +208,12 @@ static void test_recompress_corpus(void **state)
 	for (size_t i = 0; i < g_num_groups; i++) {
 		const group *g = &g_groups[i];
 		printf("%-16s anims %5llu record_exact %5llu (%.1f %%) stored whole %llu prediction_exact %llu; record %llu B / "
-		       "data %llu B = %.2f %%; entries %llu (whole parts %llu); parts %llu exact %.1f %%\n",
+		       "data %llu B = %.2f %%; entries %llu (whole parts %llu, refit %llu); parts %llu exact %.1f %%\n",
 		       g->sdk, (unsigned long long)g->anims, (unsigned long long)g->record_exact, pct(g->record_exact, g->anims),
 		       (unsigned long long)g->verbatim, (unsigned long long)g->prediction_exact,
 		       (unsigned long long)g->record_bytes, (unsigned long long)g->data_bytes,
 		       pct(g->record_bytes, g->data_bytes), (unsigned long long)g->entries,
-		       (unsigned long long)g->verbatim_parts, (unsigned long long)g->parts, pct(g->parts_exact, g->parts));
+		       (unsigned long long)g->verbatim_parts, (unsigned long long)g->refit_parts, (unsigned long long)g->parts, pct(g->parts_exact, g->parts));
 		printf("%-16s spline parts exact by prediction:", g->sdk);
 		for (int k = 0; k < 4; k++)
 			printf(" %s %llu/%llu (%.1f %%)", pn[k], (unsigned long long)g->spline_exact[k],

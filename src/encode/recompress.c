@@ -119,8 +119,8 @@ static hks_result canon_part(canon *c, unsigned kind, uint8_t mask0, uint8_t mby
 }
 
 /* Canonical bytes -> part (the inverse of canon_part); every length checked. */
-static hks_result parse_canon(hks_ctx *ctx, hks_arena *arena, unsigned kind, const uint8_t *data, size_t size,
-                              hks_stored_part *p, uint8_t *mask0, uint8_t *mbyte)
+static hks_result parse_canon_mode(hks_ctx *ctx, hks_arena *arena, unsigned kind, const uint8_t *data, size_t size,
+                                   int prefix_only, hks_stored_part *p, uint8_t *mask0, uint8_t *mbyte)
 {
 	hks_cursor c = hks_cursor_make(ctx, data, size, 0);
 	memset(p, 0, sizeof(*p));
@@ -149,7 +149,7 @@ static hks_result parse_canon(hks_ctx *ctx, hks_arena *arena, unsigned kind, con
 		size_t count = spline ? p->num_control_points : (flags & 0x0F) ? 1 : 0;
 		if (!spline && count)
 			p->num_control_points = 1;
-		if (count)
+		if (count && !prefix_only)
 			HKS_TRY(hks_read_bytes(&c, count * size1, &p->packed, "packed quaternions"));
 	} else {
 		if (p->quantization > 1)
@@ -168,7 +168,7 @@ static hks_result parse_canon(hks_ctx *ctx, hks_arena *arena, unsigned kind, con
 				p->spline_lanes++;
 			}
 		}
-		if (spline && p->spline_lanes) {
+		if (spline && p->spline_lanes && !prefix_only) {
 			size_t count = (size_t)p->num_control_points * p->spline_lanes;
 			const uint8_t *src;
 			HKS_TRY(hks_read_bytes(&c, count << p->quantization, &src, "control points"));
@@ -183,6 +183,27 @@ static hks_result parse_canon(hks_ctx *ctx, hks_arena *arena, unsigned kind, con
 	if (c.pos != size)
 		return hks_fail(ctx, HKS_E_MALFORMED, -1, "part: %zu bytes after its canonical form", size - c.pos);
 	return HKS_OK;
+}
+
+static hks_result parse_canon(hks_ctx *ctx, hks_arena *arena, unsigned kind, const uint8_t *data, size_t size,
+                              hks_stored_part *p, uint8_t *mask0, uint8_t *mbyte)
+{
+	return parse_canon_mode(ctx, arena, kind, data, size, 0, p, mask0, mbyte);
+}
+
+/* Bytes of the canonical form before the control points / packed quaternions. */
+static size_t canon_prefix_size(unsigned kind, uint8_t mbyte, const hks_stored_part *p)
+{
+	uint8_t flags = kind == 3 ? (uint8_t)(mbyte & 0xF9) : mbyte;
+	size_t n = (kind == 0) + 2u;
+	if (flags & 0xF0)
+		n += 3u + p->num_knots;
+	if (kind != 1) {
+		unsigned lanes = kind == 3 ? 1 : 3;
+		for (unsigned lane = 0; lane < lanes; lane++)
+			n += (flags & (0x01u << lane)) ? 4u : (flags & (0x10u << lane)) ? 8u : 0u;
+	}
+	return n;
 }
 
 /* XOR runs (docs/RECORD.md): varint count, then per run varint gap, varint
@@ -275,6 +296,210 @@ static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, 
 	return (uint32_t)h;
 }
 
+
+/* ---- control points from frames, for recorded knots (REFIT entries) ------ */
+
+/*
+ * Decoded frames are the stored curve evaluated at local frames (FORMAT.md
+ * §4.2), so with the original knots the dequantized control points solve
+ * N·P = Q exactly (up to rounding): least squares in double over the block's
+ * frames (the last local frame of a block that is not the last comes from the
+ * next block, §4.2: left out), then quantized to the nearest integer with the
+ * recorded bounds (rotations: normU and the nearest ThreeComp integer).
+ * Returns 0 when the system is under-determined or singular.
+ */
+#define REFIT_MAX 256
+
+static int basis_row(const uint8_t *knots, int n_plus_1, int p, double u, double *row)
+{
+	/* span: U[i] <= u < U[i+1], clamped at the end (A2.1) */
+	int n = n_plus_1 - 1, span = n;
+	if (u < (double)knots[n + 1]) {
+		span = p;
+		while (span < n && !(u < (double)knots[span + 1]))
+			span++;
+	}
+	/* Cox-de Boor (A2.2) */
+	double N[4], left[4], right[4];
+	N[0] = 1.0;
+	for (int j = 1; j <= p; j++) {
+		left[j] = u - (double)knots[span + 1 - j];
+		right[j] = (double)knots[span + j] - u;
+		double saved = 0.0;
+		for (int r = 0; r < j; r++) {
+			double den = right[r + 1] + left[j - r];
+			double t = den != 0.0 ? N[r] / den : 0.0;
+			N[r] = saved + right[r + 1] * t;
+			saved = left[j - r] * t;
+		}
+		N[j] = saved;
+	}
+	for (int i = 0; i < n_plus_1; i++)
+		row[i] = 0.0;
+	for (int j = 0; j <= p; j++)
+		row[span - p + j] = N[j];
+	return 1;
+}
+
+typedef struct refit_ws {
+	double P[REFIT_MAX][4];
+	double A[REFIT_MAX][REFIT_MAX];
+	double B[REFIT_MAX][4];
+	double row[REFIT_MAX];
+} refit_ws;
+
+static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
+                        unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+{
+	int n1 = p->num_control_points, deg = p->degree;
+	uint32_t samples = last_block ? nf : nf - 1;
+	if (n1 < 1 || n1 > REFIT_MAX || (uint32_t)n1 > samples || deg < 1 || deg > 3)
+		return 0;
+	static const unsigned lane0[3] = {0, 3, 7};
+	unsigned lanes = kind == 1 ? 4 : kind == 3 ? 1 : 3;
+	for (int i = 0; i < n1; i++) {
+		for (int j = 0; j < n1; j++)
+			w->A[i][j] = 0.0;
+		for (unsigned l = 0; l < 4; l++)
+			w->B[i][l] = 0.0;
+	}
+	for (uint32_t k = 0; k < samples; k++) {
+		basis_row(p->knots, n1, deg, (double)k, w->row);
+		const float *src = kind == 3 ? in->floats + (size_t)(first + k) * in->num_float_tracks + track
+		                              : in->transforms + ((size_t)(first + k) * in->num_transform_tracks + track) *
+		                                                     HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
+		for (int i = 0; i < n1; i++) {
+			double ri = w->row[i];
+			if (ri == 0.0)
+				continue;
+			for (int j = 0; j < n1; j++)
+				w->A[i][j] += ri * w->row[j];
+			for (unsigned l = 0; l < lanes; l++)
+				w->B[i][l] += ri * (double)src[l];
+		}
+	}
+	/* A control point whose basis function vanishes at every sample (knots one
+	 * frame apart: B-splines are zero at the ends of their support) is not
+	 * determined by the frames; a faint first-difference penalty gives it its
+	 * neighbours' value (the record patches it) and moves the others by far
+	 * less than a quantization step. */
+	const double lambda = 1e-7;
+	for (int i = 0; i + 1 < n1; i++) {
+		w->A[i][i] += lambda;
+		w->A[i + 1][i + 1] += lambda;
+		w->A[i][i + 1] -= lambda;
+		w->A[i + 1][i] -= lambda;
+	}
+	/* Gaussian elimination with partial pivoting */
+	for (int c = 0; c < n1; c++) {
+		int piv = c;
+		for (int r = c + 1; r < n1; r++)
+			if (fabs(w->A[r][c]) > fabs(w->A[piv][c]))
+				piv = r;
+		if (!(fabs(w->A[piv][c]) > 1e-14))
+			return 0;
+		if (piv != c) {
+			for (int j = 0; j < n1; j++) {
+				double t = w->A[c][j];
+				w->A[c][j] = w->A[piv][j];
+				w->A[piv][j] = t;
+			}
+			for (unsigned l = 0; l < 4; l++) {
+				double t = w->B[c][l];
+				w->B[c][l] = w->B[piv][l];
+				w->B[piv][l] = t;
+			}
+		}
+		for (int r = c + 1; r < n1; r++) {
+			double f = w->A[r][c] / w->A[c][c];
+			if (f == 0.0)
+				continue;
+			for (int j = c; j < n1; j++)
+				w->A[r][j] -= f * w->A[c][j];
+			for (unsigned l = 0; l < 4; l++)
+				w->B[r][l] -= f * w->B[c][l];
+		}
+	}
+	for (int c = n1 - 1; c >= 0; c--)
+		for (unsigned l = 0; l < 4; l++) {
+			double v = w->B[c][l];
+			for (int j = c + 1; j < n1; j++)
+				v -= w->A[c][j] * P[j][l];
+			P[c][l] = v / w->A[c][c];
+		}
+	for (int i = 0; i < n1; i++)
+		for (unsigned l = 0; l < 4; l++)
+			if (!isfinite(P[i][l]))
+				return 0;
+	return 1;
+}
+
+/* Append the control section of part p (prefix parsed) computed from P. */
+static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsigned kind, const hks_stored_part *p,
+                                double (*P)[4])
+{
+	int n1 = p->num_control_points;
+	if (kind == 1) {
+		unsigned sel = p->quantization;
+		float half = sel == HKS_ROT_THREECOMP40 ? 0.5f / 2894.8953f
+		             : sel == HKS_ROT_THREECOMP48 ? 0.5f / 23169.061f
+		             : sel == HKS_ROT_THREECOMP24 ? 0.5f / 89.095451f
+		                                          : 0.0f;
+		for (int i = 0; i < n1; i++) {
+			float q[4], nq[4];
+			for (int l = 0; l < 4; l++)
+				q[l] = (float)P[i][l];
+			hks_normalize_unguarded(m, q, nq);
+			unsigned sign, k = hks_quat_largest(nq, &sign);
+			for (unsigned l = 0; l < 4 && half != 0.0f; l++)
+				if (l != k && nq[l] != 0.0f)
+					nq[l] = nq[l] > 0.0f ? nq[l] + half : nq[l] - half;
+			uint8_t b[16];
+			uint32_t size = hks_pack_quaternion(sel, nq, b);
+			HKS_TRY(hks_bytebuf_append(out, b, size));
+		}
+		return HKS_OK;
+	}
+	unsigned lanes = kind == 3 ? 1 : 3;
+	for (int i = 0; i < n1; i++)
+		for (unsigned lane = 0; lane < lanes; lane++) {
+			if (!(p->flags & (0x10u << lane)))
+				continue;
+			float lo = p->min[lane], hi = p->max[lane], v = (float)P[i][lane];
+			if (hi > lo)
+				v = v + (hi - lo) * (p->quantization ? 0.5f / 65535.0f : 0.5f / 255.0f);
+			uint8_t b[2];
+			if (p->quantization) {
+				hks_put_le16(b, hks_pack16(m, v, lo, hi));
+				HKS_TRY(hks_bytebuf_append(out, b, 2));
+			} else {
+				b[0] = hks_pack8(m, v, lo, hi);
+				HKS_TRY(hks_bytebuf_append(out, b, 1));
+			}
+		}
+	return HKS_OK;
+}
+
+/* prefix bytes -> the full canonical form with solved control points; 0 when it cannot be solved. */
+static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, const hks_rcp_model *m,
+                              const hks_frames_in *in, const hks_stored_block *blk, int last_block, unsigned kind,
+                              uint32_t track, const uint8_t *prefix, size_t prefix_size, hks_bytebuf *out, int *ok)
+{
+	hks_stored_part p;
+	uint8_t m0 = 0, mb = 0;
+	*ok = 0;
+	HKS_TRY(parse_canon_mode(ctx, scratch, kind, prefix, prefix_size, 1, &p, &m0, &mb));
+	out->size = 0;
+	HKS_TRY(hks_bytebuf_append(out, prefix, prefix_size));
+	if (!p.is_spline)
+		return HKS_OK; /* nothing to solve: static / absent parts are the prefix (+ a static quaternion) */
+	if (!solve_points(w, in, blk->first_frame, blk->num_frames, last_block, kind, track, &p, w->P))
+		return HKS_OK;
+	HKS_TRY(refit_section(out, m, kind, &p, w->P));
+	*ok = 1;
+	return HKS_OK;
+}
+
 /* ---- prediction ---------------------------------------------------------- */
 
 typedef struct predictor {
@@ -282,8 +507,20 @@ typedef struct predictor {
 	const hks_options *base;
 	const hks_frames_in *in;
 	const hks_rec_anim *rec;
+	const hks_rcp_model *model;
 	hks_stored_animation *pred[HKS_RECORD_LADDER_MAX];
+	refit_ws *ws;            /* allocated on first use */
 } predictor;
+
+static hks_result predictor_ws(predictor *pr)
+{
+	if (!pr->ws) {
+		pr->ws = (refit_ws *)hks_malloc(pr->ctx, sizeof(refit_ws));
+		if (!pr->ws)
+			return hks_fail_nomem(pr->ctx, sizeof(refit_ws));
+	}
+	return HKS_OK;
+}
 
 static hks_result predict(predictor *pr, unsigned step)
 {
@@ -331,6 +568,9 @@ static void predictor_free(predictor *pr)
 	for (unsigned i = 0; i < HKS_RECORD_LADDER_MAX; i++)
 		if (pr->pred[i])
 			hks_stored_free(pr->pred[i]);
+	if (pr->ws)
+		hks_free(pr->ctx, pr->ws, sizeof(refit_ws));
+	pr->ws = NULL;
 }
 
 /* The part of unit (b, u) in stored structure s: kind, mask0, mask byte. */
@@ -410,6 +650,33 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
 			bytes = e->payload;
 			size = e->payload_size;
+		} else if (e->kind == HKS_REC_ENTRY_REFIT) {
+			hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
+			uint32_t plen = 0;
+			const uint8_t *prefix = NULL;
+			int ok = 0;
+			r = hks_rec_get_count(&c, e->payload_size, &plen, "refit prefix size");
+			if (r == HKS_OK)
+				r = hks_read_bytes(&c, plen, &prefix, "refit prefix");
+			if (r == HKS_OK)
+				r = predictor_ws(pr);
+			if (r == HKS_OK)
+				r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
+				                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen, &cn.bytes,
+				                &ok);
+			if (r == HKS_OK && !ok)
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
+			if (r == HKS_OK)
+				r = diff_apply(ctx, cn.bytes.data, cn.bytes.size, e->payload + c.pos, e->payload_size - c.pos);
+			if (r != HKS_OK)
+				break;
+			uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn.bytes.data, cn.bytes.size ? cn.bytes.size : 1);
+			if (!copy) {
+				r = hks_fail_nomem(ctx, 0);
+				break;
+			}
+			bytes = copy;
+			size = cn.bytes.size;
 		} else {
 			r = predict(pr, e->ladder);
 			if (r != HKS_OK)
@@ -749,11 +1016,40 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				break;
 			if (chosen == 0 && best.size == 0 && chosen_kind == HKS_REC_ENTRY_VERBATIM)
 				continue; /* the first step reproduces the part: no entry */
+			/* REFIT: the original's header, knots and bounds; control points solved from the frames */
+			int refit = 0;
+			size_t current = chosen < 0 ? co.bytes.size + 2 : best.size;
+			if (ospline && current > 8) {
+				size_t plen = canon_prefix_size(kind, mb, op);
+				int ok = 0;
+				if (plen <= co.bytes.size)
+					r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
+					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, &cp.bytes, &ok);
+				if (r == HKS_OK && ok && cp.bytes.size == co.bytes.size) {
+					trial.size = 0;
+					r = hks_rec_put_varint(&trial, plen);
+					if (r == HKS_OK)
+						r = hks_bytebuf_append(&trial, co.bytes.data, plen);
+					if (r == HKS_OK)
+						r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
+					if (r == HKS_OK && trial.size < current) {
+						refit = 1;
+						best.size = 0;
+						r = hks_bytebuf_append(&best, trial.data, trial.size);
+					}
+				}
+				if (r != HKS_OK)
+					break;
+			}
 			hks_rec_entry e;
 			memset(&e, 0, sizeof(e));
 			e.index = b * per + u;
 			e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind, track);
-			if (chosen < 0) {
+			if (refit) {
+				e.kind = HKS_REC_ENTRY_REFIT;
+				e.ladder = 0;
+				rep->refit_parts++;
+			} else if (chosen < 0) {
 				e.kind = HKS_REC_ENTRY_VERBATIM;
 				e.ladder = 0;
 				best.size = 0;
@@ -890,7 +1186,10 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 	bd.ctx = &ctx;
 	bd.arena = arena;
 	if (r == HKS_OK && predicted) {
-		r = build_entries(&bd, &pr, orig, ladder, &rep);
+		pr.model = hks_rcp_model_get(cpu);
+		r = predictor_ws(&pr);
+		if (r == HKS_OK)
+			r = build_entries(&bd, &pr, orig, ladder, &rep);
 		rec.entries = bd.entries;
 		rec.num_entries = bd.num_entries;
 	}

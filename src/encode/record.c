@@ -122,7 +122,7 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 		HKS_TRY(hks_rec_put_varint(b, e->index - prev));
 		prev = e->index + 1;
 		HKS_TRY(put_u32(b, e->hash));
-		HKS_TRY(put_u8(b, (uint8_t)(e->ladder << 1 | e->kind)));
+		HKS_TRY(put_u8(b, (uint8_t)(e->ladder << 2 | e->kind)));
 		HKS_TRY(hks_rec_put_varint(b, e->payload_size));
 		HKS_TRY(hks_bytebuf_append(b, e->payload, e->payload_size));
 	}
@@ -239,8 +239,11 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			HKS_TRY(hks_read_le32(c, &e->hash, "entry hash"));
 			uint8_t lk;
 			HKS_TRY(hks_read_u8(c, &lk, "entry kind"));
-			e->kind = lk & 1;
-			e->ladder = (uint8_t)(lk >> 1);
+			e->kind = lk & 3;
+			e->ladder = (uint8_t)(lk >> 2);
+			if (e->kind > HKS_REC_ENTRY_REFIT)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "entry %u: kind %u is unknown", i,
+				                e->kind);
 			if (e->ladder >= r->ladder_count)
 				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1,
 				                "entry %u: ladder step %u of %u", i, e->ladder, r->ladder_count);

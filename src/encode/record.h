@@ -13,10 +13,12 @@
 #define HKS_RECORD_FLAG_ZLIB 0x01u
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
-enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1 };
+enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2 };
 
 /* One part's correction. The part's canonical form (recompress.c) is patched
- * with XOR runs (DIFF) or replaced (VERBATIM). */
+ * with XOR runs (DIFF), replaced (VERBATIM), or rebuilt from the recorded
+ * header, knots and bounds with control points solved from the frames, then
+ * patched (REFIT). */
 typedef struct hks_rec_entry {
 	uint32_t index;          /* block · (3T + F) + (3t + k) or 3T + i */
 	uint32_t hash;           /* low 32 bits of the part's frame hash */
