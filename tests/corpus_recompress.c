@@ -8,7 +8,7 @@
  * hks_recompress_apply: data, blockOffsets and floatBlockOffsets must equal
  * the original's byte for byte (record_exact). Printed per SDK: animations,
  * record_exact, animations stored whole, prediction-alone exact animations,
- * record bytes against data bytes, spline parts and the prediction-alone
+ * record bytes against data bytes (and the three header durations), spline parts and the prediction-alone
  * exact rate per part type, the first-difference histogram.
  *
  * Floors: asserted at the measured figures (docs/RECORD.md), may only rise.
@@ -91,6 +91,8 @@ static int same_output(const hks_packed_spline *p, const hks_spline_header *h)
 {
 	const hks_spline_header *q = &p->header;
 	return q->data_size == h->data_size && memcmp(q->data, h->data, h->data_size) == 0 &&
+	       !memcmp(&q->frame_duration, &h->frame_duration, 4) && !memcmp(&q->block_duration, &h->block_duration, 4) &&
+	       !memcmp(&q->block_inverse_duration, &h->block_inverse_duration, 4) &&
 	       q->num_block_offsets == h->num_block_offsets &&
 	       memcmp(q->block_offsets, h->block_offsets, 4u * h->num_block_offsets) == 0 &&
 	       q->num_float_block_offsets == h->num_float_block_offsets &&
@@ -119,6 +121,8 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	}
 	g->anims++;
 	g->verbatim += (uint64_t)rep.verbatim_animation;
+	if (rep.verbatim_animation)
+		printf("stored whole: %s animation %u (%llu B)\n", ld->path, a, (unsigned long long)rep.data_bytes);
 	g->prediction_exact += (uint64_t)rep.prediction_exact;
 	g->record_bytes += rep.record_bytes;
 	g->data_bytes += rep.data_bytes;

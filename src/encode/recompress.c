@@ -796,6 +796,35 @@ static hks_result apply_parsed(hks_ctx *ctx, const hks_options *base, const hks_
 		po.guard = rec->guard;
 		r = hks_stored_pack(s, &po, out, ctx->err);
 	}
+	if (r == HKS_OK && rec->offsets_override) {
+		hks_spline_header *h = &(*out)->header;
+		hks_arena_set_ctx((*out)->arena, ctx);
+		if (rec->offsets_override & 1) {
+			uint32_t *v = (uint32_t *)hks_arena_dup((*out)->arena, rec->block_offsets, 4u * rec->num_block_offsets + 4u);
+			if (!v)
+				r = hks_fail_nomem(ctx, 0);
+			else
+				h->block_offsets = v, h->num_block_offsets = rec->num_block_offsets;
+		}
+		if (r == HKS_OK && (rec->offsets_override & 2)) {
+			uint32_t *v =
+				(uint32_t *)hks_arena_dup((*out)->arena, rec->float_block_offsets, 4u * rec->num_float_block_offsets + 4u);
+			if (!v)
+				r = hks_fail_nomem(ctx, 0);
+			else
+				h->float_block_offsets = v, h->num_float_block_offsets = rec->num_float_block_offsets;
+		}
+		if (rec->offsets_override & 4) {
+			memcpy(&h->frame_duration, &rec->header_bits[0], 4);
+			memcpy(&h->block_duration, &rec->header_bits[1], 4);
+			memcpy(&h->block_inverse_duration, &rec->header_bits[2], 4);
+		}
+		hks_arena_set_ctx((*out)->arena, NULL);
+		if (r != HKS_OK) {
+			hks_packed_spline_free(*out);
+			*out = NULL;
+		}
+	}
 	if (r == HKS_OK && rep)
 		rep->data_matches = (*out)->header.data_size == rec->data_size &&
 		                    hks_record_hash(HKS_RECORD_HASH_SEED, (*out)->header.data, (*out)->header.data_size) ==
@@ -900,6 +929,13 @@ static int packed_equals(const hks_packed_spline *p, const hks_spline_header *h)
 	       q->num_float_block_offsets == h->num_float_block_offsets &&
 	       (!h->num_float_block_offsets ||
 	        memcmp(q->float_block_offsets, h->float_block_offsets, 4u * h->num_float_block_offsets) == 0);
+}
+
+static int durations_equal(const hks_packed_spline *p, const hks_spline_header *h)
+{
+	return hks_f32_bits(p->header.frame_duration) == hks_f32_bits(h->frame_duration) &&
+	       hks_f32_bits(p->header.block_duration) == hks_f32_bits(h->block_duration) &&
+	       hks_f32_bits(p->header.block_inverse_duration) == hks_f32_bits(h->block_inverse_duration);
 }
 
 typedef struct builder {
@@ -1210,11 +1246,17 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 			hks_error_clear(err);
 		}
 	}
-	/* verify: write, read back, apply, compare */
-	if (r == HKS_OK && predicted) {
+	/* verify: write, read back, apply, compare. When only the offsets arrays
+	 * differ from the packer's (a second try), the record carries them. */
+	for (int attempt = 0; r == HKS_OK && predicted && attempt < 2; attempt++) {
+		if (applied) {
+			hks_packed_spline_free(applied);
+			applied = NULL;
+		}
 		r = hks_rec_write(&ctx, &rec, opts->no_zlib, &out, &out_size);
 		hks_arena *ra = NULL;
 		hks_rec_anim back;
+		int again = 0;
 		if (r == HKS_OK) {
 			ra = hks_arena_create(&ctx);
 			if (!ra)
@@ -1226,18 +1268,39 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 			pr.rec = &back;
 			hks_result a = apply_parsed(&ctx, &opts->base, &in, &back, &pr, &applied, NULL);
 			pr.rec = &rec;
-			if (a != HKS_OK || !packed_equals(applied, &anim->spline)) {
+			if (a != HKS_OK) {
 				predicted = 0;
-				if (err)
-					hks_error_clear(err);
+			} else if (!packed_equals(applied, &anim->spline) || !durations_equal(applied, &anim->spline)) {
+				const hks_spline_header *g = &applied->header, *h = &anim->spline;
+				int data_same = g->data_size == h->data_size && !memcmp(g->data, h->data, h->data_size);
+				if (!durations_equal(applied, h)) {
+					rec.offsets_override |= 4;
+					rec.header_bits[0] = hks_f32_bits(h->frame_duration);
+					rec.header_bits[1] = hks_f32_bits(h->block_duration);
+					rec.header_bits[2] = hks_f32_bits(h->block_inverse_duration);
+				}
+				if (data_same && attempt == 0) {
+					rec.offsets_override |= 3;
+					rec.block_offsets = (uint32_t *)h->block_offsets;
+					rec.num_block_offsets = h->num_block_offsets;
+					rec.float_block_offsets = (uint32_t *)h->float_block_offsets;
+					rec.num_float_block_offsets = h->num_float_block_offsets;
+					again = 1;
+				} else {
+					predicted = 0;
+				}
 			}
+			if (!predicted && err)
+				hks_error_clear(err);
 		}
 		if (ra)
 			hks_arena_free(ra);
-		if (!predicted && out) {
+		if ((!predicted || again) && out) {
 			hks_buffer_free(&opts->base, out, out_size);
 			out = NULL;
 		}
+		if (!again)
+			break;
 	}
 	if (r == HKS_OK && !predicted) {
 		rec.kind = HKS_REC_ANIM_VERBATIM;

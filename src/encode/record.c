@@ -87,6 +87,26 @@ static hks_result put_u8(hks_bytebuf *b, uint8_t v) { return hks_bytebuf_append(
 
 /* ---- the record ---------------------------------------------------------- */
 
+static hks_result put_offsets(hks_bytebuf *b, const uint32_t *v, uint32_t n)
+{
+	HKS_TRY(hks_rec_put_varint(b, n));
+	for (uint32_t i = 0; i < n; i++)
+		HKS_TRY(hks_rec_put_varint(b, v[i]));
+	return HKS_OK;
+}
+
+static hks_result get_offsets(hks_cursor *c, hks_arena *arena, uint32_t **v, uint32_t *n, const char *what)
+{
+	/* one byte per value at least: the count is bounded by the input */
+	HKS_TRY(hks_rec_get_count(c, c->size - c->pos, n, what));
+	*v = (uint32_t *)hks_arena_array(arena, *n + 1u, 4);
+	if (!*v)
+		return hks_fail_nomem(c->ctx, 0);
+	for (uint32_t i = 0; i < *n; i++)
+		HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &(*v)[i], what));
+	return HKS_OK;
+}
+
 static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 {
 	HKS_TRY(put_u8(b, r->kind));
@@ -103,17 +123,20 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 	HKS_TRY(hks_bytebuf_append(b, h, 8));
 	HKS_TRY(hks_rec_put_varint(b, r->data_size));
 	if (r->kind == HKS_REC_ANIM_VERBATIM) {
-		HKS_TRY(hks_rec_put_varint(b, r->num_block_offsets));
-		for (uint32_t i = 0; i < r->num_block_offsets; i++)
-			HKS_TRY(hks_rec_put_varint(b, r->block_offsets[i]));
-		HKS_TRY(hks_rec_put_varint(b, r->num_float_block_offsets));
-		for (uint32_t i = 0; i < r->num_float_block_offsets; i++)
-			HKS_TRY(hks_rec_put_varint(b, r->float_block_offsets[i]));
+		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
+		HKS_TRY(put_offsets(b, r->float_block_offsets, r->num_float_block_offsets));
 		return hks_bytebuf_append(b, r->data, r->data_size);
 	}
 	HKS_TRY(hks_bytebuf_append(b, r->track_quant, r->num_transform_tracks));
 	HKS_TRY(hks_bytebuf_append(b, r->float_quant, r->num_float_tracks));
 	HKS_TRY(put_u8(b, r->ladder_count));
+	HKS_TRY(put_u8(b, r->offsets_override));
+	if (r->offsets_override & 1)
+		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
+	if (r->offsets_override & 2)
+		HKS_TRY(put_offsets(b, r->float_block_offsets, r->num_float_block_offsets));
+	for (int i = 0; i < 3 && (r->offsets_override & 4); i++)
+		HKS_TRY(put_u32(b, r->header_bits[i]));
 	HKS_TRY(hks_rec_put_varint(b, r->num_entries));
 	uint32_t prev = 0;
 	for (uint32_t i = 0; i < r->num_entries; i++) {
@@ -194,20 +217,8 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "%u + %u tracks exceed the limit",
 		                r->num_transform_tracks, r->num_float_tracks);
 	if (r->kind == HKS_REC_ANIM_VERBATIM) {
-		size_t left = c->size - c->pos;
-		HKS_TRY(hks_rec_get_count(c, left, &r->num_block_offsets, "blockOffsets count"));
-		r->block_offsets = (uint32_t *)hks_arena_array(arena, r->num_block_offsets + 1u, 4);
-		if (!r->block_offsets)
-			return hks_fail_nomem(ctx, 0);
-		for (uint32_t i = 0; i < r->num_block_offsets; i++)
-			HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->block_offsets[i], "blockOffsets"));
-		left = c->size - c->pos;
-		HKS_TRY(hks_rec_get_count(c, left, &r->num_float_block_offsets, "floatBlockOffsets count"));
-		r->float_block_offsets = (uint32_t *)hks_arena_array(arena, r->num_float_block_offsets + 1u, 4);
-		if (!r->float_block_offsets)
-			return hks_fail_nomem(ctx, 0);
-		for (uint32_t i = 0; i < r->num_float_block_offsets; i++)
-			HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->float_block_offsets[i], "floatBlockOffsets"));
+		HKS_TRY(get_offsets(c, arena, &r->block_offsets, &r->num_block_offsets, "blockOffsets"));
+		HKS_TRY(get_offsets(c, arena, &r->float_block_offsets, &r->num_float_block_offsets, "floatBlockOffsets"));
 		HKS_TRY(hks_read_bytes(c, r->data_size, &r->data, "data"));
 	} else {
 		HKS_TRY(hks_read_bytes(c, r->num_transform_tracks, &r->track_quant, "track quantizations"));
@@ -216,6 +227,16 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		if (r->ladder_count < 1 || r->ladder_count > HKS_RECORD_LADDER_MAX)
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "ladder count %u is outside 1..%d",
 			                r->ladder_count, HKS_RECORD_LADDER_MAX);
+		HKS_TRY(hks_read_u8(c, &r->offsets_override, "offsets override"));
+		if (r->offsets_override & ~7u)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "offsets override flags 0x%02X",
+			                r->offsets_override);
+		if (r->offsets_override & 1)
+			HKS_TRY(get_offsets(c, arena, &r->block_offsets, &r->num_block_offsets, "blockOffsets"));
+		if (r->offsets_override & 2)
+			HKS_TRY(get_offsets(c, arena, &r->float_block_offsets, &r->num_float_block_offsets, "floatBlockOffsets"));
+		for (int i = 0; i < 3 && (r->offsets_override & 4); i++)
+			HKS_TRY(hks_read_le32(c, &r->header_bits[i], "header durations"));
 		uint64_t units;
 		if (!hks_rec_num_units(r->num_blocks, r->num_transform_tracks, r->num_float_tracks, &units))
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "part count overflows");

@@ -40,9 +40,13 @@ typedef struct hks_rec_anim {
 	const uint8_t *track_quant;   /* T bytes: mask byte 0 of block 0 */
 	const uint8_t *float_quant;   /* F bytes: 0 / 1 */
 	uint8_t ladder_count;
+	uint8_t offsets_override;     /* bit 0: blockOffsets below, bit 1: floatBlockOffsets below, bit 2: the
+	                                 three header durations below (when the packer's own differ from the
+	                                 original's) */
+	uint32_t header_bits[3];      /* frameDuration, blockDuration, blockInverseDuration */
 	uint32_t num_entries;
 	hks_rec_entry *entries;
-	/* VERBATIM */
+	/* VERBATIM, and PREDICTED with offsets_override */
 	uint32_t num_block_offsets, num_float_block_offsets;
 	uint32_t *block_offsets, *float_block_offsets;
 	const uint8_t *data;
