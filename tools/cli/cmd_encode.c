@@ -39,7 +39,10 @@ static void usage(FILE *out)
 	        "  --max-frames-per-block N  2..256 (default: ORIGINAL's, else 256)\n"
 	        "  --cpu auto|intel|amd-zen|native|exact   reciprocal model (default auto: by SDK)\n"
 	        "  --solver havok|quality  least-squares refits: Havok's f32 CG or double precision\n"
-	        "  --continuity            make rotations sign-continuous before fitting\n");
+	        "  --continuity            make rotations sign-continuous before fitting\n"
+	        "  --record R              a record file of ORIGINAL (hkspline recompress --record): parts whose\n"
+	        "                          frames are unchanged get their original bytes, the others are fitted\n"
+	        "                          afresh by the re-compressor's predictor (docs/RECORD.md)\n");
 }
 
 /* ---- the decoded-frames JSON (docs/DECODE.md) ---- */
@@ -248,6 +251,7 @@ int cmd_encode(int argc, char **argv)
 	hks_stored_animation *orig = NULL;
 	hks_track_params *pal = NULL, *fpal = NULL;
 	hks_packed_spline *packed = NULL;
+	const char *record_path = NULL;
 	if (!compendiums) {
 		fprintf(stderr, "hkspline encode: out of memory\n");
 		return 2;
@@ -332,9 +336,8 @@ int cmd_encode(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--continuity")) {
 			continuity = 1;
-		} else if (!strcmp(a, "--record")) {
-			fprintf(stderr, "hkspline encode: --record (re-compression records) is not implemented yet\n");
-			goto done;
+		} else if (!strcmp(a, "--record") && has) {
+			record_path = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "hkspline encode: unknown or incomplete option '%s'\n", a);
 			usage(stderr);
@@ -449,8 +452,44 @@ int cmd_encode(int argc, char **argv)
 	o.solver = solver;
 	o.rotation_continuity = continuity;
 	hks_encode_stats st;
+	memset(&st, 0, sizeof(st));
 	o.stats = &st;
-	if (hks_encode_spline(&jf.in, &o, &packed, &err) != HKS_OK) {
+	if (record_path) {
+		/* the record of animation ai in the record file: prediction + corrections */
+		size_t rsize = 0;
+		uint8_t *rbytes = cli_read_file(record_path, &rsize);
+		hks_record_file_entry *entries = NULL;
+		uint32_t count = 0;
+		if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
+			if (rbytes)
+				cli_print_error(&err);
+			free(rbytes);
+			status = 1;
+			goto done;
+		}
+		const hks_record_file_entry *e = NULL;
+		for (uint32_t k = 0; k < count; k++)
+			if (entries[k].animation == ai)
+				e = &entries[k];
+		hks_record_apply_report ar;
+		hks_result rr = HKS_E_NOT_FOUND;
+		if (!e)
+			fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", record_path, ai);
+		else
+			rr = hks_recompress_apply(&jf.in, e->record, e->size, NULL, &packed, &ar, &err);
+		if (e && rr != HKS_OK)
+			cli_print_error(&err);
+		if (rr == HKS_OK)
+			fprintf(stderr, "hkspline encode: record: %llu of %llu corrected parts kept, %llu refitted%s\n",
+			        (unsigned long long)ar.applied, (unsigned long long)ar.entries, (unsigned long long)ar.refitted,
+			        ar.data_matches ? " (the original data)" : "");
+		hks_buffer_free(NULL, entries, count * sizeof(*entries));
+		free(rbytes);
+		if (rr != HKS_OK) {
+			status = 1;
+			goto done;
+		}
+	} else if (hks_encode_spline(&jf.in, &o, &packed, &err) != HKS_OK) {
 		cli_print_error(&err);
 		status = 1;
 		goto done;
