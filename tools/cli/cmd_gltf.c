@@ -661,7 +661,7 @@ int cli_encode_gltf(int argc, char **argv)
 	hks_packed_spline *packed = NULL;
 	const char **slot_names = NULL;
 	float *ref_floats = NULL;
-	int16_t *identity = NULL;
+	int16_t *identity = NULL, *float_slots = NULL;
 	float(*samples)[4] = NULL;
 	if (!comps)
 		return 2;
@@ -781,11 +781,11 @@ int cli_encode_gltf(int argc, char **argv)
 	uint32_t T = oa->number_of_transform_tracks > 0 ? (uint32_t)oa->number_of_transform_tracks : 0;
 	uint32_t F = oa->number_of_float_tracks > 0 ? (uint32_t)oa->number_of_float_tracks : 0;
 	/* track order: the original's binding (an empty map is the identity, CONTAINERS.md §3.5);
-	 * without --like every skeleton bone in order, and no float tracks */
+	 * without --like every skeleton bone in order, and the float slots the glTF's extras carry */
 	const int16_t *track_to_bone = NULL;
 	if (!like) {
 		T = sk->num_bones;
-		F = 0;
+		F = sk->float_slots ? sk->num_float_slots : 0;
 	}
 	if (like && bind && bind->num_transform_track_to_bone_indices >= T && bind->num_transform_track_to_bone_indices)
 		track_to_bone = bind->transform_track_to_bone_indices;
@@ -802,7 +802,7 @@ int cli_encode_gltf(int argc, char **argv)
 	if (!slot_names || !ref_floats)
 		goto done;
 	for (uint32_t i = 0; i < F; i++) {
-		int32_t slot = bind && i < bind->num_float_track_to_float_slot_indices
+		int32_t slot = like && bind && i < bind->num_float_track_to_float_slot_indices
 		                   ? bind->float_track_to_float_slot_indices[i]
 		                   : (int32_t)i;
 		slot_names[i] = slot >= 0 && (uint32_t)slot < sk->num_float_slots && sk->float_slots ? sk->float_slots[slot]
@@ -866,8 +866,32 @@ int cli_encode_gltf(int argc, char **argv)
 	print_list("track bone(s) have no glTF node (reference pose used)", NULL, ga->missing_bones, sk,
 	           ga->num_missing_bones);
 	print_list("track bone(s) are not animated (node pose used)", NULL, ga->static_bones, sk, ga->num_static_bones);
-	print_list("float slot(s) not in the glTF extras (reference value used)", ga->missing_float_slots, NULL, sk,
-	           ga->num_missing_float_slots);
+	if (like)
+		print_list("float slot(s) not in the glTF extras (reference value used)", ga->missing_float_slots, NULL, sk,
+		           ga->num_missing_float_slots);
+	else if (F) {
+		/* keep the slots the extras carry (in slot order); the others are no tracks */
+		uint32_t kept = 0;
+		float_slots = calloc((size_t)F + 1, sizeof(int16_t));
+		if (!float_slots)
+			goto done;
+		for (uint32_t i = 0; i < F; i++) {
+			bool missing = false;
+			for (uint32_t k = 0; k < ga->num_missing_float_slots; k++)
+				missing |= ga->missing_float_slots[k] == slot_names[i];
+			if (!missing)
+				float_slots[kept++] = (int16_t)i;
+		}
+		for (uint32_t f = 0; f < ga->num_frames; f++)
+			for (uint32_t k = 0; k < kept; k++)
+				ga->floats[(size_t)f * kept + k] = ga->floats[(size_t)f * F + (uint32_t)float_slots[k]];
+		F = kept;
+		oa->number_of_float_tracks = (int32_t)F;
+		if (bind) {
+			bind->float_track_to_float_slot_indices = F ? float_slots : NULL;
+			bind->num_float_track_to_float_slot_indices = F;
+		}
+	}
 
 	/* encode with Havok's defaults (tolerance 0.001, degree 3, ThreeComp40, 16-bit) */
 	hks_frames_in fin;
@@ -947,6 +971,7 @@ done:
 	hks_gltf_animation_free(ga);
 	free(gltf);
 	free(identity);
+	free(float_slots);
 	free(slot_names);
 	free(ref_floats);
 	hks_loaded_free(ld);
