@@ -25,6 +25,9 @@
 
 typedef struct check_counts {
 	uint64_t files, files_failed, animations, header_ok, decoded, walk_exact, repack_exact, roundtrip_exact;
+	/* --reencode (docs/RECORD.md) */
+	uint64_t reencode_exact, reencode_spline_parts, reencode_spline_parts_exact, record_exact, record_bytes, data_bytes;
+	uint64_t reencode_first_diff[HKS_DIFF_COUNT];
 } check_counts;
 
 typedef struct check_failure {
@@ -49,6 +52,7 @@ typedef struct check_job {
 	atomic_size_t done;
 	bool repack;
 	bool roundtrip;
+	bool reencode;
 } check_job;
 
 static char *dup_string(const char *s)
@@ -152,6 +156,68 @@ static bool roundtrip_file(const hks_loaded *ld, char *msg, size_t msg_size)
 	return same;
 }
 
+/* --reencode: the re-compressor on one animation (docs/RECORD.md); record_exact
+ * applies the record to freshly decoded frames and compares the bytes. */
+static void reencode_animation(file_result *fr, const hks_file *file, uint32_t i)
+{
+	const hks_animation *anim = &file->animations[i];
+	hks_recompress_options o;
+	memset(&o, 0, sizeof(o));
+	o.sdk = file->sdk;
+	o.animation_index = (int32_t)i;
+	uint8_t *rec = NULL;
+	size_t rec_size = 0;
+	hks_recompress_report rep;
+	hks_error err;
+	if (hks_recompress(anim, &o, &rec, &rec_size, NULL, &rep, &err) != HKS_OK) {
+		add_error(fr, (int32_t)i, "reencode", &err);
+		return;
+	}
+	check_counts *c = &fr->counts;
+	c->reencode_exact += (uint64_t)rep.prediction_exact;
+	for (int k = 0; k < 4; k++) {
+		c->reencode_spline_parts += rep.spline_parts[k];
+		c->reencode_spline_parts_exact += rep.spline_parts_exact[k];
+	}
+	for (int k = 0; k < HKS_DIFF_COUNT; k++)
+		c->reencode_first_diff[k] += rep.first_diff[k];
+	c->record_bytes += rep.record_bytes;
+	c->data_bytes += rep.data_bytes;
+	hks_stored_animation *s = NULL;
+	float *t = NULL, *f = NULL;
+	hks_packed_spline *out = NULL;
+	bool exact = false;
+	if (hks_stored_read(anim, NULL, &s, &err) == HKS_OK) {
+		size_t nf = (size_t)s->num_frames;
+		t = (float *)calloc(nf * (size_t)s->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
+		f = (float *)calloc(nf * (size_t)s->num_float_tracks + 1, sizeof(float));
+		hks_frames_in in = {(uint32_t)nf, (uint32_t)s->num_transform_tracks, (uint32_t)s->num_float_tracks,
+		                    anim->duration, t, f};
+		hks_record_apply_report ar;
+		if (t && f && hks_sample_frames(s, NULL, 0, (uint32_t)nf, t, f, &err) == HKS_OK &&
+		    hks_recompress_apply(&in, rec, rec_size, NULL, &out, &ar, &err) == HKS_OK) {
+			const hks_spline_header *h = &anim->spline, *g = &out->header;
+			exact = h->data_size == g->data_size && !memcmp(h->data, g->data, h->data_size) &&
+			        h->num_block_offsets == g->num_block_offsets &&
+			        !memcmp(h->block_offsets, g->block_offsets, 4 * (size_t)h->num_block_offsets) &&
+			        h->num_float_block_offsets == g->num_float_block_offsets &&
+			        (!h->num_float_block_offsets ||
+			         !memcmp(h->float_block_offsets, g->float_block_offsets, 4 * (size_t)h->num_float_block_offsets));
+		}
+	}
+	if (exact)
+		c->record_exact++;
+	else
+		add_failure(fr, (int32_t)i, "reencode", "the record does not reproduce the data");
+	if (out)
+		hks_packed_spline_free(out);
+	if (s)
+		hks_stored_free(s);
+	free(t);
+	free(f);
+	hks_buffer_free(NULL, rec, rec_size);
+}
+
 static void check_one(check_job *job, size_t index)
 {
 	file_result *fr = &job->results[index];
@@ -205,6 +271,8 @@ static void check_one(check_job *job, size_t index)
 			else
 				add_error(fr, (int32_t)i, "repack", &err);
 		}
+		if (job->reencode)
+			reencode_animation(fr, file, i);
 	}
 	/* Havok XML has no writer in the library: nothing to round-trip */
 	if (job->roundtrip && file->container != HKS_CONTAINER_XML) {
@@ -249,6 +317,14 @@ static void add_counts(check_counts *a, const check_counts *b)
 	a->walk_exact += b->walk_exact;
 	a->repack_exact += b->repack_exact;
 	a->roundtrip_exact += b->roundtrip_exact;
+	a->reencode_exact += b->reencode_exact;
+	a->reencode_spline_parts += b->reencode_spline_parts;
+	a->reencode_spline_parts_exact += b->reencode_spline_parts_exact;
+	a->record_exact += b->record_exact;
+	a->record_bytes += b->record_bytes;
+	a->data_bytes += b->data_bytes;
+	for (int k = 0; k < HKS_DIFF_COUNT; k++)
+		a->reencode_first_diff[k] += b->reencode_first_diff[k];
 }
 
 static int compare_sdk(const void *a, const void *b)
@@ -278,6 +354,27 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 		cli_json_key(j, "roundtrip_exact");
 		cli_json_uint(j, c->roundtrip_exact);
 	}
+	if (job->reencode) {
+		cli_json_key(j, "reencode_exact");
+		cli_json_uint(j, c->reencode_exact);
+		cli_json_key(j, "reencode_spline_parts");
+		cli_json_uint(j, c->reencode_spline_parts);
+		cli_json_key(j, "reencode_spline_parts_exact");
+		cli_json_uint(j, c->reencode_spline_parts_exact);
+		cli_json_key(j, "reencode_first_diff");
+		cli_json_begin_object(j);
+		for (int k = 1; k < HKS_DIFF_COUNT; k++) {
+			cli_json_key(j, hks_diff_category_name((hks_diff_category)k));
+			cli_json_uint(j, c->reencode_first_diff[k]);
+		}
+		cli_json_end_object(j);
+		cli_json_key(j, "record_exact");
+		cli_json_uint(j, c->record_exact);
+		cli_json_key(j, "record_bytes");
+		cli_json_uint(j, c->record_bytes);
+		cli_json_key(j, "data_bytes");
+		cli_json_uint(j, c->data_bytes);
+	}
 }
 
 static void text_counts(FILE *out, const char *label, const check_counts *c, const check_job *job)
@@ -290,13 +387,18 @@ static void text_counts(FILE *out, const char *label, const check_counts *c, con
 		fprintf(out, " %7llu repack_exact", (unsigned long long)c->repack_exact);
 	if (job->roundtrip)
 		fprintf(out, " %7llu roundtrip_exact", (unsigned long long)c->roundtrip_exact);
+	if (job->reencode)
+		fprintf(out, " %7llu reencode_exact %llu/%llu reencode_spline_parts_exact %7llu record_exact %llu/%llu record/data B",
+		        (unsigned long long)c->reencode_exact, (unsigned long long)c->reencode_spline_parts_exact,
+		        (unsigned long long)c->reencode_spline_parts, (unsigned long long)c->record_exact,
+		        (unsigned long long)c->record_bytes, (unsigned long long)c->data_bytes);
 	fputc('\n', out);
 }
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: hkspline check [--json] [--no-progress] [-j N] [--repack] [--roundtrip]\n"
+	        "usage: hkspline check [--json] [--no-progress] [-j N] [--repack] [--roundtrip] [--reencode]\n"
 	        "                      [--compendium FILE|DIR]... PATH...\n"
 	        "Verify every spline animation in the files, folders (recursive), binders and DCX\n"
 	        "archives given. Exit status 0 when every file passes, 1 when any fails, 2 on usage errors.\n");
@@ -314,7 +416,7 @@ static bool parse_jobs(const char *s, long *out)
 
 int cmd_check(int argc, char **argv)
 {
-	bool json = false, progress = true, repack = false, roundtrip = false;
+	bool json = false, progress = true, repack = false, roundtrip = false, reencode = false;
 	long jobs = 0;
 	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
 	const char **paths = (const char **)calloc((size_t)argc + 1, sizeof(char *));
@@ -338,6 +440,8 @@ int cmd_check(int argc, char **argv)
 			repack = true;
 		} else if (!strcmp(a, "--roundtrip")) {
 			roundtrip = true;
+		} else if (!strcmp(a, "--reencode")) {
+			reencode = true;
 		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
 			if (i + 1 >= argc || !parse_jobs(argv[i + 1], &jobs)) {
 				fprintf(stderr, "hkspline check: %s needs a thread count from 1 to 1024\n", a);
@@ -411,6 +515,7 @@ int cmd_check(int argc, char **argv)
 	job.results = (file_result *)calloc(job.count + 1, sizeof(file_result));
 	job.repack = repack;
 	job.roundtrip = roundtrip;
+	job.reencode = reencode;
 	atomic_init(&job.next, 0);
 	atomic_init(&job.done, 0);
 	if (!job.results) {
