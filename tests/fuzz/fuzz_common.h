@@ -37,7 +37,8 @@ static inline void fuzz_options(hks_options *o)
 
 /*
  * Contracts that currently fail on known inputs (reported, not yet fixed: see
- * docs/RELIABILITY.md, "Open findings"; today the zero-track encode/walk) are
+ * docs/RELIABILITY.md, "Open findings": the zero-track encode/walk and the
+ * tagfile write/read-back of fuzz_file / fuzz_packfile) are
  * checked only when HKS_FUZZ_STRICT=1, so that the CI fuzz step reports
  * memory errors and crashes while those are open. Memory safety is always
  * checked.
