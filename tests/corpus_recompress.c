@@ -254,7 +254,7 @@ static void test_recompress_corpus(void **state)
 		assert_true(g->anims > 0);
 		if (stride != 8)
 			continue;
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 8.5 : 6.9));
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 7.9 : 6.5));
 		assert_true(pct(g->spline_exact[1], g->spline[1]) >= (er ? 56.5 : 62.0));
 		assert_true(pct(g->spline_exact[0], g->spline[0]) >= (er ? 8.4 : 6.9));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);

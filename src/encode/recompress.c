@@ -243,7 +243,8 @@ static hks_result diff_encode(hks_bytebuf *out, const uint8_t *pred, const uint8
 	return HKS_OK;
 }
 
-static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t *payload, size_t size)
+static hks_result diff_apply_used(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t *payload, size_t size,
+                                  size_t *used)
 {
 	hks_cursor c = hks_cursor_make(ctx, payload, size, 0);
 	uint64_t runs, pos = 0;
@@ -263,9 +264,16 @@ static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t
 			buf[pos + k] ^= x[k];
 		pos += len;
 	}
-	if (c.pos != size)
+	if (used)
+		*used = c.pos;
+	else if (c.pos != size)
 		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "bytes after the last run");
 	return HKS_OK;
+}
+
+static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t *payload, size_t size)
+{
+	return diff_apply_used(ctx, buf, n, payload, size, NULL);
 }
 
 /* ---- frames and their hashes --------------------------------------------- */
@@ -650,14 +658,35 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
 			bytes = e->payload;
 			size = e->payload_size;
-		} else if (e->kind == HKS_REC_ENTRY_REFIT) {
+		} else if (e->kind == HKS_REC_ENTRY_REFIT || e->kind == HKS_REC_ENTRY_REFIT_PATCHED) {
 			hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
 			uint32_t plen = 0;
 			const uint8_t *prefix = NULL;
 			int ok = 0;
-			r = hks_rec_get_count(&c, e->payload_size, &plen, "refit prefix size");
-			if (r == HKS_OK)
+			/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below */
+			r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
+			                      "refit prefix size");
+			if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT) {
 				r = hks_read_bytes(&c, plen, &prefix, "refit prefix");
+			} else if (r == HKS_OK) {
+				/* the prefix: the prediction's (step e->ladder), patched */
+				r = predict(pr, e->ladder);
+				if (r == HKS_OK) {
+					pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+					r = canon_part(&cn, kind, m0, mb, pp);
+				}
+				if (r == HKS_OK && cn.bytes.size < plen)
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, the prediction has %zu",
+					             i, plen, cn.bytes.size);
+				size_t used = 0;
+				if (r == HKS_OK)
+					r = diff_apply_used(ctx, cn.bytes.data, plen, e->payload + c.pos, e->payload_size - c.pos, &used);
+				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, cn.bytes.data, plen ? plen : 1) : NULL;
+				if (r == HKS_OK && !pcopy)
+					r = hks_fail_nomem(ctx, 0);
+				prefix = pcopy;
+				c.pos += used;
+			}
 			if (r == HKS_OK)
 				r = predictor_ws(pr);
 			if (r == HKS_OK)
@@ -742,12 +771,10 @@ static hks_result packed_from_verbatim(hks_ctx *ctx, const hks_rec_anim *rec, hk
 	h->num_blocks = (int32_t)rec->num_blocks;
 	h->max_frames_per_block = (int32_t)rec->max_frames_per_block;
 	h->mask_and_quantization_size = hks_expected_mask_size(p->num_transform_tracks, p->num_float_tracks);
-	/* the packer's header rule (include/hkspline.h, hks_stored_pack) */
-	if (rec->num_frames > 1) {
-		h->frame_duration = p->duration / (float)(rec->num_frames - 1);
-		h->block_duration = h->frame_duration * (float)(rec->max_frames_per_block - 1);
-		h->block_inverse_duration = 1.0f / h->block_duration;
-	}
+	/* the original's header durations, bit for bit */
+	memcpy(&h->frame_duration, &rec->header_bits[0], 4);
+	memcpy(&h->block_duration, &rec->header_bits[1], 4);
+	memcpy(&h->block_inverse_duration, &rec->header_bits[2], 4);
 	h->block_offsets = bo;
 	h->num_block_offsets = rec->num_block_offsets;
 	h->float_block_offsets = fbo;
@@ -976,9 +1003,12 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 {
 	hks_ctx *ctx = bd->ctx;
 	uint32_t T = (uint32_t)orig->num_transform_tracks, F = (uint32_t)orig->num_float_tracks, per = 3 * T + F;
-	canon co, cp;
+	canon co, cp, cq;
 	memset(&co, 0, sizeof(co));
 	memset(&cp, 0, sizeof(cp));
+	memset(&cq, 0, sizeof(cq));
+	hks_bytebuf_init(&cq.bytes, ctx);
+	hks_bytebuf_init(&cq.cats, ctx);
 	hks_bytebuf_init(&co.bytes, ctx);
 	hks_bytebuf_init(&co.cats, ctx);
 	hks_bytebuf_init(&cp.bytes, ctx);
@@ -1070,8 +1100,29 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
 					if (r == HKS_OK && trial.size < current) {
 						refit = 1;
+						current = trial.size;
 						best.size = 0;
 						r = hks_bytebuf_append(&best, trial.data, trial.size);
+					}
+					/* the prefix as a patch of step 0's prediction, when it has the same length */
+					unsigned k2;
+					uint8_t pm0, pmb;
+					uint32_t t2;
+					const hks_stored_part *pp = unit_part(pr->pred[0], b, u, T, &k2, &pm0, &pmb, &t2);
+					if (r == HKS_OK)
+						r = canon_part(&cq, kind, pm0, pmb, pp);
+					if (r == HKS_OK && cq.bytes.size >= plen && canon_prefix_size(kind, pmb, pp) == plen) {
+						trial.size = 0;
+						r = hks_rec_put_varint(&trial, plen);
+						if (r == HKS_OK)
+							r = diff_encode(&trial, cq.bytes.data, co.bytes.data, plen);
+						if (r == HKS_OK)
+							r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
+						if (r == HKS_OK && trial.size < current) {
+							refit = 2;
+							best.size = 0;
+							r = hks_bytebuf_append(&best, trial.data, trial.size);
+						}
 					}
 				}
 				if (r != HKS_OK)
@@ -1082,7 +1133,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			e.index = b * per + u;
 			e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind, track);
 			if (refit) {
-				e.kind = HKS_REC_ENTRY_REFIT;
+				e.kind = refit == 2 ? HKS_REC_ENTRY_REFIT_PATCHED : HKS_REC_ENTRY_REFIT;
 				e.ladder = 0;
 				rep->refit_parts++;
 			} else if (chosen < 0) {
@@ -1103,6 +1154,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 	hks_bytebuf_free(&co.cats);
 	hks_bytebuf_free(&cp.bytes);
 	hks_bytebuf_free(&cp.cats);
+	hks_bytebuf_free(&cq.bytes);
+	hks_bytebuf_free(&cq.cats);
 	hks_bytebuf_free(&best);
 	hks_bytebuf_free(&trial);
 	return r;
@@ -1309,6 +1362,9 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 		rec.block_offsets = (uint32_t *)anim->spline.block_offsets;
 		rec.float_block_offsets = (uint32_t *)anim->spline.float_block_offsets;
 		rec.data = anim->spline.data;
+		rec.header_bits[0] = hks_f32_bits(anim->spline.frame_duration);
+		rec.header_bits[1] = hks_f32_bits(anim->spline.block_duration);
+		rec.header_bits[2] = hks_f32_bits(anim->spline.block_inverse_duration);
 		rep.verbatim_animation = 1;
 		r = hks_rec_write(&ctx, &rec, opts->no_zlib, &out, &out_size);
 	}

@@ -125,6 +125,8 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 	if (r->kind == HKS_REC_ANIM_VERBATIM) {
 		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
 		HKS_TRY(put_offsets(b, r->float_block_offsets, r->num_float_block_offsets));
+		for (int i = 0; i < 3; i++)
+			HKS_TRY(put_u32(b, r->header_bits[i]));
 		return hks_bytebuf_append(b, r->data, r->data_size);
 	}
 	HKS_TRY(hks_bytebuf_append(b, r->track_quant, r->num_transform_tracks));
@@ -219,6 +221,8 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 	if (r->kind == HKS_REC_ANIM_VERBATIM) {
 		HKS_TRY(get_offsets(c, arena, &r->block_offsets, &r->num_block_offsets, "blockOffsets"));
 		HKS_TRY(get_offsets(c, arena, &r->float_block_offsets, &r->num_float_block_offsets, "floatBlockOffsets"));
+		for (int i = 0; i < 3; i++)
+			HKS_TRY(hks_read_le32(c, &r->header_bits[i], "header durations"));
 		HKS_TRY(hks_read_bytes(c, r->data_size, &r->data, "data"));
 	} else {
 		HKS_TRY(hks_read_bytes(c, r->num_transform_tracks, &r->track_quant, "track quantizations"));
@@ -262,9 +266,6 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			HKS_TRY(hks_read_u8(c, &lk, "entry kind"));
 			e->kind = lk & 3;
 			e->ladder = (uint8_t)(lk >> 2);
-			if (e->kind > HKS_REC_ENTRY_REFIT)
-				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "entry %u: kind %u is unknown", i,
-				                e->kind);
 			if (e->ladder >= r->ladder_count)
 				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1,
 				                "entry %u: ladder step %u of %u", i, e->ladder, r->ladder_count);

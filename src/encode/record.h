@@ -13,7 +13,7 @@
 #define HKS_RECORD_FLAG_ZLIB 0x01u
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
-enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2 };
+enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3 };
 
 /* One part's correction. The part's canonical form (recompress.c) is patched
  * with XOR runs (DIFF), replaced (VERBATIM), or rebuilt from the recorded
