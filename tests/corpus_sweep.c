@@ -10,7 +10,8 @@
  * Runtime bound (the sanitizer build runs this test too, ~3x slower): every
  * truncation length up to SWEEP_EVERY bytes, then SWEEP_EVERY more lengths
  * spread evenly; changed bytes at up to SWEEP_FLIPS positions spread evenly
- * (every position of smaller files). tests/test_sweep.c does every length
+ * (every position of smaller files); for large files both spreads are cut so
+ * that each parses at most SWEEP_BUDGET bytes. tests/test_sweep.c does every length
  * and position on the project's synthetic files.
  */
 #include "hks_test.h"
@@ -22,6 +23,9 @@
 
 #define SWEEP_EVERY 16384u
 #define SWEEP_FLIPS 8192u
+/* Bytes parsed by the spread truncations and by the changed bytes of one
+ * file, each: a large file (the 250 KB XML) gets fewer positions. */
+#define SWEEP_BUDGET (UINT64_C(96) << 20)
 
 /* The i-th of `count` positions spread evenly over [0, n). */
 static size_t spread(size_t i, size_t count, size_t n)
@@ -184,9 +188,12 @@ static void sweep_one(const sample *s)
 	printf("  %-28s %8zu bytes  %s, %ld allocations, peak %lld bytes (%.1f x input)\n", s->key, n,
 	       hks_result_name(full), allocs, cnt.peak, (double)cnt.peak / (double)n);
 	/* truncations, on an exact-size copy so that reads past the end are caught */
-	size_t ntrunc = n <= 2 * SWEEP_EVERY ? n : 2 * SWEEP_EVERY;
+	size_t nspread = SWEEP_EVERY;
+	if ((uint64_t)nspread * n > SWEEP_BUDGET)
+		nspread = (size_t)(SWEEP_BUDGET / n) + 1;
+	size_t ntrunc = n <= SWEEP_EVERY + nspread ? n : SWEEP_EVERY + nspread;
 	for (size_t k = 0; k < ntrunc; k++) {
-		size_t len = k < SWEEP_EVERY || n <= 2 * SWEEP_EVERY ? k : SWEEP_EVERY + spread(k - SWEEP_EVERY, SWEEP_EVERY, n - SWEEP_EVERY);
+		size_t len = k < SWEEP_EVERY || n <= SWEEP_EVERY + nspread ? k : SWEEP_EVERY + spread(k - SWEEP_EVERY, nspread, n - SWEEP_EVERY);
 		uint8_t *t = (uint8_t *)malloc(len ? len : 1);
 		memcpy(t, d, len);
 		memset(&cnt, 0, sizeof(cnt));
@@ -196,6 +203,8 @@ static void sweep_one(const sample *s)
 	}
 	/* changed bytes */
 	size_t nflip = n < SWEEP_FLIPS ? n : SWEEP_FLIPS;
+	if ((uint64_t)nflip * n > SWEEP_BUDGET)
+		nflip = (size_t)(SWEEP_BUDGET / n) + 1;
 	for (size_t k = 0; k < nflip; k++) {
 		size_t i = spread(k, nflip, n);
 		uint8_t old = d[i];
