@@ -432,7 +432,7 @@ hks_result hks_bnd4_hash_table(const hks_bnd4 *bnd, uint64_t offset, const hks_o
 		return r;
 	}
 	*out = hks_bytebuf_take(&b, out_size);
-	return HKS_OK;
+	return *out ? HKS_OK : hks_fail_nomem(&ctx, 0); /* a failed final shrink; the output is never empty */
 }
 
 /* Compare the stored hash table with the one §6.3 computes. Out-of-file

@@ -457,6 +457,11 @@ static hks_result check_input(hks_ctx *ctx, const hks_frames_in *in, uint32_t mf
 	if ((uint64_t)in->num_transform_tracks + in->num_float_tracks > ctx->limits.max_tracks)
 		return hks_fail(ctx, HKS_E_LIMIT, -1, "%u + %u tracks exceed the limit of %u", in->num_transform_tracks,
 		                in->num_float_tracks, ctx->limits.max_tracks);
+	/* An animation without tracks has no block bytes at all, which the walk
+	 * rejects (FORMAT.md §6 H4: blockOffsets[0] must lie inside the data);
+	 * the format gives no way to store it, so it is refused here. */
+	if (in->num_transform_tracks == 0 && in->num_float_tracks == 0)
+		return hks_fail(ctx, HKS_E_ARGUMENT, -1, "no tracks to encode");
 	if (in->num_transform_tracks && !in->transforms)
 		return hks_fail(ctx, HKS_E_ARGUMENT, -1, "%u transform tracks but no transforms", in->num_transform_tracks);
 	if (in->num_float_tracks && !in->floats)
