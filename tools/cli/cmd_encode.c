@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cmd_gltf.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -27,6 +28,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: hkspline encode IN.json -o OUT.hkx --like ORIGINAL [options]\n"
+	        "       hkspline encode IN.glb|IN.gltf ... (glTF import: hkspline encode IN.glb --help, docs/GLTF.md)\n"
 	        "  IN.json                 decoded frames (hkspline decode, frame mode)\n"
 	        "  --like ORIGINAL         the Havok file whose animation is replaced (required for now)\n"
 	        "  --animation N           which animation of IN.json (its \"index\"); default: the first\n"
@@ -233,6 +235,10 @@ static bool parse_rotation_quantization(const char *s, unsigned *selector)
 
 int cmd_encode(int argc, char **argv)
 {
+	/* IN.glb / IN.gltf: the glTF import (cmd_gltf.c, docs/GLTF.md) */
+	for (int i = 1; i < argc; i++)
+		if (cli_is_gltf_path(argv[i]) && strcmp(argv[i - 1], "-o") != 0)
+			return cli_encode_gltf(argc, argv);
 	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
 	size_t num_compendiums = 0;
 	const char *in = NULL, *out = NULL, *like = NULL, *sdk = NULL;
