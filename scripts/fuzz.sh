@@ -4,7 +4,12 @@
 #
 # usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (default 60 s, all targets)
 # Environment: BUILD (default build-fuzz beside the sources), JOBS (2),
-#   KEEP_CORPUS=1 to keep the grown working corpora (printed at the end).
+#   KEEP_CORPUS=1 to keep the grown working corpora (printed at the end),
+#   FUZZ_SEED=N to fix libFuzzer's random seed, FUZZ_RUNS_FILE=F to run each
+#   target for the number of executions F lists ("target runs" per line;
+#   SECONDS stays the upper bound). With both, a run is reproducible: CI uses
+#   tests/fuzz/ci_runs so that what passed on a developer machine passes in
+#   CI, while developers fuzz open-endedly by time.
 # Prints executions per second and crashes per target; exits 1 when any
 # target crashed (the reproducer is copied to tests/fuzz/crashers/<target>/
 # of the source tree: fix the bug, keep the file, commit both).
@@ -35,7 +40,13 @@ for t in $targets; do
 	log="$work/$t.log"
 	rc=0
 	t0=$(date +%s)
-	"$build/fuzz_$t" $dict -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 -max_len=65536 \
+	extra=
+	[ -n "${FUZZ_SEED:-}" ] && extra="-seed=$FUZZ_SEED"
+	if [ -n "${FUZZ_RUNS_FILE:-}" ]; then
+		runs=$(awk -v t="$t" '$1 == t { print $2 }' "$FUZZ_RUNS_FILE")
+		[ -n "$runs" ] && extra="$extra -runs=$runs"
+	fi
+	"$build/fuzz_$t" $dict $extra -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts-$t/" "$corpus" >"$log" 2>&1 || rc=$?
 	ran=$(( $(date +%s) - t0 ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -53,8 +53,10 @@ uint8_t *hks_test_read_file(const char *path, size_t *size)
 		p = NULL;
 	}
 	fclose(f);
-	if (p)
+	if (p) {
+		p[n] = 0; /* text readers (atoi, strtol) may rely on the terminator */
 		*size = (size_t)n;
+	}
 	return p;
 }
 

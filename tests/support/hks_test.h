@@ -18,7 +18,8 @@ const char *hks_test_corpus(void);
  * message and exit with 77 (ctest reports the test as skipped). */
 const char *hks_test_require_corpus(const char *test_name);
 
-/* Read a whole file (malloc'd; caller frees). NULL on failure. */
+/* Read a whole file (malloc'd, with a NUL byte after the last one; caller
+ * frees). NULL on failure. */
 uint8_t *hks_test_read_file(const char *path, size_t *size);
 
 /* List files below `dir` (recursively) whose name ends with one of the
