@@ -590,6 +590,12 @@ int hks_guard_for_sdk(const char *sdk);
 typedef struct hks_pack_options {
 	hks_options base;
 	int guard;                 /* 0: never; 1: the Elden Ring rule (hks_guard_for_sdk) */
+	/* Nonzero: a block without float tracks gets its stored float_offset as
+	 * floatBlockOffsets[b] instead of the computed end of its transform data.
+	 * Nothing reads that value when there are no float tracks, and files from
+	 * third-party tools store other values there (docs/STORED.md); a repack of
+	 * a walked structure keeps it. Structures made by the encoder leave it 0. */
+	int keep_float_offsets;
 } hks_pack_options;
 
 typedef struct hks_packed_spline {

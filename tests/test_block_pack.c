@@ -117,6 +117,36 @@ static void test_pack_example(void **state)
 	hks_packed_spline_free(p);
 }
 
+/* keep_float_offsets: without float tracks the stored floatBlockOffsets value
+ * (unobservable, non-standard in some third-party files) is written back;
+ * with float tracks, or without the option, the computed offset is. */
+static void test_keep_float_offsets(void **state)
+{
+	(void)state;
+	example x;
+	build_example(&x);
+	x.s.num_float_tracks = 0; /* the example without its float track */
+	x.block.float_offset = 45;
+	hks_pack_options o;
+	memset(&o, 0, sizeof(o));
+	hks_packed_spline *p = NULL;
+	hks_error e;
+	assert_int_equal(hks_stored_pack(&x.s, &o, &p, &e), HKS_OK);
+	uint32_t computed = p->header.float_block_offsets[0];
+	assert_int_not_equal(computed, 45);
+	hks_packed_spline_free(p);
+	o.keep_float_offsets = 1;
+	assert_int_equal(hks_stored_pack(&x.s, &o, &p, &e), HKS_OK);
+	assert_int_equal(p->header.float_block_offsets[0], 45);
+	hks_packed_spline_free(p);
+	/* with a float track the offset locates data: always computed */
+	build_example(&x);
+	x.block.float_offset = 45;
+	assert_int_equal(hks_stored_pack(&x.s, &o, &p, &e), HKS_OK);
+	assert_int_equal(p->header.float_block_offsets[0], 40);
+	hks_packed_spline_free(p);
+}
+
 /* NaN bit patterns of static values and bounds are written unchanged. */
 static void test_pack_nan_bits(void **state)
 {
@@ -456,6 +486,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack_example),
+		cmocka_unit_test(test_keep_float_offsets),
 		cmocka_unit_test(test_pack_nan_bits),
 		cmocka_unit_test(test_guard),
 		cmocka_unit_test(test_pack_walk_roundtrip),

@@ -23,6 +23,7 @@ typedef struct packer {
 	size_t block_start;
 	int32_t block, track;
 	hks_part part;
+	int keep_float_offsets;
 } packer;
 
 static hks_result HKS_PRINTF(2, 3) pack_fail(packer *pk, const char *fmt, ...)
@@ -215,6 +216,8 @@ static hks_result pack_blocks(packer *pk, const hks_stored_animation *s, int gua
 			HKS_TRY(put_vector(pk, &tr->part[2], tr->mask[3], sq, 3));
 		}
 		float_block_offsets[b] = (uint32_t)(pk->buf.size - pk->block_start);
+		if (pk->keep_float_offsets && F == 0)
+			float_block_offsets[b] = blk->float_offset; /* unobservable without float tracks: keep it */
 		for (uint32_t f = 0; f < F; f++) {
 			uint8_t byte = blk->float_masks[f];
 			pk->track = (int32_t)f;
@@ -267,6 +270,7 @@ hks_result hks_stored_pack(const hks_stored_animation *s, const hks_pack_options
 		return r;
 	}
 	hks_bytebuf_init(&pk.buf, &ctx);
+	pk.keep_float_offsets = opts ? opts->keep_float_offsets : 0;
 	uint32_t guard_bytes = 0;
 	hks_result r = pack_blocks(&pk, s, opts ? opts->guard : 0, offsets, offsets + nb, &guard_bytes);
 	uint8_t *data = NULL;
@@ -416,6 +420,7 @@ hks_result hks_spline_repack_compare(const hks_animation *anim, int guard, hks_e
 	hks_pack_options po;
 	memset(&po, 0, sizeof(po));
 	po.guard = guard;
+	po.keep_float_offsets = 1; /* a repack keeps what the bytes say */
 	hks_packed_spline *p = NULL;
 	hks_result r = hks_stored_pack(s, &po, &p, err);
 	if (r != HKS_OK) {

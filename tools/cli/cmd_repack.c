@@ -61,6 +61,7 @@ static int repack_animation(hks_file *file, uint32_t i, int guard_mode, int stri
 	memset(&po, 0, sizeof(po));
 	po.base.name = name;
 	po.guard = guard_mode < 0 ? hks_guard_for_sdk(file->sdk) : guard_mode;
+	po.keep_float_offsets = 1;
 	hks_packed_spline *p = NULL;
 	if (hks_stored_pack(s, &po, &p, &err) != HKS_OK) {
 		cli_print_error(&err);
