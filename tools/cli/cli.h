@@ -29,6 +29,12 @@ int cmd_recompress(int argc, char **argv); /* cmd_recompress.c */
 uint8_t *cli_read_file(const char *path, size_t *size);
 /* Write a buffer to a file; false (with a message) on failure. */
 bool cli_write_file(const char *path, const void *data, size_t size);
+/*
+ * Add IN to the loader and find its unit: IN itself when it holds one Havok
+ * file, or BINDER:MEMBER (member by full name or base name, case-insensitive).
+ * Returns 0 and *unit, or 2 after printing why ("hkspline CMD: ...").
+ */
+int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *unit);
 /* Print an hks_error to stderr as "hkspline: <formatted error>". */
 void cli_print_error(const hks_error *err);
 

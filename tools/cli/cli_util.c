@@ -1,9 +1,11 @@
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 uint8_t *cli_read_file(const char *path, size_t *size)
 {
@@ -55,6 +57,50 @@ bool cli_write_file(const char *path, const void *data, size_t size)
 	if (!ok)
 		fprintf(stderr, "hkspline: %s: write error\n", path);
 	return ok;
+}
+
+/* ---- one input: a Havok file or BINDER:MEMBER ---- */
+
+int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *unit)
+{
+	hks_error err;
+	const char *member = NULL;
+	char *prefix = NULL;
+	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
+		const char *colon = strrchr(in, ':');
+		if (!colon || colon == in) {
+			cli_print_error(&err);
+			return 2;
+		}
+		prefix = strndup(in, (size_t)(colon - in));
+		member = colon + 1;
+		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
+			cli_print_error(&err);
+			free(prefix);
+			return 2;
+		}
+	}
+	size_t n = hks_loader_count(loader), found = n;
+	if (member) {
+		size_t mlen = strlen(member);
+		for (size_t i = 0; i < n && found == n; i++) {
+			const char *p = hks_loader_path(loader, i);
+			size_t plen = p ? strlen(p) : 0;
+			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
+				found = i;
+		}
+		if (found == n)
+			fprintf(stderr, "hkspline %s: %s has no member '%s'\n", cmd, prefix, member);
+	} else if (n == 1)
+		found = 0;
+	else
+		fprintf(stderr, "hkspline %s: %s holds %zu Havok files; name one as BINDER:MEMBER or give a file\n", cmd, in,
+		        n);
+	free(prefix);
+	if (found == n)
+		return 2;
+	*unit = found;
+	return 0;
 }
 
 void cli_print_error(const hks_error *err)

@@ -333,49 +333,6 @@ static void write_csv(FILE *out, const decoded_anim *ds, size_t n, const decode_
 
 /* ---- input ---- */
 
-/* Add IN to the loader and find its unit: IN itself, or BINDER:MEMBER. */
-static int open_input(hks_loader *loader, const char *in, size_t *unit)
-{
-	hks_error err;
-	const char *member = NULL;
-	char *prefix = NULL;
-	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
-		const char *colon = strrchr(in, ':');
-		if (!colon || colon == in) {
-			cli_print_error(&err);
-			return 2;
-		}
-		prefix = strndup(in, (size_t)(colon - in));
-		member = colon + 1;
-		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
-			cli_print_error(&err);
-			free(prefix);
-			return 2;
-		}
-	}
-	size_t n = hks_loader_count(loader), found = n;
-	if (member) {
-		size_t mlen = strlen(member);
-		for (size_t i = 0; i < n && found == n; i++) {
-			const char *p = hks_loader_path(loader, i);
-			size_t plen = p ? strlen(p) : 0;
-			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
-				found = i;
-		}
-		if (found == n)
-			fprintf(stderr, "hkspline decode: %s has no member '%s'\n", prefix, member);
-	} else if (n == 1)
-		found = 0;
-	else
-		fprintf(stderr, "hkspline decode: %s holds %zu Havok files; name one as BINDER:MEMBER or give a file\n", in,
-		        n);
-	free(prefix);
-	if (found == n)
-		return 2;
-	*unit = found;
-	return 0;
-}
-
 int cmd_decode(int argc, char **argv)
 {
 	/* -o OUT.glb / OUT.gltf: the glTF export (cmd_gltf.c, docs/GLTF.md) */
@@ -453,7 +410,7 @@ int cmd_decode(int argc, char **argv)
 		cli_print_error(&err);
 		goto done;
 	}
-	if ((rc = open_input(loader, in, &unit)) != 0)
+	if ((rc = cli_open_unit(loader, in, "decode", &unit)) != 0)
 		goto done;
 	rc = 2;
 	if (hks_loader_load(loader, unit, &src) != HKS_OK || !src) {
@@ -472,7 +429,7 @@ int cmd_decode(int argc, char **argv)
 			cli_print_error(&err);
 			goto done;
 		}
-		if (open_input(skel_loader, skeleton, &su) != 0)
+		if (cli_open_unit(skel_loader, skeleton, "decode", &su) != 0)
 			goto done;
 		if (hks_loader_load(skel_loader, su, &skel) != HKS_OK || !skel || skel->status != HKS_OK) {
 			if (skel)

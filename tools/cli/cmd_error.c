@@ -53,48 +53,6 @@ typedef struct input {
 
 /* ---- Havok inputs ---- */
 
-/* Add IN to the loader and find its unit: IN itself (one Havok file), or BINDER:MEMBER. */
-static int open_unit(hks_loader *loader, const char *in, size_t *unit)
-{
-	hks_error err;
-	const char *member = NULL;
-	char *prefix = NULL;
-	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
-		const char *colon = strrchr(in, ':');
-		if (!colon || colon == in) {
-			cli_print_error(&err);
-			return 2;
-		}
-		prefix = strndup(in, (size_t)(colon - in));
-		member = colon + 1;
-		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
-			cli_print_error(&err);
-			free(prefix);
-			return 2;
-		}
-	}
-	size_t n = hks_loader_count(loader), found = n;
-	if (member) {
-		size_t mlen = strlen(member);
-		for (size_t i = 0; i < n && found == n; i++) {
-			const char *p = hks_loader_path(loader, i);
-			size_t plen = p ? strlen(p) : 0;
-			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
-				found = i;
-		}
-		if (found == n)
-			fprintf(stderr, "hkspline error: %s has no member '%s'\n", prefix, member);
-	} else if (n == 1)
-		found = 0;
-	else
-		fprintf(stderr, "hkspline error: %s holds %zu Havok files; name one as BINDER:MEMBER\n", in, n);
-	free(prefix);
-	if (found == n)
-		return 2;
-	*unit = found;
-	return 0;
-}
-
 static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
 {
 	for (uint32_t i = 0; i < f->num_bindings; i++)
@@ -177,7 +135,7 @@ static int load_havok(input *in, const hks_load_options *lo, uint32_t anim_index
 		cli_print_error(&err);
 		return 2;
 	}
-	if (open_unit(in->loader, in->arg, &in->unit))
+	if (cli_open_unit(in->loader, in->arg, "error", &in->unit))
 		return 2;
 	if (hks_loader_load(in->loader, in->unit, &in->loaded) != HKS_OK || !in->loaded) {
 		fprintf(stderr, "hkspline error: cannot load %s\n", in->arg);
@@ -402,7 +360,7 @@ static int load_skeleton_path(skeleton_source *s, const hks_load_options *lo, co
 	size_t unit = 0;
 	if (hks_loader_create(lo, &s->loader, &err) != HKS_OK)
 		return 2;
-	if (open_unit(s->loader, path, &unit))
+	if (cli_open_unit(s->loader, path, "error", &unit))
 		return 2;
 	if (hks_loader_load(s->loader, unit, &s->loaded) != HKS_OK || !s->loaded || s->loaded->status != HKS_OK) {
 		if (verbose && s->loaded)

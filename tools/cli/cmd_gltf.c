@@ -31,49 +31,6 @@ bool cli_is_gltf_path(const char *path)
 
 /* ---- loading ---- */
 
-/* Add IN to the loader and find its unit: IN itself, or BINDER:MEMBER (as `decode` does). */
-static int open_unit(hks_loader *loader, const char *in, size_t *unit, const char *cmd)
-{
-	hks_error err;
-	const char *member = NULL;
-	char *prefix = NULL;
-	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
-		const char *colon = strrchr(in, ':');
-		if (!colon || colon == in) {
-			cli_print_error(&err);
-			return 2;
-		}
-		prefix = strndup(in, (size_t)(colon - in));
-		member = colon + 1;
-		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
-			cli_print_error(&err);
-			free(prefix);
-			return 2;
-		}
-	}
-	size_t n = hks_loader_count(loader), found = n;
-	if (member) {
-		size_t mlen = strlen(member);
-		for (size_t i = 0; i < n && found == n; i++) {
-			const char *p = hks_loader_path(loader, i);
-			size_t plen = p ? strlen(p) : 0;
-			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
-				found = i;
-		}
-		if (found == n)
-			fprintf(stderr, "hkspline %s: %s has no member '%s'\n", cmd, prefix, member);
-	} else if (n == 1)
-		found = 0;
-	else
-		fprintf(stderr, "hkspline %s: %s holds %zu Havok files; name one as BINDER:MEMBER or give a file\n", cmd, in,
-		        n);
-	free(prefix);
-	if (found == n)
-		return 2;
-	*unit = found;
-	return 0;
-}
-
 static bool contains_ci(const char *s, const char *needle)
 {
 	size_t n = strlen(needle);
@@ -100,7 +57,7 @@ static int load_skeleton_path(const hks_load_options *lo, const char *path, hks_
 		if (hks_loader_create(lo, loader, &err) != HKS_OK)
 			return 2;
 		size_t unit = 0;
-		if (open_unit(*loader, path, &unit, cmd) != 0)
+		if (cli_open_unit(*loader, path, cmd, &unit) != 0)
 			return 2;
 		if (hks_loader_load(*loader, unit, out) != HKS_OK || !*out)
 			return 2;
@@ -290,7 +247,7 @@ int cli_decode_gltf(int argc, char **argv)
 		cli_print_error(&err);
 		goto done;
 	}
-	if (open_unit(loader, in, &unit, "decode") != 0)
+	if (cli_open_unit(loader, in, "decode", &unit) != 0)
 		goto done;
 	if (hks_loader_load(loader, unit, &src) != HKS_OK || !src) {
 		fprintf(stderr, "hkspline decode: cannot load %s\n", in);
@@ -732,7 +689,7 @@ int cli_encode_gltf(int argc, char **argv)
 			cli_print_error(&err);
 			goto done;
 		}
-		if (open_unit(like_loader, like, &like_unit, "encode") != 0)
+		if (cli_open_unit(like_loader, like, "encode", &like_unit) != 0)
 			goto done;
 		if (hks_loader_load(like_loader, like_unit, &ld) != HKS_OK || !ld) {
 			fprintf(stderr, "hkspline encode: cannot load %s\n", like);
