@@ -35,6 +35,11 @@ bool cli_write_file(const char *path, const void *data, size_t size);
  * Returns 0 and *unit, or 2 after printing why ("hkspline CMD: ...").
  */
 int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *unit);
+/* The one-line error summary `encode` prints per animation: the packed result
+ * walked and sampled at every frame against the frames it was encoded from
+ * (hks_compare_summary_line, docs/METRICS.md §5). */
+void cli_print_encode_summary(FILE *out, const char *label, const hks_frames_in *reference,
+                              const hks_packed_spline *packed);
 /* Print an hks_error to stderr as "hkspline: <formatted error>". */
 void cli_print_error(const hks_error *err);
 

@@ -530,6 +530,7 @@ int cmd_encode(int argc, char **argv)
 	       (unsigned long long)splines, (unsigned long long)st.degree1_parts,
 	       (unsigned long long)(st.control_points[0] + st.control_points[1] + st.control_points[2] + st.control_points[3]),
 	       packed->header.data_size, o.sdk, hks_cpu_model_name(cpu), out, size);
+	cli_print_encode_summary(stdout, out, &jf.in, packed);
 	status = 0;
 done:
 	hks_packed_spline_free(packed);

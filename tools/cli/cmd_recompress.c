@@ -23,7 +23,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: hkspline recompress IN [-o OUT.hkx] [--record OUT.rec] [--exact]\n"
-	             "                            [--cpu auto|intel|amd-zen|exact] [--ladder 1..%d] [--no-zlib]\n",
+	             "                            [--cpu auto|intel|amd-zen|exact] [--ladder 1..%d] [--no-zlib]\n"
+	             "                            [--compendium FILE|DIR]...\n",
 	        HKS_RECORD_LADDER_MAX);
 }
 
@@ -118,6 +119,21 @@ static int recompress_animation(hks_file *file, uint32_t i, const hks_recompress
 		free(t);
 		free(f);
 	}
+	if (status == 0 && replace && !exact && pred) {
+		/* -o writes the prediction: say what it changed (docs/METRICS.md §5) */
+		hks_stored_animation *s = NULL;
+		float *t = NULL, *f = NULL;
+		hks_frames_in in;
+		if (decode_frames(a, &s, &t, &f, &in) == 0) {
+			char label[64];
+			snprintf(label, sizeof(label), "animation %u prediction", i);
+			cli_print_encode_summary(stdout, label, &in, pred);
+		}
+		if (s)
+			hks_stored_free(s);
+		free(t);
+		free(f);
+	}
 	if (status == 0 && replace) {
 		const hks_packed_spline *use = exact ? out : pred;
 		if (!use) {
@@ -142,9 +158,10 @@ static int recompress_animation(hks_file *file, uint32_t i, const hks_recompress
 	return status;
 }
 
-int cmd_recompress(int argc, char **argv)
+static int recompress_main(int argc, char **argv, const char **compendiums)
 {
 	const char *in = NULL, *out_path = NULL, *rec_path = NULL;
+	size_t num_compendiums = 0;
 	bool exact = false;
 	hks_recompress_options o;
 	memset(&o, 0, sizeof(o));
@@ -153,6 +170,8 @@ int cmd_recompress(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(a, "--compendium") && i + 1 < argc) {
+			compendiums[num_compendiums++] = argv[++i];
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
 			out_path = argv[++i];
 		} else if (!strcmp(a, "--record") && i + 1 < argc) {
@@ -186,6 +205,8 @@ int cmd_recompress(int argc, char **argv)
 	}
 	hks_load_options lo;
 	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = compendiums;
+	lo.num_compendium_paths = num_compendiums;
 	hks_loader *loader = NULL;
 	hks_error err;
 	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, in, &err) != HKS_OK) {
@@ -293,4 +314,14 @@ int cmd_recompress(int argc, char **argv)
 	}
 	hks_loader_free(loader);
 	return status;
+}
+
+int cmd_recompress(int argc, char **argv)
+{
+	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	if (!compendiums)
+		return 2;
+	int rc = recompress_main(argc, argv, compendiums);
+	free(compendiums);
+	return rc;
 }
