@@ -14,10 +14,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_donor.h"
 #include "cmd_gltf.h"
 
 #include <ctype.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,87 +27,6 @@ bool cli_is_gltf_path(const char *path)
 {
 	size_t n = path ? strlen(path) : 0;
 	return (n >= 4 && !strcasecmp(path + n - 4, ".glb")) || (n >= 5 && !strcasecmp(path + n - 5, ".gltf"));
-}
-
-/* ---- loading ---- */
-
-static bool contains_ci(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; s && *s; s++)
-		if (!strncasecmp(s, needle, n))
-			return true;
-	return false;
-}
-
-/* The skeleton file of --skeleton S: S itself, BINDER:MEMBER, or the first unit of a binder /
- * folder that holds an hkaSkeleton (units named like "skeleton" first). */
-static int load_skeleton_path(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
-                              const char *cmd)
-{
-	hks_error err;
-	*out = NULL;
-	if (hks_loader_create(lo, loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		return 2;
-	}
-	if (hks_loader_add_path(*loader, path, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
-		hks_loader_free(*loader);
-		*loader = NULL;
-		if (hks_loader_create(lo, loader, &err) != HKS_OK)
-			return 2;
-		size_t unit = 0;
-		if (cli_open_unit(*loader, path, cmd, &unit) != 0)
-			return 2;
-		if (hks_loader_load(*loader, unit, out) != HKS_OK || !*out)
-			return 2;
-		if ((*out)->status != HKS_OK) {
-			cli_print_error(&(*out)->error);
-			return 2;
-		}
-		if ((*out)->file->num_skeletons == 0) {
-			fprintf(stderr, "hkspline %s: %s holds no hkaSkeleton\n", cmd, path);
-			return 2;
-		}
-		return 0;
-	}
-	size_t n = hks_loader_count(*loader);
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < n; i++) {
-			if ((pass == 0) != contains_ci(hks_loader_path(*loader, i), "skel"))
-				continue;
-			hks_loaded *ld = NULL;
-			if (hks_loader_load(*loader, i, &ld) == HKS_OK && ld && ld->status == HKS_OK && ld->file->num_skeletons) {
-				*out = ld;
-				return 0;
-			}
-			hks_loaded_free(ld);
-		}
-	fprintf(stderr, "hkspline %s: no hkaSkeleton under %s\n", cmd, path);
-	return 2;
-}
-
-static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
-{
-	for (uint32_t i = 0; i < f->num_bindings; i++)
-		if (f->bindings[i].animation == (int32_t)anim)
-			return &f->bindings[i];
-	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
-}
-
-/* The skeleton the binding names (originalSkeletonName), else the first one. */
-static const hks_skeleton *pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind)
-{
-	const hks_file *files[2] = {own, ext};
-	for (int k = 0; k < 2; k++)
-		if (files[k] && bind && bind->original_skeleton_name)
-			for (uint32_t i = 0; i < files[k]->num_skeletons; i++)
-				if (files[k]->skeletons[i].name && !strcmp(files[k]->skeletons[i].name, bind->original_skeleton_name))
-					return &files[k]->skeletons[i];
-	for (int k = 0; k < 2; k++)
-		if (files[k] && files[k]->num_skeletons)
-			return &files[k]->skeletons[0];
-	return NULL;
 }
 
 /* ---- decode -> glTF ---- */
@@ -259,7 +178,7 @@ int cli_decode_gltf(int argc, char **argv)
 	}
 	const hks_file *f = src->file;
 	if (skeleton) {
-		if (load_skeleton_path(&lo, skeleton, &skel_loader, &skel, "decode") != 0)
+		if (cli_load_skeleton(&lo, skeleton, &skel_loader, &skel, "decode") != 0)
 			goto done;
 	} else if (f->num_skeletons == 0) {
 		if (hks_loader_find_skeleton(loader, unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK) {
@@ -286,8 +205,8 @@ int cli_decode_gltf(int argc, char **argv)
 		if ((rc = decode_frames(an, a, c, ec)) != 0)
 			goto done;
 		rc = 2;
-		const hks_binding *bind = binding_for(f, a);
-		const hks_skeleton *this_sk = pick_skeleton(f, skel ? skel->file : NULL, bind);
+		const hks_binding *bind = cli_binding_for(f, a);
+		const hks_skeleton *this_sk = cli_pick_skeleton(f, skel ? skel->file : NULL, bind);
 		if (!sk)
 			sk = this_sk;
 		if (bind && bind->num_transform_track_to_bone_indices) {
@@ -372,136 +291,6 @@ static void encode_usage(FILE *out)
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n");
 }
 
-/* "aXXX_YYYYYY.hkx" (any folder prefix, any case) -> XXX·10^6 + YYYYYY; -1 otherwise. */
-static long long name_number(const char *name)
-{
-	if (!name)
-		return -1;
-	const char *base = name;
-	for (const char *p = name; *p; p++)
-		if (*p == '/' || *p == '\\')
-			base = p + 1;
-	unsigned a = 0, b = 0;
-	int used = 0;
-	if (sscanf(base, "%*1[aA]%3u_%6u%n", &a, &b, &used) != 2 || strcasecmp(base + used, ".hkx") != 0 || used != 11)
-		return -1;
-	return (long long)a * 1000000 + b;
-}
-
-/* Place `bytes` into BINDER (DCX or plain BND4) as NAME: replace the member, else add it. */
-static int place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
-{
-	hks_error err;
-	hks_options o;
-	memset(&o, 0, sizeof(o));
-	o.name = binder;
-	size_t raw_size = 0, plain_size = 0, out_size = 0;
-	uint8_t *raw = cli_read_file(binder, &raw_size), *plain = NULL, *out = NULL;
-	hks_bnd4 *bnd = NULL;
-	hks_dcx_info info;
-	int rc = 2;
-	bool dcx = false;
-	if (!raw)
-		return 2;
-	const uint8_t *bnd_bytes = raw;
-	size_t bnd_size = raw_size;
-	if (hks_detect_container(raw, raw_size) == HKS_CONTAINER_DCX) {
-		if (hks_dcx_decompress(raw, raw_size, &o, &plain, &plain_size, &info, &err) != HKS_OK) {
-			cli_print_error(&err);
-			goto out;
-		}
-		dcx = true;
-		bnd_bytes = plain;
-		bnd_size = plain_size;
-	}
-	if (hks_bnd4_read(bnd_bytes, bnd_size, &o, &bnd, &err) != HKS_OK) {
-		cli_print_error(&err);
-		goto out;
-	}
-	uint32_t index = 0;
-	hks_result fr = hks_bnd4_find(bnd, name, &index, &err);
-	const char *action = "replaced";
-	if (fr == HKS_OK) {
-		if (hks_bnd4_replace(bnd, index, bytes, size, &err) != HKS_OK) {
-			cli_print_error(&err);
-			goto out;
-		}
-	} else if (fr == HKS_E_NOT_FOUND) {
-		/* a new member: the full name, ID and flags follow the binder's other .hkx members */
-		int32_t id = -1;
-		uint8_t flags = 0;
-		const char *like_name = NULL;
-		for (uint32_t i = 0; i < bnd->num_entries; i++) {
-			const hks_bnd4_entry *e = &bnd->entries[i];
-			size_t n = e->name ? strlen(e->name) : 0;
-			if (n >= 4 && !strcasecmp(e->name + n - 4, ".hkx")) {
-				like_name = e->name;
-				flags = e->flags & (uint8_t)~HKS_BND4_ENTRY_COMPRESSED;
-			}
-			if (e->id >= 0 && e->id + 1 > id)
-				id = e->id + 1;
-		}
-		/* animation binders number members by name: ID = base + XXX·10^6 + YYYYYY for
-		 * "aXXX_YYYYYY.hkx" (e.g. 1000000710 for a000_000710); keep the rule when the binder follows it */
-		long long want = name_number(name), base = -1;
-		for (uint32_t i = 0; i < bnd->num_entries && want >= 0; i++) {
-			long long v = name_number(bnd->entries[i].name);
-			if (v >= 0 && bnd->entries[i].id >= 0) {
-				base = (long long)bnd->entries[i].id - v;
-				break;
-			}
-		}
-		if (want >= 0 && base >= 0 && base + want <= INT32_MAX) {
-			bool taken = false;
-			for (uint32_t i = 0; i < bnd->num_entries; i++)
-				taken |= bnd->entries[i].id == (int32_t)(base + want);
-			if (!taken)
-				id = (int32_t)(base + want);
-		}
-		char full[1024];
-		const char *slash = like_name ? strrchr(like_name, '\\') : NULL;
-		if (!strchr(name, '\\') && slash)
-			snprintf(full, sizeof(full), "%.*s\\%s", (int)(slash - like_name), like_name, name);
-		else
-			snprintf(full, sizeof(full), "%s", name);
-		if (hks_bnd4_add(bnd, full, id, flags, bytes, size, &err) != HKS_OK) {
-			cli_print_error(&err);
-			goto out;
-		}
-		action = "added";
-	} else {
-		cli_print_error(&err);
-		goto out;
-	}
-	uint8_t *written = NULL;
-	size_t written_size = 0;
-	if (hks_bnd4_write(bnd, &o, &written, &written_size, &err) != HKS_OK) {
-		cli_print_error(&err);
-		goto out;
-	}
-	if (dcx) {
-		hks_result r = hks_dcx_compress(written, written_size, &info, &o, &out, &out_size, &err);
-		hks_buffer_free(&o, written, written_size);
-		if (r != HKS_OK) {
-			cli_print_error(&err);
-			goto out;
-		}
-	} else {
-		out = written;
-		out_size = written_size;
-	}
-	if (!cli_write_file(binder, out, out_size))
-		goto out;
-	printf("%s: %s %s (%zu bytes; binder %zu bytes%s)\n", binder, action, name, size, out_size, dcx ? ", DCX" : "");
-	rc = 0;
-out:
-	hks_buffer_free(&o, out, out_size);
-	hks_bnd4_free(bnd);
-	hks_buffer_free(&o, plain, plain_size);
-	free(raw);
-	return rc;
-}
-
 static void print_list(const char *what, const char *const *names, const int32_t *bones, const hks_skeleton *sk,
                        uint32_t n)
 {
@@ -518,88 +307,6 @@ static void print_list(const char *what, const char *const *names, const int32_t
 		}
 	}
 	fprintf(stderr, "%s\n", n > 24 ? " ..." : "");
-}
-
-/*
- * A donor for writing without --like (the tagfile writer regenerates a file from a
- * parsed one, CONTAINERS.md §4): a tagfile with a spline animation and a binding, of
- * SDK `sdk` when given, found in the skeleton's binder or folder. Donors with an
- * hkaDefaultAnimatedReferenceFrame (root motion) are preferred. At most 512 units
- * are opened.
- */
-static int find_donor(const hks_load_options *lo, const char *skeleton, const char *sdk, hks_loader **loader,
-                      hks_loaded **out, uint32_t *anim)
-{
-	hks_error err;
-	char *where = strdup(skeleton);
-	int rc = 2;
-	*out = NULL;
-	if (!where)
-		return 2;
-	if (hks_loader_create(lo, loader, &err) != HKS_OK)
-		goto done;
-	if (hks_loader_add_path(*loader, where, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
-		/* BINDER:MEMBER -> the binder; a loose file -> its folder */
-		char *colon = strrchr(where, ':');
-		hks_loader_free(*loader);
-		*loader = NULL;
-		if (hks_loader_create(lo, loader, &err) != HKS_OK)
-			goto done;
-		if (colon && colon != where) {
-			*colon = 0;
-			if (hks_loader_add_path(*loader, where, &err) != HKS_OK) {
-				cli_print_error(&err);
-				goto done;
-			}
-		} else if (hks_loader_add_path(*loader, dirname(where), &err) != HKS_OK) {
-			cli_print_error(&err);
-			goto done;
-		}
-	}
-	size_t n = hks_loader_count(*loader), opened = 0, fallback = n;
-	uint32_t fallback_anim = 0;
-	for (int pass = 0; pass < 2 && !*out; pass++)
-		for (size_t i = 0; i < n && opened < 512 && !*out; i++) {
-			if (contains_ci(hks_loader_path(*loader, i), "skel"))
-				continue;
-			if (pass == 1 && i != fallback)
-				continue;
-			hks_loaded *ld = NULL;
-			opened++;
-			if (hks_loader_load(*loader, i, &ld) != HKS_OK || !ld || ld->status != HKS_OK ||
-			    ld->file->container != HKS_CONTAINER_TAGFILE || (sdk && strcmp(ld->file->sdk, sdk) != 0)) {
-				hks_loaded_free(ld);
-				continue;
-			}
-			const hks_file *f = ld->file;
-			for (uint32_t a = 0; a < f->num_animations && !*out; a++) {
-				if (f->animations[a].kind != HKS_ANIMATION_SPLINE || !binding_for(f, a))
-					continue;
-				int32_t r = f->animations[a].reference_frame;
-				int root_motion = r >= 0 && f->reference_frames[r].class_name &&
-				                  !strcmp(f->reference_frames[r].class_name, "hkaDefaultAnimatedReferenceFrame");
-				if (root_motion || pass == 1) {
-					*out = ld;
-					*anim = a;
-				} else if (fallback == n) {
-					fallback = i;
-					fallback_anim = a;
-				}
-			}
-			if (!*out)
-				hks_loaded_free(ld);
-		}
-	(void)fallback_anim;
-	if (!*out) {
-		fprintf(stderr,
-		        "hkspline encode: no donor tagfile%s%s with a spline animation beside %s: pass --like ORIGINAL.hkx\n",
-		        sdk ? " of SDK " : "", sdk ? sdk : "", skeleton);
-		goto done;
-	}
-	rc = 0;
-done:
-	free(where);
-	return rc;
 }
 
 int cli_encode_gltf(int argc, char **argv)
@@ -711,7 +418,7 @@ int cli_encode_gltf(int argc, char **argv)
 		goto done;
 	}
 	if (skeleton) {
-		if (load_skeleton_path(&lo, skeleton, &skel_loader, &skel, "encode") != 0)
+		if (cli_load_skeleton(&lo, skeleton, &skel_loader, &skel, "encode") != 0)
 			goto done;
 	} else if (file->num_skeletons == 0 &&
 	           (hks_loader_find_skeleton(like_loader, like_unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK)) {
@@ -720,17 +427,22 @@ int cli_encode_gltf(int argc, char **argv)
 	}
 	if (!like) {
 		/* a donor: its type table (or compendium reference) and container; the track set is rebuilt */
-		if (find_donor(&lo, skeleton, sdk, &like_loader, &ld, &ai) != 0)
+		int found = cli_find_donor(&lo, skeleton, sdk, &like_loader, &ld, &ai);
+		if (found == 1)
+			fprintf(stderr,
+			        "hkspline encode: no donor tagfile%s%s with a spline animation beside %s: pass --like ORIGINAL.hkx\n",
+			        sdk ? " of SDK " : "", sdk ? sdk : "", skeleton);
+		if (found != 0)
 			goto done;
 		file = ld->file;
 		container_name = ld->path;
 		printf("%s: donor %s (SDK %s)\n", in, ld->path, file->sdk);
 	}
 	hks_animation *oa = &file->animations[ai];
-	hks_binding *bind = (hks_binding *)binding_for(file, ai);
-	const hks_skeleton *sk = pick_skeleton(skel ? skel->file : NULL, file, like ? bind : NULL);
+	const hks_binding *bind = cli_binding_for(file, ai);
+	const hks_skeleton *sk = cli_pick_skeleton(skel ? skel->file : NULL, file, like ? bind : NULL);
 	if (like)
-		sk = pick_skeleton(file, skel ? skel->file : NULL, bind);
+		sk = cli_pick_skeleton(file, skel ? skel->file : NULL, bind);
 	if (!sk || !sk->num_bones) {
 		fprintf(stderr, "hkspline encode: no usable skeleton\n");
 		goto done;
@@ -779,16 +491,9 @@ int cli_encode_gltf(int argc, char **argv)
 	int32_t mfpb = orig->max_frames_per_block;
 	hks_stored_free(orig);
 	if (!like) {
-		/* the donor's animation gets the skeleton's track layout (written by the tagfile writer) */
-		oa->number_of_transform_tracks = (int32_t)T;
-		oa->number_of_float_tracks = 0;
-		oa->num_annotation_tracks = 0;
-		if (bind) {
-			bind->transform_track_to_bone_indices = identity;
-			bind->num_transform_track_to_bone_indices = T;
-			bind->float_track_to_float_slot_indices = NULL;
-			bind->num_float_track_to_float_slot_indices = 0;
-		}
+		/* the donor's animation gets the skeleton's track layout (written by the tagfile writer);
+		 * the float tracks are set once the glTF says which slots it carries */
+		cli_apply_track_layout(file, ai, T, identity, 0, NULL);
 	}
 
 	/* the glTF */
@@ -843,11 +548,7 @@ int cli_encode_gltf(int argc, char **argv)
 			for (uint32_t k = 0; k < kept; k++)
 				ga->floats[(size_t)f * kept + k] = ga->floats[(size_t)f * F + (uint32_t)float_slots[k]];
 		F = kept;
-		oa->number_of_float_tracks = (int32_t)F;
-		if (bind) {
-			bind->float_track_to_float_slot_indices = F ? float_slots : NULL;
-			bind->num_float_track_to_float_slot_indices = F;
-		}
+		cli_apply_track_layout(file, ai, T, identity, F, float_slots);
 	}
 
 	/* encode with Havok's defaults (tolerance 0.001, degree 3, ThreeComp40, 16-bit) */
@@ -876,28 +577,10 @@ int cli_encode_gltf(int argc, char **argv)
 	}
 	/* root motion back into the reference frame: one sample per frame (CONTAINERS.md §3.4) */
 	const char *rm_note = "none";
-	if (oa->reference_frame >= 0 && (uint32_t)oa->reference_frame < file->num_reference_frames &&
-	    file->reference_frames[oa->reference_frame].class_name &&
-	    !strcmp(file->reference_frames[oa->reference_frame].class_name, "hkaDefaultAnimatedReferenceFrame")) {
-		hks_reference_frame *rf = &file->reference_frames[oa->reference_frame];
-		samples = calloc((size_t)ga->num_frames + 1, sizeof(float[4]));
-		if (!samples)
-			goto done;
-		if (ga->has_root_motion)
-			memcpy(samples, ga->root_motion, (size_t)ga->num_frames * sizeof(float[4]));
-		rf->samples = (const float(*)[4])samples;
-		rf->num_samples = ga->num_frames;
-		rf->duration = packed->duration;
-		rm_note = ga->has_root_motion ? "carried" : "zero (the glTF root node is not animated)";
-		if (file->container != HKS_CONTAINER_TAGFILE && ga->num_frames != (uint32_t)oa->spline.num_frames) {
-			fprintf(stderr, "hkspline encode: %s is not a tagfile: its root motion cannot be regenerated\n",
-			        container_name);
-			goto done;
-		}
-	} else if (ga->has_root_motion)
-		fprintf(stderr, "hkspline encode: warning: %s has no hkaDefaultAnimatedReferenceFrame; the glTF root motion "
-		                "is dropped\n",
-		        container_name);
+	if (cli_set_root_motion(file, ai, ga->has_root_motion ? (const float(*)[4])ga->root_motion : NULL, ga->num_frames,
+	                        packed->duration, container_name, "zero (the glTF root node is not animated)", &samples,
+	                        &rm_note) != 0)
+		goto done;
 	if (sdk && strcmp(sdk, file->sdk) != 0)
 		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
 		        sdk, file->sdk);
@@ -918,7 +601,7 @@ int cli_encode_gltf(int argc, char **argv)
 		       in, ga->name, ga->num_gltf_animations, ga->num_frames, (double)ga->frame_duration, T, F,
 		       (unsigned)packed->header.num_blocks, packed->header.data_size, eo.sdk, rm_note, out_path, size);
 	if (written && into)
-		rc = place_into_binder(into, name, bytes, size);
+		rc = cli_place_into_binder(into, name, bytes, size);
 	else
 		rc = written ? 0 : 2;
 	hks_buffer_free(&wo.base, bytes, size);

@@ -1,0 +1,383 @@
+/*
+ * The container of `hkspline encode` without --like (cli_donor.h): skeleton
+ * lookup, donor search, track layout, root motion and binder placement, shared
+ * by the JSON path (cmd_encode.c) and the glTF path (cmd_gltf.c).
+ *
+ * Why a donor: Havok files are written by regenerating a parsed file; a tagfile
+ * keeps its type table (inline TYPE) or compendium reference (TCRF) byte for
+ * byte and only DATA / ITEM / PTCH are regenerated (CONTAINERS.md §4.1). The
+ * project never synthesizes or embeds type tables, so a new clip is written
+ * into an existing tagfile of the same game: the donor.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_donor.h"
+
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool contains_ci(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; s && *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+/* ---- skeleton and binding ---- */
+
+/* The skeleton file of --skeleton S: S itself, BINDER:MEMBER, or the first unit of a binder /
+ * folder that holds an hkaSkeleton (units named like "skeleton" first). */
+int cli_load_skeleton(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
+                      const char *cmd)
+{
+	hks_error err;
+	*out = NULL;
+	if (hks_loader_create(lo, loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
+	if (hks_loader_add_path(*loader, path, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
+		hks_loader_free(*loader);
+		*loader = NULL;
+		if (hks_loader_create(lo, loader, &err) != HKS_OK)
+			return 2;
+		size_t unit = 0;
+		if (cli_open_unit(*loader, path, cmd, &unit) != 0)
+			return 2;
+		if (hks_loader_load(*loader, unit, out) != HKS_OK || !*out)
+			return 2;
+		if ((*out)->status != HKS_OK) {
+			cli_print_error(&(*out)->error);
+			return 2;
+		}
+		if ((*out)->file->num_skeletons == 0) {
+			fprintf(stderr, "hkspline %s: %s holds no hkaSkeleton\n", cmd, path);
+			return 2;
+		}
+		return 0;
+	}
+	size_t n = hks_loader_count(*loader);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			if ((pass == 0) != contains_ci(hks_loader_path(*loader, i), "skel"))
+				continue;
+			hks_loaded *ld = NULL;
+			if (hks_loader_load(*loader, i, &ld) == HKS_OK && ld && ld->status == HKS_OK && ld->file->num_skeletons) {
+				*out = ld;
+				return 0;
+			}
+			hks_loaded_free(ld);
+		}
+	fprintf(stderr, "hkspline %s: no hkaSkeleton under %s\n", cmd, path);
+	return 2;
+}
+
+const hks_binding *cli_binding_for(const hks_file *f, uint32_t anim)
+{
+	for (uint32_t i = 0; i < f->num_bindings; i++)
+		if (f->bindings[i].animation == (int32_t)anim)
+			return &f->bindings[i];
+	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
+}
+
+/* The skeleton the binding names (originalSkeletonName), else the first one. */
+const hks_skeleton *cli_pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind)
+{
+	const hks_file *files[2] = {own, ext};
+	for (int k = 0; k < 2; k++)
+		if (files[k] && bind && bind->original_skeleton_name)
+			for (uint32_t i = 0; i < files[k]->num_skeletons; i++)
+				if (files[k]->skeletons[i].name && !strcmp(files[k]->skeletons[i].name, bind->original_skeleton_name))
+					return &files[k]->skeletons[i];
+	for (int k = 0; k < 2; k++)
+		if (files[k] && files[k]->num_skeletons)
+			return &files[k]->skeletons[0];
+	return NULL;
+}
+
+/* ---- donor ---- */
+
+static bool has_root_motion(const hks_file *f, uint32_t anim)
+{
+	int32_t r = f->animations[anim].reference_frame;
+	return r >= 0 && (uint32_t)r < f->num_reference_frames && f->reference_frames[r].class_name &&
+	       !strcmp(f->reference_frames[r].class_name, "hkaDefaultAnimatedReferenceFrame");
+}
+
+/* The first spline animation of `f` with a binding (and root motion when
+ * `need_root_motion`); f->num_animations when there is none. */
+static uint32_t donor_animation(const hks_file *f, bool need_root_motion)
+{
+	for (uint32_t a = 0; a < f->num_animations; a++)
+		if (f->animations[a].kind == HKS_ANIMATION_SPLINE && cli_binding_for(f, a) &&
+		    (!need_root_motion || has_root_motion(f, a)))
+			return a;
+	return f->num_animations;
+}
+
+int cli_find_donor(const hks_load_options *lo, const char *where_path, const char *sdk, hks_loader **loader,
+                   hks_loaded **out, uint32_t *anim)
+{
+	hks_error err;
+	char *where = strdup(where_path);
+	int rc = 2;
+	*out = NULL;
+	*loader = NULL;
+	if (!where)
+		return 2;
+	if (hks_loader_create(lo, loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto done;
+	}
+	if (hks_loader_add_path(*loader, where, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
+		/* BINDER:MEMBER -> the binder; a loose file -> its folder */
+		char *colon = strrchr(where, ':');
+		hks_loader_free(*loader);
+		*loader = NULL;
+		if (hks_loader_create(lo, loader, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
+		if (colon && colon != where) {
+			*colon = 0;
+			if (hks_loader_add_path(*loader, where, &err) != HKS_OK) {
+				cli_print_error(&err);
+				goto done;
+			}
+		} else if (hks_loader_add_path(*loader, dirname(where), &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto done;
+		}
+	}
+	/* pass 0: a donor with root motion (game clips carry a reference frame); the first
+	 * usable one without is remembered and taken in pass 1 when no such donor exists */
+	size_t n = hks_loader_count(*loader), opened = 0, fallback = n;
+	for (size_t i = 0; i < n && opened < 512 && !*out; i++) {
+		if (contains_ci(hks_loader_path(*loader, i), "skel"))
+			continue;
+		hks_loaded *ld = NULL;
+		opened++;
+		if (hks_loader_load(*loader, i, &ld) != HKS_OK || !ld || ld->status != HKS_OK ||
+		    ld->file->container != HKS_CONTAINER_TAGFILE || (sdk && strcmp(ld->file->sdk, sdk) != 0)) {
+			hks_loaded_free(ld);
+			continue;
+		}
+		uint32_t a = donor_animation(ld->file, true);
+		if (a < ld->file->num_animations) {
+			*out = ld;
+			*anim = a;
+			break;
+		}
+		if (fallback == n && donor_animation(ld->file, false) < ld->file->num_animations)
+			fallback = i;
+		hks_loaded_free(ld);
+	}
+	if (!*out && fallback < n) {
+		hks_loaded *ld = NULL;
+		if (hks_loader_load(*loader, fallback, &ld) == HKS_OK && ld && ld->status == HKS_OK) {
+			*out = ld;
+			*anim = donor_animation(ld->file, false);
+		} else
+			hks_loaded_free(ld);
+	}
+	rc = *out ? 0 : 1;
+done:
+	if (rc != 0) {
+		hks_loader_free(*loader);
+		*loader = NULL;
+	}
+	free(where);
+	return rc;
+}
+
+/* ---- track layout and root motion ---- */
+
+void cli_apply_track_layout(hks_file *file, uint32_t anim, uint32_t T, const int16_t *track_to_bone, uint32_t F,
+                            const int16_t *float_to_slot)
+{
+	hks_animation *a = &file->animations[anim];
+	a->number_of_transform_tracks = (int32_t)T;
+	a->number_of_float_tracks = (int32_t)F;
+	a->num_annotation_tracks = 0;
+	hks_binding *bind = (hks_binding *)(uintptr_t)cli_binding_for(file, anim);
+	if (!bind)
+		return;
+	bind->transform_track_to_bone_indices = T ? track_to_bone : NULL;
+	bind->num_transform_track_to_bone_indices = T;
+	bind->float_track_to_float_slot_indices = F ? float_to_slot : NULL;
+	bind->num_float_track_to_float_slot_indices = F;
+}
+
+int cli_set_root_motion(hks_file *file, uint32_t anim, const float (*motion)[4], uint32_t frames, float duration,
+                        const char *container_name, const char *zero_why, float (**storage)[4], const char **note)
+{
+	const hks_animation *a = &file->animations[anim];
+	*storage = NULL;
+	*note = "none";
+	if (!has_root_motion(file, anim)) {
+		if (motion)
+			fprintf(stderr, "hkspline encode: warning: %s has no hkaDefaultAnimatedReferenceFrame; the root motion is "
+			                "dropped\n",
+			        container_name);
+		return 0;
+	}
+	hks_reference_frame *rf = &file->reference_frames[a->reference_frame];
+	if (file->container != HKS_CONTAINER_TAGFILE) {
+		/* the packfile writer copies every object but the spline arrays (src/encode/packfile_write.c) */
+		if (frames != rf->num_samples) {
+			fprintf(stderr, "hkspline encode: %s is not a tagfile: its root motion cannot be regenerated\n",
+			        container_name);
+			return 2;
+		}
+		*note = "kept (the container's own samples)";
+		return 0;
+	}
+	float(*samples)[4] = calloc((size_t)frames + 1, sizeof(float[4]));
+	if (!samples) {
+		fprintf(stderr, "hkspline encode: out of memory\n");
+		return 2;
+	}
+	if (motion)
+		memcpy(samples, motion, (size_t)frames * sizeof(float[4]));
+	rf->samples = (const float(*)[4])samples;
+	rf->num_samples = frames;
+	rf->duration = duration;
+	*storage = samples;
+	*note = motion ? "carried" : zero_why;
+	return 0;
+}
+
+/* ---- --into BINDER --name NAME ---- */
+
+/* "aXXX_YYYYYY.hkx" (any folder prefix, any case) -> XXX·10^6 + YYYYYY; -1 otherwise. */
+static long long name_number(const char *name)
+{
+	if (!name)
+		return -1;
+	const char *base = name;
+	for (const char *p = name; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	unsigned a = 0, b = 0;
+	int used = 0;
+	if (sscanf(base, "%*1[aA]%3u_%6u%n", &a, &b, &used) != 2 || strcasecmp(base + used, ".hkx") != 0 || used != 11)
+		return -1;
+	return (long long)a * 1000000 + b;
+}
+
+/* Place `bytes` into BINDER (DCX or plain BND4) as NAME: replace the member, else add it. */
+int cli_place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
+{
+	hks_error err;
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	o.name = binder;
+	size_t raw_size = 0, plain_size = 0, out_size = 0;
+	uint8_t *raw = cli_read_file(binder, &raw_size), *plain = NULL, *out = NULL;
+	hks_bnd4 *bnd = NULL;
+	hks_dcx_info info;
+	int rc = 2;
+	bool dcx = false;
+	if (!raw)
+		return 2;
+	const uint8_t *bnd_bytes = raw;
+	size_t bnd_size = raw_size;
+	if (hks_detect_container(raw, raw_size) == HKS_CONTAINER_DCX) {
+		if (hks_dcx_decompress(raw, raw_size, &o, &plain, &plain_size, &info, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+		dcx = true;
+		bnd_bytes = plain;
+		bnd_size = plain_size;
+	}
+	if (hks_bnd4_read(bnd_bytes, bnd_size, &o, &bnd, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto out;
+	}
+	uint32_t index = 0;
+	hks_result fr = hks_bnd4_find(bnd, name, &index, &err);
+	const char *action = "replaced";
+	if (fr == HKS_OK) {
+		if (hks_bnd4_replace(bnd, index, bytes, size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+	} else if (fr == HKS_E_NOT_FOUND) {
+		/* a new member: the full name, ID and flags follow the binder's other .hkx members */
+		int32_t id = -1;
+		uint8_t flags = 0;
+		const char *like_name = NULL;
+		for (uint32_t i = 0; i < bnd->num_entries; i++) {
+			const hks_bnd4_entry *e = &bnd->entries[i];
+			size_t n = e->name ? strlen(e->name) : 0;
+			if (n >= 4 && !strcasecmp(e->name + n - 4, ".hkx")) {
+				like_name = e->name;
+				flags = e->flags & (uint8_t)~HKS_BND4_ENTRY_COMPRESSED;
+			}
+			if (e->id >= 0 && e->id + 1 > id)
+				id = e->id + 1;
+		}
+		/* animation binders number members by name: ID = base + XXX·10^6 + YYYYYY for
+		 * "aXXX_YYYYYY.hkx" (e.g. 1000000710 for a000_000710); keep the rule when the binder follows it */
+		long long want = name_number(name), base = -1;
+		for (uint32_t i = 0; i < bnd->num_entries && want >= 0; i++) {
+			long long v = name_number(bnd->entries[i].name);
+			if (v >= 0 && bnd->entries[i].id >= 0) {
+				base = (long long)bnd->entries[i].id - v;
+				break;
+			}
+		}
+		if (want >= 0 && base >= 0 && base + want <= INT32_MAX) {
+			bool taken = false;
+			for (uint32_t i = 0; i < bnd->num_entries; i++)
+				taken |= bnd->entries[i].id == (int32_t)(base + want);
+			if (!taken)
+				id = (int32_t)(base + want);
+		}
+		char full[1024];
+		const char *slash = like_name ? strrchr(like_name, '\\') : NULL;
+		if (!strchr(name, '\\') && slash)
+			snprintf(full, sizeof(full), "%.*s\\%s", (int)(slash - like_name), like_name, name);
+		else
+			snprintf(full, sizeof(full), "%s", name);
+		if (hks_bnd4_add(bnd, full, id, flags, bytes, size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+		action = "added";
+	} else {
+		cli_print_error(&err);
+		goto out;
+	}
+	uint8_t *written = NULL;
+	size_t written_size = 0;
+	if (hks_bnd4_write(bnd, &o, &written, &written_size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		goto out;
+	}
+	if (dcx) {
+		hks_result r = hks_dcx_compress(written, written_size, &info, &o, &out, &out_size, &err);
+		hks_buffer_free(&o, written, written_size);
+		if (r != HKS_OK) {
+			cli_print_error(&err);
+			goto out;
+		}
+	} else {
+		out = written;
+		out_size = written_size;
+	}
+	if (!cli_write_file(binder, out, out_size))
+		goto out;
+	printf("%s: %s %s (%zu bytes; binder %zu bytes%s)\n", binder, action, name, size, out_size, dcx ? ", DCX" : "");
+	rc = 0;
+out:
+	hks_buffer_free(&o, out, out_size);
+	hks_bnd4_free(bnd);
+	hks_buffer_free(&o, plain, plain_size);
+	free(raw);
+	return rc;
+}
