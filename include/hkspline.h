@@ -1007,6 +1007,23 @@ hks_result hks_gltf_write(const hks_skeleton *skeleton, const hks_gltf_clip *cli
                           const hks_gltf_write_options *opts, uint8_t **out, size_t *out_size,
                           hks_gltf_write_report *report, hks_error *err);
 
+/*
+ * External buffer files of a .gltf ("glTF Separate" export: x.gltf + x.bin).
+ * `open` supplies the bytes of the file at `path` (the buffer's uri,
+ * percent-decoded, relative, behind the folder of `source_path` when that is
+ * set); `byte_length` is the buffer's declared byteLength. It returns HKS_OK
+ * with *data / *size (valid until `close`; at least byte_length bytes, else
+ * the import fails with HKS_E_TRUNCATED), or an error code (HKS_E_NOT_FOUND,
+ * HKS_E_IO, ...). `close` (may be NULL) is called once per successful open,
+ * before hks_gltf_read returns. The model is ufbx's open-file callback: the
+ * caller decides where bytes come from (memory, archive, sandbox).
+ */
+typedef struct hks_gltf_file_loader {
+	hks_result (*open)(void *user, const char *path, uint64_t byte_length, const void **data, size_t *size);
+	void (*close)(void *user, const void *data, size_t size);
+	void *user;
+} hks_gltf_file_loader;
+
 typedef struct hks_gltf_read_options {
 	hks_options base;
 	int32_t animation;                  /* glTF animation index (>= 0); -1: the first */
@@ -1020,6 +1037,14 @@ typedef struct hks_gltf_read_options {
 	const char *const *float_slot_names;/* per float track: the slot looked up in the extras */
 	uint32_t num_float_tracks;
 	const float *reference_floats;      /* per float track: value when the extras lack it (NULL: 0) */
+	/* Where external buffers come from (docs/GLTF.md "Buffers"). With both
+	 * zero, a buffer uri that is not a data: URI is HKS_E_UNSUPPORTED and no
+	 * file is opened. `source_path`: the path of the .gltf / .glb being read;
+	 * relative uris resolve against its folder and, without `loader.open`, the
+	 * library reads them with stdio. Absolute paths, other schemes and ".."
+	 * segments are refused (a downloaded .gltf reads only below its folder). */
+	const char *source_path;
+	hks_gltf_file_loader loader;
 } hks_gltf_read_options;
 
 typedef struct hks_gltf_animation {
@@ -1046,9 +1071,10 @@ typedef struct hks_gltf_animation {
 	struct hks_arena *arena;            /* owns everything */
 } hks_gltf_animation;
 
-/* A .glb / .gltf (embedded data: URIs; external buffers are HKS_E_UNSUPPORTED) ->
- * frames of one animation resampled at the target rate, in the track order of
- * the options, matched to `skeleton` by bone name. */
+/* A .glb / .gltf (GLB BIN chunk, data: URIs, external files through
+ * `source_path` / `loader`; sparse accessors; matrix nodes decomposed to TRS)
+ * -> frames of one animation resampled at the target rate, in the track order
+ * of the options, matched to `skeleton` by bone name. */
 hks_result hks_gltf_read(const void *data, size_t size, const hks_skeleton *skeleton,
                          const hks_gltf_read_options *opts, hks_gltf_animation **out, hks_error *err);
 void hks_gltf_animation_free(hks_gltf_animation *anim);

@@ -56,6 +56,78 @@ int author_mat_inverse_affine(const double m[16], double out[16])
 	return 1;
 }
 
+const char *author_mat_decompose(const double m[16], author_trs *out)
+{
+	/* glTF 2.0 §3.5.2: a node matrix is T·R·S, so it is affine and its 3x3
+	 * part has orthogonal columns (no shear, §3.5.2 "MUST be decomposable").
+	 * The tolerances absorb the f32 rounding of a written matrix (relative
+	 * column errors ~1e-7); 1e-4 between unit columns is 0.006 degrees of shear. */
+	for (int k = 0; k < 16; k++)
+		if (!isfinite(m[k]))
+			return "the matrix holds a non-finite number";
+	if (fabs(m[3]) > 1e-6 || fabs(m[7]) > 1e-6 || fabs(m[11]) > 1e-6 || fabs(m[15] - 1) > 1e-6)
+		return "the matrix is not affine (its last row is not 0 0 0 1)";
+	double col[3][3], len[3];
+	for (int c = 0; c < 3; c++) {
+		for (int k = 0; k < 3; k++)
+			col[c][k] = m[c * 4 + k];
+		len[c] = sqrt(col[c][0] * col[c][0] + col[c][1] * col[c][1] + col[c][2] * col[c][2]);
+		if (!(len[c] > 1e-20))
+			return "the matrix is singular (a zero scale has no rotation)";
+		for (int k = 0; k < 3; k++)
+			col[c][k] /= len[c];
+	}
+	for (int a = 0; a < 3; a++)
+		for (int b = a + 1; b < 3; b++)
+			if (fabs(col[a][0] * col[b][0] + col[a][1] * col[b][1] + col[a][2] * col[b][2]) > 1e-4)
+				return "the matrix has shear (its columns are not orthogonal)";
+	double det = col[0][0] * (col[1][1] * col[2][2] - col[1][2] * col[2][1]) -
+	             col[1][0] * (col[0][1] * col[2][2] - col[0][2] * col[2][1]) +
+	             col[2][0] * (col[0][1] * col[1][2] - col[0][2] * col[1][1]);
+	double sign = det < 0 ? -1.0 : 1.0; /* a mirror: negate every scale, keep R proper */
+	for (int c = 0; c < 3; c++) {
+		out->s[c] = sign * len[c];
+		for (int k = 0; k < 3; k++)
+			col[c][k] *= sign;
+	}
+	out->t[0] = m[12];
+	out->t[1] = m[13];
+	out->t[2] = m[14];
+	/* quaternion of the rotation R (R[row][c] = col[c][row]), branch on the
+	 * largest of trace and diagonal for accuracy (Shepperd's method) */
+	double r00 = col[0][0], r11 = col[1][1], r22 = col[2][2], tr = r00 + r11 + r22, q[4];
+	if (tr > 0) {
+		double w4 = 2 * sqrt(tr + 1);
+		q[3] = w4 / 4;
+		q[0] = (col[1][2] - col[2][1]) / w4;
+		q[1] = (col[2][0] - col[0][2]) / w4;
+		q[2] = (col[0][1] - col[1][0]) / w4;
+	} else if (r00 > r11 && r00 > r22) {
+		double x4 = 2 * sqrt(1 + r00 - r11 - r22);
+		q[3] = (col[1][2] - col[2][1]) / x4;
+		q[0] = x4 / 4;
+		q[1] = (col[1][0] + col[0][1]) / x4;
+		q[2] = (col[2][0] + col[0][2]) / x4;
+	} else if (r11 > r22) {
+		double y4 = 2 * sqrt(1 + r11 - r00 - r22);
+		q[3] = (col[2][0] - col[0][2]) / y4;
+		q[0] = (col[1][0] + col[0][1]) / y4;
+		q[1] = y4 / 4;
+		q[2] = (col[2][1] + col[1][2]) / y4;
+	} else {
+		double z4 = 2 * sqrt(1 + r22 - r00 - r11);
+		q[3] = (col[0][1] - col[1][0]) / z4;
+		q[0] = (col[2][0] + col[0][2]) / z4;
+		q[1] = (col[2][1] + col[1][2]) / z4;
+		q[2] = z4 / 4;
+	}
+	double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+	double qs = q[3] < 0 ? -1.0 / n : 1.0 / n; /* w >= 0: one of the two equal quaternions, always the same */
+	for (int k = 0; k < 4; k++)
+		out->r[k] = q[k] * qs;
+	return NULL;
+}
+
 int author_quat_normalize(float q[4])
 {
 	double n = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
@@ -129,32 +201,42 @@ static int b64_value(char c)
 hks_result author_base64_decode(hks_ctx *ctx, hks_arena *arena, const char *text, size_t len, uint8_t **out,
                                 size_t *out_size)
 {
+	/* Strict RFC 4648 §4: groups of 4 characters of the standard alphabet,
+	 * '=' padding only at the very end (0-2 characters), no whitespace, and
+	 * the bits a padded group leaves unused must be zero (§3.5 canonical
+	 * encoding). Anything else is a damaged or non-base64 payload. */
 	*out = NULL;
 	*out_size = 0;
-	while (len && text[len - 1] == '=')
-		len--;
-	if (len % 4 == 1)
-		return hks_fail(ctx, HKS_E_MALFORMED, -1, "base64 data has a dangling character");
-	size_t n = len / 4 * 3 + (len % 4 ? len % 4 - 1 : 0);
+	if (len % 4 != 0)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "base64 data of %zu characters (a multiple of 4 with padding is required)",
+		                len);
+	size_t pad = 0;
+	while (pad < len && pad < 3 && text[len - 1 - pad] == '=')
+		pad++;
+	if (pad > 2)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "base64 data ends in more than 2 padding characters");
+	size_t n = len / 4 * 3 - pad;
 	uint8_t *p = (uint8_t *)hks_arena_alloc(arena, n + 1);
 	if (!p)
 		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
-	size_t o = 0;
+	size_t o = 0, chars = len - pad;
 	uint32_t acc = 0;
 	int bits = 0;
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < chars; i++) {
 		int v = b64_value(text[i]);
 		if (v < 0)
-			return hks_fail(ctx, HKS_E_MALFORMED, -1, "base64 data: invalid character at position %zu", i);
+			return hks_fail(ctx, HKS_E_MALFORMED, -1, "base64 data: invalid character 0x%02x at position %zu",
+			                (unsigned)(unsigned char)text[i], i);
 		acc = acc << 6 | (uint32_t)v;
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
-			if (o < n)
-				p[o++] = (uint8_t)(acc >> bits);
+			p[o++] = (uint8_t)(acc >> bits);
 			acc &= (1u << bits) - 1;
 		}
 	}
+	if (acc != 0)
+		return hks_fail(ctx, HKS_E_MALFORMED, -1, "base64 data: the padding bits of the last group are not zero");
 	*out = p;
 	*out_size = o;
 	return HKS_OK;

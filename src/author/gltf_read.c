@@ -24,8 +24,7 @@ typedef struct gr {
 	hks_ctx *ctx;
 	hks_arena *arena;
 	json_t *root;
-	gbuf *buffers;
-	size_t num_buffers;
+	author_buffers bufs;
 	int64_t json_offset;  /* byte offset of the JSON text in the file (GLB: 20) */
 } gr;
 
@@ -131,56 +130,6 @@ static hks_result split_glb(gr *g, const uint8_t *p, size_t size, const uint8_t 
 	return HKS_OK;
 }
 
-static hks_result load_buffers(gr *g, const gbuf *glb_bin)
-{
-	const json_t *bufs = json_object_get(g->root, "buffers");
-	size_t n = json_is_array(bufs) ? json_array_size(bufs) : 0;
-	if (n > g->ctx->limits.max_objects)
-		return hks_fail(g->ctx, HKS_E_LIMIT, -1, "%zu buffers", n);
-	g->num_buffers = n;
-	g->buffers = (gbuf *)hks_arena_array(g->arena, n + 1, sizeof(gbuf));
-	if (!g->buffers)
-		return nomem(g);
-	for (size_t i = 0; i < n; i++) {
-		const json_t *b = json_array_get(bufs, i);
-		const json_t *len = json_object_get(b, "byteLength");
-		const char *uri = json_string_value(json_object_get(b, "uri"));
-		char member[48];
-		snprintf(member, sizeof(member), "buffers[%zu]", i);
-		if (!json_is_integer(len) || json_integer_value(len) < 0)
-			return bad(g, member, "%s: byteLength missing or negative", member);
-		uint64_t want = (uint64_t)json_integer_value(len);
-		if (!uri) {
-			if (i != 0 || !glb_bin || !glb_bin->data)
-				return bad(g, member, "%s has no uri and there is no GLB BIN chunk", member);
-			if (want > glb_bin->size)
-				return bad(g, member, "%s: byteLength %lld exceeds the BIN chunk's %lld bytes", member,
-				           (long long)want, (long long)glb_bin->size);
-			g->buffers[i].data = glb_bin->data;
-			g->buffers[i].size = (size_t)want;
-			continue;
-		}
-		const char *comma = strchr(uri, ',');
-		if (strncmp(uri, "data:", 5) != 0 || !comma || (size_t)(comma - uri) < 7 ||
-		    strncmp(comma - 7, ";base64", 7) != 0) {
-			hks_err_member(g->ctx, member);
-			return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1,
-			                "%s refers to an external file (%.64s); export a .glb or a .gltf with embedded buffers",
-			                member, uri);
-		}
-		uint8_t *data;
-		size_t dsize;
-		hks_err_member(g->ctx, member);
-		HKS_TRY(author_base64_decode(g->ctx, g->arena, comma + 1, strlen(comma + 1), &data, &dsize));
-		if (want > dsize)
-			return bad(g, member, "%s: byteLength %lld exceeds its %lld decoded bytes", member, (long long)want,
-			           (long long)dsize);
-		g->buffers[i].data = data;
-		g->buffers[i].size = (size_t)want;
-	}
-	return HKS_OK;
-}
-
 /* ---- accessors ---- */
 
 typedef struct acc {
@@ -223,7 +172,108 @@ static uint32_t ctype_size(uint32_t t)
 	}
 }
 
-static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, acc *out)
+/* Which component types an accessor may have (glTF 2.0 §3.11, table of
+ * animation sampler outputs): keyframe times, translations and scales are
+ * float; rotations are float or normalized byte / unsigned byte / short /
+ * unsigned short. */
+enum { ACC_FLOAT_ONLY = 0, ACC_ROTATION = 1 };
+
+/* A bufferView's bytes: [offset, offset + length) of its buffer, checked. */
+static hks_result get_view(gr *g, const char *member, size_t vi, const uint8_t **data, size_t *length,
+                           int64_t *stride)
+{
+	const json_t *views = json_object_get(g->root, "bufferViews");
+	const json_t *v = json_array_get(views, vi);
+	size_t bi;
+	if (!json_is_object(v))
+		return bad(g, member, "%s: bufferView %zu does not exist", member, vi);
+	if (!get_index(v, "buffer", g->bufs.count, &bi))
+		return bad(g, member, "%s: bufferViews[%zu].buffer is missing or out of range", member, vi);
+	const json_t *vo = json_object_get(v, "byteOffset"), *vl = json_object_get(v, "byteLength"),
+	             *vs = json_object_get(v, "byteStride");
+	int64_t voff = vo ? (json_is_integer(vo) ? json_integer_value(vo) : -1) : 0;
+	int64_t vlen = json_is_integer(vl) ? json_integer_value(vl) : -1;
+	*stride = vs ? (json_is_integer(vs) ? json_integer_value(vs) : -1) : 0;
+	/* glTF 2.0 §5.11: byteLength >= 1, byteStride in [4, 252] */
+	if (voff < 0 || vlen < 1 || (vs && (*stride < 4 || *stride > 252)))
+		return bad(g, member, "%s: bufferViews[%zu] offset, length or stride invalid", member, vi);
+	const author_buffer *b;
+	hks_err_member(g->ctx, member);
+	HKS_TRY(author_buffer_get(&g->bufs, bi, &b));
+	if (!hks_range_ok(b->size, (uint64_t)voff, (uint64_t)vlen))
+		return bad(g, member, "%s: bufferViews[%zu] [%lld, +%lld) lies outside its %zu-byte buffer", member, vi,
+		           (long long)voff, (long long)vlen, b->size);
+	*data = b->data + voff;
+	*length = (size_t)vlen;
+	return HKS_OK;
+}
+
+/* Sparse storage (glTF 2.0 §3.6.2.3): `count` strictly increasing indices
+ * (unsigned byte / short / int) and as many elements, tightly packed, that
+ * replace the elements of the dense copy at `dense` (the bufferView's data or
+ * zeros). */
+static hks_result apply_sparse(gr *g, const char *member, const json_t *sparse, acc *a, uint8_t *dense, size_t esize)
+{
+	const json_t *jc = json_object_get(sparse, "count"), *ji = json_object_get(sparse, "indices"),
+	             *jv = json_object_get(sparse, "values");
+	if (!json_is_integer(jc) || json_integer_value(jc) < 1 || (uint64_t)json_integer_value(jc) > a->count ||
+	    !json_is_object(ji) || !json_is_object(jv))
+		return bad(g, member, "%s.sparse: count (1 to %zu), indices and values are required", member, a->count);
+	size_t n = (size_t)json_integer_value(jc);
+	const json_t *ict = json_object_get(ji, "componentType");
+	uint32_t isize = 0;
+	if (json_is_integer(ict))
+		switch (json_integer_value(ict)) {
+		case GLTF_UNSIGNED_BYTE:
+			isize = 1;
+			break;
+		case GLTF_UNSIGNED_SHORT:
+			isize = 2;
+			break;
+		case GLTF_UNSIGNED_INT:
+			isize = 4;
+			break;
+		default:
+			break;
+		}
+	if (!isize)
+		return bad(g, member, "%s.sparse.indices: componentType must be 5121, 5123 or 5125", member);
+	const uint8_t *part[2];
+	for (int k = 0; k < 2; k++) {
+		const json_t *side = k ? jv : ji;
+		const char *what = k ? "values" : "indices";
+		size_t vi, vlen;
+		int64_t stride;
+		const json_t *views = json_object_get(g->root, "bufferViews");
+		const json_t *jo = json_object_get(side, "byteOffset");
+		int64_t off = jo ? (json_is_integer(jo) ? json_integer_value(jo) : -1) : 0;
+		if (!get_index(side, "bufferView", json_is_array(views) ? json_array_size(views) : 0, &vi) || off < 0)
+			return bad(g, member, "%s.sparse.%s: bufferView missing or out of range, or byteOffset invalid", member,
+			           what);
+		const uint8_t *d;
+		HKS_TRY(get_view(g, member, vi, &d, &vlen, &stride));
+		if (stride) /* §3.6.2.3: sparse indices and values are tightly packed */
+			return bad(g, member, "%s.sparse.%s: its bufferView has a byteStride", member, what);
+		uint64_t need = (uint64_t)n * (k ? esize : isize);
+		if (!hks_range_ok(vlen, (uint64_t)off, need))
+			return bad(g, member, "%s.sparse.%s need %llu bytes at %lld of a %zu-byte bufferView", member, what,
+			           (unsigned long long)need, (long long)off, vlen);
+		part[k] = d + off;
+	}
+	uint64_t prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *p = part[0] + i * isize;
+		uint64_t at = isize == 1 ? p[0] : isize == 2 ? hks_le16(p) : hks_le32(p);
+		if (at >= a->count || (i && at <= prev))
+			return bad(g, member, "%s.sparse.indices[%zu] = %llu: not strictly increasing below count %zu", member, i,
+			           (unsigned long long)at, a->count);
+		memcpy(dense + at * esize, part[1] + i * esize, esize);
+		prev = at;
+	}
+	return HKS_OK;
+}
+
+static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kind, acc *out)
 {
 	char member[48];
 	snprintf(member, sizeof(member), "accessors[%zu]", index);
@@ -231,8 +281,6 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, acc *ou
 	const json_t *a = json_array_get(accs, index);
 	if (!json_is_object(a))
 		return bad(g, member, "%s does not exist", member);
-	if (json_object_get(a, "sparse"))
-		return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1, "%s is sparse (not supported for animation data)", member);
 	const json_t *ct = json_object_get(a, "componentType"), *cnt = json_object_get(a, "count");
 	uint32_t comps = comps_of(json_string_value(json_object_get(a, "type")));
 	if (!json_is_integer(ct) || !ctype_size((uint32_t)json_integer_value(ct)) || !json_is_integer(cnt) ||
@@ -243,36 +291,59 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, acc *ou
 	out->comps = comps;
 	out->count = (size_t)json_integer_value(cnt);
 	out->normalized = json_is_true(json_object_get(a, "normalized"));
-	if (out->ctype != GLTF_FLOAT && !out->normalized)
-		return bad(g, member, "%s: integer components must be normalized for animation data", member);
+	if (out->ctype != GLTF_FLOAT && (kind != ACC_ROTATION || !out->normalized))
+		return bad(g, member,
+		           "%s: componentType %u%s is not allowed here (glTF 2.0 §3.11: keyframe times, translations and "
+		           "scales are float; rotations float or normalized integers)",
+		           member, out->ctype, out->normalized ? " normalized" : "");
 	if (out->count > g->ctx->limits.max_frames * (size_t)3 + 3)
 		return hks_fail(g->ctx, HKS_E_LIMIT, -1, "%s: %zu elements exceed the frame limit", member, out->count);
-	const json_t *views = json_object_get(g->root, "bufferViews");
-	size_t vi, bi;
-	if (!get_index(a, "bufferView", json_is_array(views) ? json_array_size(views) : 0, &vi))
-		return bad(g, member, "%s: bufferView missing or out of range", member);
-	const json_t *v = json_array_get(views, vi);
-	if (!get_index(v, "buffer", g->num_buffers, &bi))
-		return bad(g, member, "%s: its bufferView's buffer is missing or out of range", member);
-	const json_t *vo = json_object_get(v, "byteOffset"), *vl = json_object_get(v, "byteLength"),
-	             *vs = json_object_get(v, "byteStride"), *ao = json_object_get(a, "byteOffset");
-	int64_t voff = vo ? (json_is_integer(vo) ? json_integer_value(vo) : -1) : 0;
-	int64_t vlen = json_is_integer(vl) ? json_integer_value(vl) : -1;
-	int64_t aoff = ao ? (json_is_integer(ao) ? json_integer_value(ao) : -1) : 0;
 	size_t esize = (size_t)ctype_size(out->ctype) * comps;
-	int64_t stride = vs ? (json_is_integer(vs) ? json_integer_value(vs) : -1) : (int64_t)esize;
-	if (voff < 0 || vlen < 0 || aoff < 0 || stride < (int64_t)esize || stride > 252)
-		return bad(g, member, "%s: bufferView offset, length or stride invalid", member);
-	const gbuf *b = &g->buffers[bi];
-	if (!hks_range_ok(b->size, (uint64_t)voff, (uint64_t)vlen))
-		return bad(g, member, "%s: bufferView [%lld, +%lld) lies outside its buffer", member, (long long)voff,
-		           (long long)vlen);
-	uint64_t need = (uint64_t)aoff + (uint64_t)stride * (out->count - 1) + esize;
-	if (need > (uint64_t)vlen)
-		return bad(g, member, "%s needs %lld bytes of a %lld-byte bufferView", member, (long long)need,
-		           (long long)vlen);
-	out->base = b->data + voff + aoff;
-	out->stride = (size_t)stride;
+	const json_t *views = json_object_get(g->root, "bufferViews"), *jview = json_object_get(a, "bufferView"),
+	             *sparse = json_object_get(a, "sparse");
+	const uint8_t *vdata = NULL;
+	size_t vlen = 0;
+	int64_t stride = (int64_t)esize;
+	if (jview) {
+		size_t vi;
+		const json_t *ao = json_object_get(a, "byteOffset");
+		int64_t aoff = ao ? (json_is_integer(ao) ? json_integer_value(ao) : -1) : 0;
+		if (!get_index(a, "bufferView", json_is_array(views) ? json_array_size(views) : 0, &vi) || aoff < 0)
+			return bad(g, member, "%s: bufferView out of range or byteOffset invalid", member);
+		int64_t vstride;
+		HKS_TRY(get_view(g, member, vi, &vdata, &vlen, &vstride));
+		if (vstride) {
+			if (vstride < (int64_t)esize)
+				return bad(g, member, "%s: byteStride %lld is below the element size %zu", member, (long long)vstride,
+				           esize);
+			stride = vstride;
+		}
+		uint64_t need = (uint64_t)aoff + (uint64_t)stride * (out->count - 1) + esize;
+		if (need > (uint64_t)vlen)
+			return bad(g, member, "%s needs %lld bytes of a %lld-byte bufferView", member, (long long)need,
+			           (long long)vlen);
+		vdata += aoff;
+	}
+	if (vdata && !sparse) {
+		out->base = vdata;
+		out->stride = (size_t)stride;
+		return HKS_OK;
+	}
+	/* No bufferView (zeros, §3.6.2.1) or sparse: a dense copy, tightly packed.
+	 * count * esize is below 3 million x 16 bytes (limit check above), and the
+	 * arena charges it against max_memory. */
+	uint8_t *dense = (uint8_t *)hks_arena_array(g->arena, out->count, esize);
+	if (!dense)
+		return nomem(g);
+	for (size_t i = 0; vdata && i < out->count; i++)
+		memcpy(dense + i * esize, vdata + i * (size_t)stride, esize);
+	if (sparse) {
+		if (!json_is_object(sparse))
+			return bad(g, member, "%s.sparse is not an object", member);
+		HKS_TRY(apply_sparse(g, member, sparse, out, dense, esize));
+	}
+	out->base = dense;
+	out->stride = esize;
 	return HKS_OK;
 }
 
@@ -352,10 +423,8 @@ static hks_result get_channel(gr *g, const json_t *anim, size_t ai, size_t ci, s
 	size_t na = json_is_array(accs) ? json_array_size(accs) : 0;
 	if (!get_index(s, "input", na, &in_i) || !get_index(s, "output", na, &out_i))
 		return bad(g, member, "%s: sampler input / output missing or out of range", member);
-	HKS_TRY(get_accessor(g, in_i, 1, &ch->in));
-	HKS_TRY(get_accessor(g, out_i, ch->comps, &ch->out));
-	if (ch->in.ctype != GLTF_FLOAT)
-		return bad(g, member, "%s: sampler input is not float", member);
+	HKS_TRY(get_accessor(g, in_i, 1, ACC_FLOAT_ONLY, &ch->in));
+	HKS_TRY(get_accessor(g, out_i, ch->comps, *path == PATH_R ? ACC_ROTATION : ACC_FLOAT_ONLY, &ch->out));
 	size_t want = ch->in.count * (ch->interp == INTERP_CUBIC ? 3 : 1);
 	if (ch->out.count != want)
 		return bad(g, member, "%s: %lld output elements for %lld keyframes", member, (long long)ch->out.count,
@@ -457,7 +526,12 @@ static const named *find_named(const named *v, size_t n, const char *name)
 	return lo < n && !strcmp(v[lo].name, name) ? &v[lo] : NULL;
 }
 
-/* A node's static TRS (defaults where absent); `matrix` nodes are accepted when the matrix is identity. */
+/* A node's static TRS (defaults where absent). A `matrix` (glTF 2.0 §3.5.2)
+ * is decomposed into T·R·S (author_mat_decompose: shear, singular and
+ * non-affine matrices are refused, a mirror becomes negative scales). A
+ * matrix other than the identity together with translation / rotation /
+ * scale is ambiguous and refused; the identity is the default value, which
+ * writers may spell out beside TRS. */
 static hks_result node_trs(gr *g, const json_t *node, size_t index, float t[3], float r[4], float s[3])
 {
 	static const float id_t[3] = {0, 0, 0}, id_r[4] = {0, 0, 0, 1}, id_s[3] = {1, 1, 1};
@@ -466,21 +540,44 @@ static hks_result node_trs(gr *g, const json_t *node, size_t index, float t[3], 
 	memcpy(s, id_s, sizeof(id_s));
 	char member[48];
 	snprintf(member, sizeof(member), "nodes[%zu]", index);
-	const json_t *m = json_object_get(node, "matrix");
-	if (m) {
-		float mv[16];
-		if (!get_f32_array(m, mv, 16))
-			return bad(g, member, "%s: matrix must hold 16 numbers", member);
-		for (int k = 0; k < 16; k++)
-			if (mv[k] != ((k % 5) == 0 ? 1.0f : 0.0f))
-				return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1,
-				                "%s (a skeleton bone) uses a matrix; export with translation/rotation/scale", member);
-	}
 	const json_t *jt = json_object_get(node, "translation"), *jr = json_object_get(node, "rotation"),
 	             *js = json_object_get(node, "scale");
 	if ((jt && !get_f32_array(jt, t, 3)) || (jr && !get_f32_array(jr, r, 4)) || (js && !get_f32_array(js, s, 3)))
 		return bad(g, member, "%s: translation / rotation / scale must be arrays of 3 / 4 / 3 numbers",
 		           member);
+	const json_t *m = json_object_get(node, "matrix");
+	if (!m)
+		return HKS_OK;
+	double mv[16];
+	int identity = 1;
+	if (!json_is_array(m) || json_array_size(m) != 16)
+		return bad(g, member, "%s: matrix must hold 16 numbers", member);
+	for (size_t k = 0; k < 16; k++) {
+		const json_t *x = json_array_get(m, k);
+		if (!json_is_number(x))
+			return bad(g, member, "%s: matrix must hold 16 numbers", member);
+		/* glTF stores f32 values: round as a float accessor would */
+		mv[k] = (double)(float)json_number_value(x);
+		identity &= mv[k] == ((k % 5) == 0 ? 1.0 : 0.0);
+	}
+	if (identity)
+		return HKS_OK;
+	if (jt || jr || js)
+		return bad(g, member, "%s has both a matrix and translation / rotation / scale (glTF 2.0 §3.5.2: one or the other)",
+		           member);
+	author_trs x;
+	const char *why = author_mat_decompose(mv, &x);
+	if (why) {
+		hks_err_member(g->ctx, member);
+		return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1, "%s: %s; glTF requires matrices decomposable into translation, rotation and scale",
+		                member, why);
+	}
+	for (int k = 0; k < 3; k++) {
+		t[k] = (float)x.t[k];
+		s[k] = (float)x.s[k];
+	}
+	for (int k = 0; k < 4; k++)
+		r[k] = (float)x.r[k];
 	return HKS_OK;
 }
 
@@ -757,23 +854,15 @@ hks_result hks_gltf_read(const void *data, size_t size, const hks_skeleton *skel
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_gltf_read: num_tracks without track_to_bone");
 	if (opts && opts->num_float_tracks && !opts->float_slot_names)
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_gltf_read: float tracks without slot names");
-	hks_arena *arena = hks_arena_create(&ctx);
-	if (!arena)
-		return err && err->code ? err->code : HKS_E_NOMEM;
-	hks_gltf_animation *a = (hks_gltf_animation *)hks_arena_alloc(arena, sizeof(*a));
-	if (!a) {
-		hks_arena_free(arena);
-		return err && err->code ? err->code : HKS_E_NOMEM;
-	}
-	a->arena = arena;
 	gr g;
 	memset(&g, 0, sizeof(g));
 	g.ctx = &ctx;
-	g.arena = arena;
 	const uint8_t *p = (const uint8_t *)data, *json = p;
 	size_t json_size = size;
 	gbuf bin = {NULL, 0};
 	hks_result r = HKS_OK;
+	hks_arena *arena = NULL;
+	hks_gltf_animation *a = NULL;
 	if (size >= 4 && hks_le32(p) == GLB_MAGIC) {
 		hks_err_object(&ctx, "GLB");
 		r = split_glb(&g, p, size, &json, &json_size, &bin);
@@ -795,10 +884,36 @@ hks_result hks_gltf_read(const void *data, size_t size, const hks_skeleton *skel
 		else if (strncmp(ver, "2.", 2) != 0)
 			r = hks_fail(&ctx, HKS_E_UNSUPPORTED, -1, "glTF version %.16s (only 2.x)", ver);
 	}
-	if (r == HKS_OK)
-		r = load_buffers(&g, &bin);
+	if (r == HKS_OK && !(opts && opts->base.limits.max_memory) && (opts && (opts->source_path || opts->loader.open))) {
+		/* External buffer files are input like the GLB BIN chunk: the default
+		 * memory limit (16 x input + 64 MiB, hks_limits) counts them. A lying
+		 * byteLength cannot make the library allocate: a file shorter than its
+		 * byteLength is refused before the read (gltf_buffers.c). */
+		uint64_t in = (uint64_t)size + author_buffers_external_bytes(g.root);
+		ctx.limits.max_memory = in * 16 + (UINT64_C(64) << 20);
+	}
+	if (r == HKS_OK) {
+		/* the arena copies the limits: created once they are final */
+		arena = hks_arena_create(&ctx);
+		a = arena ? (hks_gltf_animation *)hks_arena_alloc(arena, sizeof(*a)) : NULL;
+		if (!a)
+			r = err && err->code ? err->code : HKS_E_NOMEM;
+		else
+			a->arena = arena;
+	}
+	if (r == HKS_OK) {
+		g.arena = arena;
+		g.bufs.ctx = &ctx;
+		g.bufs.arena = arena;
+		g.bufs.source_path = opts ? opts->source_path : NULL;
+		if (opts)
+			g.bufs.loader = opts->loader;
+		hks_err_object(&ctx, "glTF JSON");
+		r = author_buffers_declare(&g.bufs, g.root, bin.data, bin.size);
+	}
 	if (r == HKS_OK)
 		r = import(&g, skeleton, opts, a);
+	author_buffers_release(&g.bufs);
 	json_decref(g.root);
 	if (r != HKS_OK) {
 		hks_arena_free(arena);

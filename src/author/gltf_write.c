@@ -739,6 +739,8 @@ done:
 		hks_bytebuf_free(&result);
 		return r;
 	}
+	/* The final shrink can fail (hks_bytebuf_take then frees the buffer and
+	 * records the failure); a written glTF is never empty, so NULL is that failure. */
 	*out = hks_bytebuf_take(&result, out_size);
-	return HKS_OK;
+	return *out ? HKS_OK : hks_fail_nomem(&ctx, 0);
 }
