@@ -769,6 +769,16 @@ typedef struct hks_encode_stats {
 	 * normU(P): the stored curve moves by at most this much per component
 	 * (a partition of unity of the moves P/|P| − P), on top of the fit's error. */
 	double rotation_renormalization;
+	/* The tolerance guard (docs/ENCODE.md "Tolerance guarantee"): spline parts whose
+	 * Havok fit left the tolerance at a sample (per component, before quantization)
+	 * and were refitted, per part type T, R, S, F; the ladder rung that ended each
+	 * (0 KEPT_POINT odd bound, 1 strict 1.0·E acceptance, 2 degree-1 fit, 3 the
+	 * polyline through every frame); parts not checked because a sample is NaN or
+	 * infinite; the largest per-component error of a guarded Havok fit. */
+	uint64_t guarded_parts[4];
+	uint64_t guard_rungs[4];
+	uint64_t guard_unchecked_parts;
+	double guard_worst_havok_error;
 } hks_encode_stats;
 
 typedef struct hks_encode_options {
@@ -787,6 +797,9 @@ typedef struct hks_encode_options {
 	                                            the previous frame's is negative (the §2 pre-pass; off by
 	                                            default so decoded frames are encoded as given) */
 	hks_encode_stats *stats;                 /* optional output, filled by the call */
+	int havok_unguarded;                     /* nonzero: no tolerance guard, Havok's fit as is even where it
+	                                            leaves the tolerance (ENCODER.md §7.3, docs/ENCODE.md
+	                                            "Tolerance guarantee"); zero = guarded */
 } hks_encode_options;
 
 /* The frames to encode. Every frame must be given; the frame step is

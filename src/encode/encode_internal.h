@@ -232,6 +232,14 @@ typedef struct hks_predictor_options {
 	                              (not the rcp-scaled mean, §13.1) */
 	int nearest_quantization;  /* 16/8-bit scalars and ThreeComp rotations quantize to the nearest
 	                              integer (the bin centre of a decoded value) instead of truncating */
+	int tolerance_guard;       /* nonzero: run the encoder's tolerance guard (docs/ENCODE.md "Tolerance
+	                              guarantee"). Zero, the predictor's default, keeps Havok's fit as is:
+	                              the predictor reproduces Havok's files, flaw included (ENCODER.md §7.3) */
+	const uint8_t *skip_units; /* NULL, or one byte per unit (block · (3T + F) + 3t + part | 3T + i):
+	                              nonzero leaves that part absent. The re-compressor's candidate
+	                              selection (docs/RECORD.md) re-encodes only the parts no earlier
+	                              candidate reproduced; parts are fitted independently, so the
+	                              others come out the same as in a full encode */
 } hks_predictor_options;
 
 /* hks_encode_stored with predictor switches (`pred` may be NULL: plain encode). */

@@ -54,6 +54,7 @@ typedef struct encoder {
 	float knot_factor;
 	int rotation_continuity;
 	hks_predictor_options pred; /* the re-compressor's switches (all 0 for hks_encode_stored) */
+	int guard;                  /* the tolerance guard is on (docs/ENCODE.md "Tolerance guarantee") */
 	/* resolved parameters: one per transform track, one per float track */
 	track_params *track;
 	part_params *float_track;
@@ -166,9 +167,19 @@ static void *arena_array(encoder *e, size_t count, size_t elem)
 
 static const hks_part error_part[4] = {HKS_PART_TRANSLATION, HKS_PART_ROTATION, HKS_PART_SCALE, HKS_PART_FLOAT};
 
+/* The lanes whose stored values come from the fitted curve: every lane of a
+ * rotation (the whole quaternion is packed, §9.3), the spline lanes of the
+ * others (static lanes store the mean, §9.1). */
+static unsigned curve_lanes(hks_enc_part part, uint8_t mask)
+{
+	return part == HKS_ENC_ROTATION ? 0x0Fu : (unsigned)(mask >> 4) & 0x0Fu;
+}
+
 /* Fit the part's samples (all four lanes jointly, §5.3) and store degree,
- * control-point count and knot bytes. */
-static hks_result fit_part(encoder *e, int frames, const part_params *pp, hks_stored_part *out)
+ * control-point count and knot bytes. With the guard on, a fit that leaves
+ * the tolerance on one of `lanes` is refitted (src/fit/fit_guard.c). */
+static hks_result fit_part(encoder *e, int frames, const part_params *pp, hks_enc_part part, unsigned lanes,
+                           hks_stored_part *out)
 {
 	int m = frames - 1;
 	for (int k = 0; k < frames; k++)
@@ -176,7 +187,20 @@ static hks_result fit_part(encoder *e, int frames, const part_params *pp, hks_st
 			e->Q[k].v[i] = e->samples[k][i];
 	hks_fit_stats fs;
 	memset(&fs, 0, sizeof(fs));
-	HKS_TRY(hks_fit_part(e->ctx, e->ws, m, e->Q, e->ub, pp->degree, pp->tolerance, &e->cfg, e->curve, &fs));
+	if (e->guard) {
+		hks_fit_guard_report g;
+		HKS_TRY(hks_fit_part_guarded(e->ctx, e->ws, m, e->Q, e->ub, pp->degree, pp->tolerance, &e->cfg, lanes,
+		                             e->curve, &fs, &g));
+		e->stats.guard_unchecked_parts += (uint64_t)g.unchecked;
+		if (g.rung != HKS_FIT_GUARD_NONE) {
+			e->stats.guarded_parts[part]++;
+			e->stats.guard_rungs[g.rung - 1]++;
+			if ((double)g.havok_error > e->stats.guard_worst_havok_error)
+				e->stats.guard_worst_havok_error = (double)g.havok_error;
+		}
+	} else {
+		HKS_TRY(hks_fit_part(e->ctx, e->ws, m, e->Q, e->ub, pp->degree, pp->tolerance, &e->cfg, e->curve, &fs));
+	}
 	const hks_fit_curve *c = e->curve;
 	/* The stored count is a u16 (n) and the knot count n + p + 2; both fit
 	 * easily (n + 1 <= 3m + 1), but check rather than truncate. */
@@ -340,7 +364,7 @@ static hks_result encode_part(encoder *e, hks_enc_part part, int frames, const p
 	uint8_t lanes_mask = out->flags;
 	e->stats.parts[part]++;
 	if (lanes_mask & 0xF0) {
-		HKS_TRY(fit_part(e, frames, pp, out));
+		HKS_TRY(fit_part(e, frames, pp, part, curve_lanes(part, lanes_mask), out));
 		e->stats.spline_parts[part]++;
 		e->stats.control_points[part] += out->num_control_points;
 	} else if (lanes_mask & 0x0F) {
@@ -427,6 +451,8 @@ static hks_result encode_block(encoder *e, hks_stored_animation *s, uint32_t b, 
 			gather_transform(e, t, part, first, frames);
 			if (part == HKS_ENC_ROTATION && e->rotation_continuity)
 				rotation_continuity(e, t, b, frames);
+			if (e->pred.skip_units && e->pred.skip_units[(size_t)b * (3u * T + F) + 3u * t + (unsigned)k])
+				continue; /* predictor: a part an earlier candidate reproduced stays absent */
 			HKS_TRY(encode_part(e, part, frames, &tp->part[k], &tr->part[k], &tr->mask[1 + k]));
 		}
 	}
@@ -437,6 +463,8 @@ static hks_result encode_block(encoder *e, hks_stored_animation *s, uint32_t b, 
 			e->samples[k][0] = *src;
 			e->samples[k][1] = e->samples[k][2] = e->samples[k][3] = 0.0f;
 		}
+		if (e->pred.skip_units && e->pred.skip_units[(size_t)b * (3u * T + F) + 3u * T + i])
+			continue;
 		HKS_TRY(encode_part(e, HKS_ENC_FLOAT, frames, &e->float_track[i], &blk->floats[i], &blk->float_masks[i]));
 	}
 	return HKS_OK;
@@ -614,6 +642,8 @@ hks_result hks_encode_stored_predict(const hks_frames_in *in, const hks_encode_o
 	e->in = in;
 	if (pred)
 		e->pred = *pred;
+	/* the guard: on for plain encodes unless opted out; the predictor only when it asks */
+	e->guard = !(opts && opts->havok_unguarded) && (!pred || pred->tolerance_guard);
 	hks_result r = resolve_model(&ctx, opts, &e->model);
 	if (r == HKS_OK) {
 		e->arena = hks_arena_create(&ctx);

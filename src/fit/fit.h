@@ -260,6 +260,38 @@ hks_result hks_fit_curve_run(hks_ctx *ctx, hks_fit_workspace *ws, int m, const h
 hks_result hks_fit_part(hks_ctx *ctx, hks_fit_workspace *ws, int m, const hks_fit_v4 *Q, const float *ub,
                         int degree, float E, const hks_fit_config *cfg, hks_fit_curve *out, hks_fit_stats *stats);
 
+/* ---- the tolerance guard (fit_guard.c, docs/FIT.md) --------------------- */
+
+/* Largest |Q[k].v[i] − C(ub[k]).v[i]| over k = 0 … m and the lanes i set in
+ * `lanes` (bit i = lane i), with the curve evaluated as §7.8 does; a NaN
+ * distance counts as +∞. Per component, as the acceptance of issue 5 reads. */
+float hks_fit_max_lane_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q, const float *ub, unsigned lanes);
+
+/* Which step of the guard's ladder produced the curve. */
+typedef enum hks_fit_guard_rung {
+	HKS_FIT_GUARD_NONE = 0,       /* the configured (Havok) fit was within E: untouched */
+	HKS_FIT_GUARD_KEPT_POINT = 1, /* refit with the KEPT_POINT odd-case bound */
+	HKS_FIT_GUARD_STRICT = 2,     /* ... and refits accepted within E only */
+	HKS_FIT_GUARD_DEGREE1 = 3,    /* the error-bounded fit at degree 1 */
+	HKS_FIT_GUARD_POLYLINE = 4    /* degree 1 through every sample (exact) */
+} hks_fit_guard_rung;
+
+typedef struct hks_fit_guard_report {
+	hks_fit_guard_rung rung;
+	int unchecked;      /* a checked lane holds a non-finite sample: Havok's fit kept, no check */
+	int havok_degree;   /* degree of the configured fit (after §7.9) when checked */
+	float havok_error;  /* its hks_fit_max_lane_error */
+	int residual;       /* the polyline still measured above E (f32 rounding of huge values) */
+} hks_fit_guard_report;
+
+/* hks_fit_part, then the guard: when the curve leaves E on one of `lanes` at a sample,
+ * refit by the ladder KEPT_POINT odd bound -> + strict acceptance -> degree-1 fit ->
+ * polyline, taking the first rung within E (the polyline unconditionally). `stats`
+ * receives the configured fit's statistics only; `report` may be NULL. */
+hks_result hks_fit_part_guarded(hks_ctx *ctx, hks_fit_workspace *ws, int m, const hks_fit_v4 *Q, const float *ub,
+                                int degree, float E, const hks_fit_config *cfg, unsigned lanes, hks_fit_curve *out,
+                                hks_fit_stats *stats, hks_fit_guard_report *report);
+
 /* ---- knot bytes (ENCODER.md §8) ----------------------------------------- */
 
 /* f = (duration == 0) ? 0 : (f32)(num_frames − 1) · (1.0f / duration) — the animation's values. */
