@@ -11,14 +11,10 @@
  * is stored in its own slot, so the output is the same for every -j.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
-#include "progress.h"
+#include "cli_units.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Frames sampled per call when checking that an animation decodes. */
 #define SAMPLE_CHUNK_FRAMES 256u
@@ -45,24 +41,11 @@ typedef struct file_result {
 } file_result;
 
 typedef struct check_job {
-	hks_loader *loader;
-	size_t count;
-	file_result *results;
-	atomic_size_t next;
-	atomic_size_t done;
+	file_result *results; /* one slot per loader unit */
 	bool repack;
 	bool roundtrip;
 	bool reencode;
 } check_job;
-
-static char *dup_string(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = (char *)malloc(n);
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
 
 static void add_failure(file_result *fr, int32_t animation, const char *stage, const char *message)
 {
@@ -72,7 +55,7 @@ static void add_failure(file_result *fr, int32_t animation, const char *stage, c
 	fr->failures = p;
 	p[fr->num_failures].animation = animation;
 	p[fr->num_failures].stage = stage;
-	p[fr->num_failures].error = dup_string(message ? message : "");
+	p[fr->num_failures].error = strdup(message ? message : "");
 	fr->num_failures++;
 }
 
@@ -218,14 +201,12 @@ static void reencode_animation(file_result *fr, const hks_file *file, uint32_t i
 	hks_buffer_free(NULL, rec, rec_size);
 }
 
-static void check_one(check_job *job, size_t index)
+static void check_one(void *ctx, size_t index, const char *path, hks_result r, const hks_loaded *ld)
 {
+	const check_job *job = (const check_job *)ctx;
 	file_result *fr = &job->results[index];
 	fr->counts.files = 1;
-	hks_loaded *ld = NULL;
-	hks_result r = hks_loader_load(job->loader, index, &ld);
-	const char *path = hks_loader_path(job->loader, index);
-	fr->path = dup_string(path ? path : "?");
+	fr->path = strdup(path ? path : "?");
 	if (r != HKS_OK || !ld) {
 		snprintf(fr->sdk_key, sizeof(fr->sdk_key), "unknown");
 		add_failure(fr, -1, "parse", hks_result_name(r));
@@ -239,7 +220,6 @@ static void check_one(check_job *job, size_t index)
 	if (ld->status != HKS_OK) {
 		add_error(fr, -1, "parse", &ld->error);
 		fr->counts.files_failed = 1;
-		hks_loaded_free(ld);
 		return;
 	}
 	const hks_file *file = ld->file;
@@ -284,20 +264,6 @@ static void check_one(check_job *job, size_t index)
 	}
 	if (fr->num_failures)
 		fr->counts.files_failed = 1;
-	hks_loaded_free(ld);
-}
-
-static void *worker(void *arg)
-{
-	check_job *job = (check_job *)arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&job->next, 1);
-		if (i >= job->count)
-			break;
-		check_one(job, i);
-		atomic_fetch_add(&job->done, 1);
-	}
-	return NULL;
 }
 
 /* ---- aggregation and output ---- */
@@ -404,96 +370,26 @@ static void usage(FILE *out)
 	        "archives given. Exit status 0 when every file passes, 1 when any fails, 2 on usage errors.\n");
 }
 
-static bool parse_jobs(const char *s, long *out)
-{
-	char *end = NULL;
-	long v = strtol(s, &end, 10);
-	if (!s[0] || *end || v < 1 || v > 1024)
-		return false;
-	*out = v;
-	return true;
-}
-
 int cmd_check(int argc, char **argv)
 {
-	bool json = false, progress = true, repack = false, roundtrip = false, reencode = false;
-	long jobs = 0;
-	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	const char **paths = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	size_t num_compendiums = 0, num_paths = 0;
-	if (!compendiums || !paths) {
-		fprintf(stderr, "hkspline check: out of memory\n");
-		return 2;
-	}
-	int status = 2;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			status = 0;
-			goto done_args;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--no-progress")) {
-			progress = false;
-		} else if (!strcmp(a, "--repack")) {
-			repack = true;
-		} else if (!strcmp(a, "--roundtrip")) {
-			roundtrip = true;
-		} else if (!strcmp(a, "--reencode")) {
-			reencode = true;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-			if (i + 1 >= argc || !parse_jobs(argv[i + 1], &jobs)) {
-				fprintf(stderr, "hkspline check: %s needs a thread count from 1 to 1024\n", a);
-				goto done_args;
-			}
-			i++;
-		} else if (!strncmp(a, "-j", 2) && a[2]) {
-			if (!parse_jobs(a + 2, &jobs)) {
-				fprintf(stderr, "hkspline check: bad thread count '%s'\n", a + 2);
-				goto done_args;
-			}
-		} else if (!strcmp(a, "--compendium")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "hkspline check: --compendium needs a file or folder\n");
-				goto done_args;
-			}
-			compendiums[num_compendiums++] = argv[++i];
-		} else if (!strcmp(a, "--")) {
-			for (i++; i < argc; i++)
-				paths[num_paths++] = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hkspline check: unknown option '%s'\n", a);
-			usage(stderr);
-			goto done_args;
-		} else {
-			paths[num_paths++] = a;
-		}
-	}
-	if (!num_paths) {
-		usage(stderr);
+	check_job job;
+	memset(&job, 0, sizeof(job));
+	const cli_flag flags[] = {
+	    {"--repack", &job.repack}, {"--roundtrip", &job.roundtrip}, {"--reencode", &job.reencode}, {NULL, NULL}};
+	cli_unit_args args;
+	int status = cli_unit_args_parse(&args, argc, argv, "check", flags, usage);
+	if (status >= 0)
 		goto done_args;
-	}
-	if (jobs == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = n > 0 ? n : 1;
-	}
-
-	hks_load_options lo;
-	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = compendiums;
-	lo.num_compendium_paths = num_compendiums;
-	hks_loader *loader = NULL;
+	status = 2;
+	hks_loader *loader = cli_unit_loader(&args);
+	if (!loader)
+		goto done_args;
 	hks_error err;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		goto done_args;
-	}
 	/* a path that cannot be read at all is a failed file of its own */
-	file_result *arg_failures = (file_result *)calloc(num_paths, sizeof(file_result));
+	file_result *arg_failures = (file_result *)calloc(args.num_paths, sizeof(file_result));
 	size_t num_arg_failures = 0;
-	for (size_t i = 0; i < num_paths; i++) {
-		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
+	for (size_t i = 0; i < args.num_paths; i++) {
+		if (hks_loader_add_path(loader, args.paths[i], &err) != HKS_OK) {
 			if (err.code == HKS_E_NOMEM || !arg_failures) {
 				cli_print_error(&err);
 				hks_loader_free(loader);
@@ -501,60 +397,29 @@ int cmd_check(int argc, char **argv)
 				goto done_args;
 			}
 			file_result *fr = &arg_failures[num_arg_failures++];
-			fr->path = dup_string(paths[i]);
+			fr->path = strdup(args.paths[i]);
 			snprintf(fr->sdk_key, sizeof(fr->sdk_key), "unknown");
 			fr->counts.files = fr->counts.files_failed = 1;
 			add_error(fr, -1, "parse", &err);
 		}
 	}
 
-	check_job job;
-	memset(&job, 0, sizeof(job));
-	job.loader = loader;
-	job.count = hks_loader_count(loader);
-	job.results = (file_result *)calloc(job.count + 1, sizeof(file_result));
-	job.repack = repack;
-	job.roundtrip = roundtrip;
-	job.reencode = reencode;
-	atomic_init(&job.next, 0);
-	atomic_init(&job.done, 0);
+	size_t count = hks_loader_count(loader);
+	job.results = (file_result *)calloc(count + 1, sizeof(file_result));
 	if (!job.results) {
 		fprintf(stderr, "hkspline check: out of memory\n");
 		hks_loader_free(loader);
 		free(arg_failures);
 		goto done_args;
 	}
-	size_t threads = (size_t)jobs < job.count ? (size_t)jobs : job.count;
-	pthread_t *tids = (pthread_t *)calloc(threads + 1, sizeof(pthread_t));
-	size_t started = 0;
-	cli_progress bar;
-	cli_progress_start(&bar, progress, job.count, "files");
-	for (size_t t = 0; tids && t < threads; t++) {
-		if (pthread_create(&tids[t], NULL, worker, &job) != 0)
-			break;
-		started++;
-	}
-	if (started == 0) {
-		worker(&job); /* no thread could start: do the work here */
-	} else {
-		while (atomic_load(&job.done) < job.count) {
-			cli_progress_update(&bar, atomic_load(&job.done));
-			struct timespec ts = {0, 50 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
-		for (size_t t = 0; t < started; t++)
-			pthread_join(tids[t], NULL);
-	}
-	cli_progress_update(&bar, job.count);
-	cli_progress_finish(&bar);
-	free(tids);
+	cli_units_run(loader, &args, &job, check_one, NULL);
 
 	/* aggregate in path order: argument failures first, then the units */
 	check_counts total;
 	memset(&total, 0, sizeof(total));
-	sdk_entry *sdks = (sdk_entry *)calloc(job.count + num_arg_failures + 1, sizeof(sdk_entry));
+	sdk_entry *sdks = (sdk_entry *)calloc(count + num_arg_failures + 1, sizeof(sdk_entry));
 	size_t num_sdks = 0;
-	size_t all = num_arg_failures + job.count;
+	size_t all = num_arg_failures + count;
 	for (size_t k = 0; k < all; k++) {
 		file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
 		add_counts(&total, &fr->counts);
@@ -572,7 +437,7 @@ int cmd_check(int argc, char **argv)
 	if (sdks && num_sdks)
 		qsort(sdks, num_sdks, sizeof(sdk_entry), compare_sdk);
 
-	if (json) {
+	if (args.json) {
 		cli_json j;
 		cli_json_init(&j, stdout, true);
 		cli_json_begin_object(&j);
@@ -635,7 +500,6 @@ int cmd_check(int argc, char **argv)
 	free(arg_failures);
 	hks_loader_free(loader);
 done_args:
-	free(compendiums);
-	free(paths);
+	cli_unit_args_free(&args);
 	return status;
 }

@@ -1,0 +1,191 @@
+/*
+ * The worker pool of the commands that walk many units (cli_units.h).
+ *
+ * Threads take the next task index from one atomic counter; each task writes
+ * only its own result slot. The calling thread waits on a condition variable,
+ * hands finished tasks to `deliver` strictly in index order (so the output
+ * never depends on scheduling or on -j) and redraws the progress bar. The
+ * mutex that guards the per-task "done" flags also orders each task's
+ * result writes before the delivery that reads them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_units.h"
+#include "progress.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* How often the waiting thread wakes to redraw the bar when no task finishes. */
+#define POOL_WAKE_NS (100 * 1000 * 1000L)
+
+typedef struct pool_state {
+	const cli_pool *pool;
+	atomic_size_t next;
+	pthread_mutex_t lock;
+	pthread_cond_t finished;
+	unsigned char *done; /* per task, under lock */
+	size_t num_done;     /* under lock */
+} pool_state;
+
+typedef struct pool_worker {
+	pool_state *state;
+	size_t id;
+	pthread_t thread;
+} pool_worker;
+
+static void *worker_main(void *arg)
+{
+	pool_worker *w = (pool_worker *)arg;
+	pool_state *st = w->state;
+	const cli_pool *p = st->pool;
+	for (;;) {
+		size_t i = atomic_fetch_add(&st->next, 1);
+		if (i >= p->count)
+			break;
+		p->work(p->ctx, w->id, i);
+		pthread_mutex_lock(&st->lock);
+		st->done[i] = 1;
+		st->num_done++;
+		pthread_cond_signal(&st->finished);
+		pthread_mutex_unlock(&st->lock);
+	}
+	return NULL;
+}
+
+/* No thread (none could start, or no memory for the bookkeeping): every task
+ * here, in order, each delivered as soon as it is done. */
+static void run_inline(const cli_pool *p, cli_progress *bar)
+{
+	for (size_t i = 0; i < p->count; i++) {
+		p->work(p->ctx, 0, i);
+		if (p->deliver)
+			p->deliver(p->ctx, i);
+		cli_progress_update(bar, i + 1);
+	}
+}
+
+/* Deliver in index order while the workers run; returns when all are delivered. */
+static void deliver_in_order(pool_state *st, cli_progress *bar)
+{
+	const cli_pool *p = st->pool;
+	size_t delivered = 0;
+	pthread_mutex_lock(&st->lock);
+	while (delivered < p->count) {
+		while (delivered < p->count && st->done[delivered]) {
+			pthread_mutex_unlock(&st->lock);
+			if (p->deliver)
+				p->deliver(p->ctx, delivered);
+			delivered++;
+			pthread_mutex_lock(&st->lock);
+		}
+		size_t num_done = st->num_done;
+		if (delivered == p->count)
+			break;
+		pthread_mutex_unlock(&st->lock);
+		cli_progress_update(bar, num_done);
+		pthread_mutex_lock(&st->lock);
+		if (!st->done[delivered]) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += POOL_WAKE_NS;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&st->finished, &st->lock, &until);
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+void cli_pool_run(const cli_pool *p)
+{
+	cli_progress bar;
+	cli_progress_start(&bar, p->progress, p->count, p->label ? p->label : "tasks");
+	size_t threads = p->threads < p->count ? p->threads : p->count;
+	pool_state st;
+	memset(&st, 0, sizeof(st));
+	st.pool = p;
+	atomic_init(&st.next, 0);
+	st.done = (unsigned char *)calloc(p->count + 1, 1);
+	pool_worker *workers = (pool_worker *)calloc(threads + 1, sizeof(pool_worker));
+	size_t started = 0;
+	bool sync_ok = false;
+	if (st.done && workers && pthread_mutex_init(&st.lock, NULL) == 0) {
+		if (pthread_cond_init(&st.finished, NULL) == 0)
+			sync_ok = true;
+		else
+			pthread_mutex_destroy(&st.lock);
+	}
+	for (size_t t = 0; sync_ok && t < threads; t++) {
+		workers[t].state = &st;
+		workers[t].id = t;
+		if (pthread_create(&workers[t].thread, NULL, worker_main, &workers[t]) != 0)
+			break;
+		started++;
+	}
+	if (started == 0) {
+		run_inline(p, &bar);
+	} else {
+		deliver_in_order(&st, &bar);
+		for (size_t t = 0; t < started; t++)
+			pthread_join(workers[t].thread, NULL);
+	}
+	if (sync_ok) {
+		pthread_cond_destroy(&st.finished);
+		pthread_mutex_destroy(&st.lock);
+	}
+	cli_progress_update(&bar, p->count);
+	cli_progress_finish(&bar);
+	free(workers);
+	free(st.done);
+}
+
+/* ---- a task per loader unit ---- */
+
+typedef struct unit_task {
+	hks_loader *loader;
+	void *ctx;
+	cli_unit_fn fn;
+	void (*deliver)(void *ctx, size_t index);
+} unit_task;
+
+static void unit_work(void *ctx, size_t worker, size_t index)
+{
+	(void)worker;
+	unit_task *t = (unit_task *)ctx;
+	hks_loaded *ld = NULL;
+	hks_result r = hks_loader_load(t->loader, index, &ld);
+	if (r != HKS_OK && ld) {
+		hks_loaded_free(ld);
+		ld = NULL;
+	}
+	t->fn(t->ctx, index, hks_loader_path(t->loader, index), r, ld);
+	if (ld)
+		hks_loaded_free(ld);
+}
+
+static void unit_deliver(void *ctx, size_t index)
+{
+	unit_task *t = (unit_task *)ctx;
+	t->deliver(t->ctx, index);
+}
+
+void cli_units_run(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_unit_fn fn,
+                   void (*deliver)(void *ctx, size_t index))
+{
+	unit_task t = {loader, ctx, fn, deliver};
+	cli_pool p;
+	memset(&p, 0, sizeof(p));
+	p.count = hks_loader_count(loader);
+	p.threads = a->jobs > 0 ? (size_t)a->jobs : 1;
+	p.progress = a->progress;
+	p.label = "files";
+	p.ctx = &t;
+	p.work = unit_work;
+	p.deliver = deliver ? unit_deliver : NULL;
+	cli_pool_run(&p);
+}
