@@ -5,17 +5,25 @@
  * `hkspline decode`, docs/DECODE.md; frame mode) with the Havok-faithful
  * encoder (hks_encode_spline, docs/ENCODE.md) and writes a Havok file.
  *
- * The container: with --like ORIGINAL, the original (tagfile or packfile) is
- * read, the chosen animation's spline members are replaced
- * (hks_file_replace_spline) and the file is written back (hks_file_write);
- * track order, per-track quantizations (mask byte 0 of the original's first
- * block), maxFramesPerBlock and the SDK (guard rule, CPU model) come from the
- * original unless given on the command line. Without --like there is no
- * container to write into yet: the tagfile writer regenerates a file from a
- * parsed one and needs its type table (a donor), so --like is required.
+ * The container. Havok files are written by regenerating a parsed file (the
+ * tagfile writer keeps its type table, CONTAINERS.md §4.1), so the encode goes
+ * into an existing file, chosen in this order:
+ *   1. --like ORIGINAL: the animation with the JSON's index is replaced;
+ *   2. the JSON's own source.path (written by decode; may be BINDER:MEMBER),
+ *      when it loads and its animation has the JSON's track counts: exactly
+ *      as --like source.path;
+ *   3. a donor tagfile from the binder or folder of --skeleton S, else from
+ *      --into BINDER (cli_donor.c): its animation gets the JSON's track
+ *      layout (bone names looked up in the skeleton) and no root motion;
+ *   4. otherwise an error naming the three ways.
+ * When replacing (1, 2), track order, per-track quantizations (mask byte 0 of
+ * the original's first block), maxFramesPerBlock and the SDK (guard rule, CPU
+ * model) come from the original unless given on the command line; a donor
+ * gives only maxFramesPerBlock and its SDK (Havok's defaults otherwise).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_donor.h"
 #include "cmd_gltf.h"
 
 #include <ctype.h>
@@ -27,10 +35,16 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: hkspline encode IN.json -o OUT.hkx --like ORIGINAL [options]\n"
+	        "usage: hkspline encode IN.json -o OUT.hkx [--like ORIGINAL | --skeleton S | --into BINDER --name NAME] [options]\n"
 	        "       hkspline encode IN.glb|IN.gltf ... (glTF import: hkspline encode IN.glb --help, docs/GLTF.md)\n"
 	        "  IN.json                 decoded frames (hkspline decode, frame mode)\n"
-	        "  --like ORIGINAL         the Havok file whose animation is replaced (required for now)\n"
+	        "  --like ORIGINAL         the Havok file (or BINDER:MEMBER) whose animation is replaced;\n"
+	        "                          default: the JSON's source.path when it loads and fits, else a donor\n"
+	        "  --skeleton S            skeleton file, BINDER:MEMBER, or a binder / folder holding one: the JSON's\n"
+	        "                          bone names are looked up in it and a donor tagfile is taken from its\n"
+	        "                          binder or folder (used when there is no --like and the source does not fit)\n"
+	        "  --into BINDER --name NAME  also place OUT into the binder (replace or add NAME); without --like\n"
+	        "                          and --skeleton the donor and the skeleton come from BINDER\n"
 	        "  --animation N           which animation of IN.json (its \"index\"); default: the first\n"
 	        "  --compendium P          compendium file / binder / folder for ORIGINAL (repeatable)\n"
 	        "  --game sekiro|eldenring SDK 20160200 (Intel model, no guard) / 20180100 (Zen model, guard)\n"
@@ -87,7 +101,28 @@ typedef struct json_frames {
 	hks_frames_in in;
 	float *transforms, *floats;
 	int32_t index;
+	char *source_path;  /* source.path (the file decode read), NULL when absent */
+	char *source_sdk;   /* source.sdk, NULL when absent */
+	char **bone_names;  /* per transform track: "bone" (NULL when null or absent) */
+	size_t num_bone_names;
 } json_frames;
+
+static char *dup_string(const json_t *v)
+{
+	return json_is_string(v) ? strdup(json_string_value(v)) : NULL;
+}
+
+static void json_frames_free(json_frames *jf)
+{
+	for (size_t t = 0; jf->bone_names && t < jf->num_bone_names; t++)
+		free(jf->bone_names[t]);
+	free(jf->bone_names);
+	free(jf->source_path);
+	free(jf->source_sdk);
+	free(jf->transforms);
+	free(jf->floats);
+	memset(jf, 0, sizeof(*jf));
+}
 
 /* rows × n floats of one part of a track into transforms (offset k0). */
 static bool read_rows(const json_t *rows, uint32_t frames, size_t n, float *dst, size_t stride, const char *what,
@@ -131,6 +166,10 @@ static bool load_json(const char *path, long want_index, json_frames *out)
 		        path, json_string_value(mode));
 		goto done;
 	}
+	if (src) {
+		out->source_path = dup_string(json_object_get(src, "path"));
+		out->source_sdk = dup_string(json_object_get(src, "sdk"));
+	}
 	const json_t *anims = json_object_get(root, "animations");
 	if (!json_is_array(anims) || json_array_size(anims) == 0) {
 		fprintf(stderr, "hkspline encode: %s: no \"animations\"\n", path);
@@ -169,7 +208,9 @@ static bool load_json(const char *path, long want_index, json_frames *out)
 	}
 	out->transforms = calloc((size_t)frames * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
 	out->floats = calloc((size_t)frames * F + 1, sizeof(float));
-	if (!out->transforms || !out->floats) {
+	out->bone_names = calloc(T + 1, sizeof(char *));
+	out->num_bone_names = out->bone_names ? T : 0;
+	if (!out->transforms || !out->floats || !out->bone_names) {
 		fprintf(stderr, "hkspline encode: out of memory\n");
 		goto done;
 	}
@@ -177,6 +218,7 @@ static bool load_json(const char *path, long want_index, json_frames *out)
 	for (size_t t = 0; t < T; t++) {
 		const json_t *tr = json_array_get(tracks, t);
 		float *base = out->transforms + t * HKS_TRACK_SAMPLE_FLOATS;
+		out->bone_names[t] = dup_string(json_object_get(tr, "bone"));
 		if (!read_rows(json_object_get(tr, "translation"), frames, 3, base, stride, "translation", (uint32_t)t) ||
 		    !read_rows(json_object_get(tr, "rotation"), frames, 4, base + 3, stride, "rotation", (uint32_t)t) ||
 		    !read_rows(json_object_get(tr, "scale"), frames, 3, base + 7, stride, "scale", (uint32_t)t))
@@ -233,6 +275,154 @@ static bool parse_rotation_quantization(const char *s, unsigned *selector)
 	return false;
 }
 
+/* ---- the container (the order of the file comment) ---- */
+
+typedef struct container {
+	hks_loader *loader;
+	hks_loaded *ld;
+	uint32_t anim;               /* the animation replaced */
+	bool donor;                  /* a donor: its animation got the JSON's track layout */
+	const char *donor_from;      /* the --skeleton or --into path the donor was found under */
+	hks_loader *skel_loader;
+	hks_loaded *skel;
+	int16_t *track_to_bone;      /* donor layout (the binding points here until the file is written) */
+	int16_t *float_to_slot;
+} container;
+
+static void container_free(container *c)
+{
+	hks_loaded_free(c->ld);
+	hks_loader_free(c->loader);
+	hks_loaded_free(c->skel);
+	hks_loader_free(c->skel_loader);
+	free(c->track_to_bone);
+	free(c->float_to_slot);
+	memset(c, 0, sizeof(*c));
+}
+
+/* `path` (a file or BINDER:MEMBER) as the file whose animation jf->index is
+ * replaced: 0 when it loads and that spline animation has the JSON's track
+ * counts, else nonzero after printing why. */
+static int open_original(const hks_load_options *lo, const char *path, const json_frames *jf, container *c)
+{
+	hks_error err;
+	size_t unit = 0;
+	if (hks_loader_create(lo, &c->loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
+	if (cli_open_unit(c->loader, path, "encode", &unit) != 0)
+		return 2;
+	hks_result r = hks_loader_load(c->loader, unit, &c->ld);
+	if (r != HKS_OK || !c->ld) {
+		fprintf(stderr, "hkspline encode: %s: %s\n", path, hks_result_name(r));
+		return 2;
+	}
+	if (c->ld->status != HKS_OK) {
+		cli_print_error(&c->ld->error);
+		return 2;
+	}
+	const hks_file *file = c->ld->file;
+	uint32_t ai = (uint32_t)jf->index;
+	if (ai >= file->num_animations || file->animations[ai].kind != HKS_ANIMATION_SPLINE) {
+		fprintf(stderr, "hkspline encode: %s has no spline animation %u to replace\n", path, ai);
+		return 2;
+	}
+	const hks_animation *oa = &file->animations[ai];
+	if ((uint32_t)oa->number_of_transform_tracks != jf->in.num_transform_tracks ||
+	    (uint32_t)oa->number_of_float_tracks != jf->in.num_float_tracks) {
+		fprintf(stderr, "hkspline encode: %s animation %u has %d transform and %d float tracks; the JSON has %u and %u\n",
+		        path, ai, (int)oa->number_of_transform_tracks, (int)oa->number_of_float_tracks,
+		        jf->in.num_transform_tracks, jf->in.num_float_tracks);
+		return 2;
+	}
+	c->anim = ai;
+	return 0;
+}
+
+/* A tagfile SDK string ("20160200"): the only containers a donor can be. */
+static bool is_tagfile_sdk(const char *sdk)
+{
+	if (!sdk || strlen(sdk) != 8)
+		return false;
+	for (int i = 0; i < 8; i++)
+		if (!isdigit((unsigned char)sdk[i]))
+			return false;
+	return true;
+}
+
+/*
+ * A donor from the binder or folder of --skeleton, else of --into, with the
+ * JSON's track layout: track t is bound to the skeleton bone named by its
+ * "bone" (a null name keeps the identity, CONTAINERS.md §3.5), float track i to
+ * float slot i (the JSON carries no slot names). The donor's SDK: --game, else
+ * the JSON's source.sdk when it names a tagfile SDK. Returns 0, 1 when neither
+ * --skeleton nor --into is given (nothing printed), 2 after printing why.
+ */
+static int open_donor(const hks_load_options *lo, const json_frames *jf, const char *skeleton, const char *into,
+                      const char *sdk, container *c)
+{
+	if (!skeleton && !into)
+		return 1;
+	uint32_t T = jf->in.num_transform_tracks, F = jf->in.num_float_tracks;
+	bool named = false;
+	for (uint32_t t = 0; t < T; t++)
+		named |= jf->bone_names[t] != NULL;
+	const char *skel_path = skeleton ? skeleton : into;
+	if ((named || skeleton) && cli_load_skeleton(lo, skel_path, &c->skel_loader, &c->skel, "encode") != 0)
+		return 2;
+	const char *want_sdk = sdk ? sdk : is_tagfile_sdk(jf->source_sdk) ? jf->source_sdk : NULL;
+	const char *where[2] = {skeleton, into};
+	int found = 1;
+	for (int k = 0; k < 2 && found == 1; k++)
+		if (where[k]) {
+			found = cli_find_donor(lo, where[k], want_sdk, &c->loader, &c->ld, &c->anim);
+			c->donor_from = where[k];
+		}
+	if (found == 1)
+		fprintf(stderr, "hkspline encode: no donor tagfile%s%s with a spline animation and a binding under %s%s%s\n",
+		        want_sdk ? " of SDK " : "", want_sdk ? want_sdk : "", skeleton ? skeleton : into,
+		        skeleton && into ? " or " : "", skeleton && into ? into : "");
+	if (found != 0)
+		return 2;
+	hks_file *file = c->ld->file;
+	const hks_skeleton *sk = c->skel ? cli_pick_skeleton(c->skel->file, NULL, cli_binding_for(file, c->anim)) : NULL;
+	c->track_to_bone = calloc((size_t)T + 1, sizeof(int16_t));
+	c->float_to_slot = calloc((size_t)F + 1, sizeof(int16_t));
+	if (!c->track_to_bone || !c->float_to_slot) {
+		fprintf(stderr, "hkspline encode: out of memory\n");
+		return 2;
+	}
+	for (uint32_t t = 0; t < T; t++) {
+		const char *name = jf->bone_names[t];
+		int64_t bone = -1;
+		if (name && sk) {
+			for (uint32_t b = 0; b < sk->num_bones && bone < 0; b++)
+				if (sk->bone_names && sk->bone_names[b] && !strcmp(sk->bone_names[b], name))
+					bone = b;
+		} else if (!name && (!sk || t < sk->num_bones))
+			bone = t;
+		if (bone < 0 || bone > INT16_MAX) {
+			if (name)
+				fprintf(stderr, "hkspline encode: track %u: bone '%s' is not in the skeleton of %s\n", t, name,
+				        skel_path);
+			else
+				fprintf(stderr, "hkspline encode: track %u has no bone name and the skeleton of %s has %u bones\n", t,
+				        skel_path, sk ? sk->num_bones : 0);
+			return 2;
+		}
+		c->track_to_bone[t] = (int16_t)bone;
+	}
+	for (uint32_t i = 0; i < F; i++)
+		c->float_to_slot[i] = (int16_t)i;
+	if (sk && F > sk->num_float_slots)
+		fprintf(stderr, "hkspline encode: warning: %u float tracks, the skeleton has %u float slots\n", F,
+		        sk->num_float_slots);
+	cli_apply_track_layout(file, c->anim, T, c->track_to_bone, F, c->float_to_slot);
+	c->donor = true;
+	return 0;
+}
+
 int cmd_encode(int argc, char **argv)
 {
 	/* IN.glb / IN.gltf: the glTF import (cmd_gltf.c, docs/GLTF.md) */
@@ -241,7 +431,7 @@ int cmd_encode(int argc, char **argv)
 			return cli_encode_gltf(argc, argv);
 	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
 	size_t num_compendiums = 0;
-	const char *in = NULL, *out = NULL, *like = NULL, *sdk = NULL;
+	const char *in = NULL, *out = NULL, *like = NULL, *sdk = NULL, *skeleton = NULL, *into = NULL, *name = NULL;
 	long want_index = -1, mfpb = 0;
 	int status = 2, continuity = 0;
 	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
@@ -252,8 +442,9 @@ int cmd_encode(int argc, char **argv)
 	hks_encode_solver solver = HKS_SOLVER_HAVOK;
 	json_frames jf;
 	memset(&jf, 0, sizeof(jf));
-	hks_loader *loader = NULL;
-	hks_loaded *ld = NULL;
+	container c;
+	memset(&c, 0, sizeof(c));
+	float(*root_samples)[4] = NULL;
 	hks_stored_animation *orig = NULL;
 	hks_track_params *pal = NULL, *fpal = NULL;
 	hks_packed_spline *packed = NULL;
@@ -273,6 +464,12 @@ int cmd_encode(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(a, "--like") && has) {
 			like = argv[++i];
+		} else if (!strcmp(a, "--skeleton") && has) {
+			skeleton = argv[++i];
+		} else if (!strcmp(a, "--into") && has) {
+			into = argv[++i];
+		} else if (!strcmp(a, "--name") && has) {
+			name = argv[++i];
 		} else if (!strcmp(a, "--compendium") && has) {
 			compendiums[num_compendiums++] = argv[++i];
 		} else if (!strcmp(a, "--animation") && has) {
@@ -355,58 +552,52 @@ int cmd_encode(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!in || !out) {
+	if (!in || !out || (into && !name) || (name && !into)) {
 		usage(stderr);
-		goto done;
-	}
-	if (!like) {
-		fprintf(stderr,
-		        "hkspline encode: writing a new Havok file from scratch is not supported yet (the tagfile writer\n"
-		        "needs the type table of an existing file); pass --like ORIGINAL, a tagfile or packfile whose\n"
-		        "animation is replaced\n");
 		goto done;
 	}
 	if (!load_json(in, want_index, &jf))
 		goto done;
 
-	/* the original container */
+	/* the container: --like, else the JSON's source, else a donor (file comment) */
 	hks_error err;
 	hks_load_options lo;
 	memset(&lo, 0, sizeof(lo));
 	lo.compendium_paths = compendiums;
 	lo.num_compendium_paths = num_compendiums;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, like, &err) != HKS_OK) {
-		cli_print_error(&err);
-		goto done;
+	if (like) {
+		if (open_original(&lo, like, &jf, &c) != 0)
+			goto done;
+	} else {
+		int from_source = 1;
+		if (jf.source_path) {
+			from_source = open_original(&lo, jf.source_path, &jf, &c);
+			if (from_source == 0)
+				fprintf(stderr, "hkspline encode: container: %s (the JSON's source.path)\n", c.ld->path);
+			else
+				container_free(&c);
+		}
+		if (from_source != 0) {
+			int from_donor = open_donor(&lo, &jf, skeleton, into, sdk, &c);
+			if (from_donor == 1)
+				fprintf(stderr,
+				        "hkspline encode: no container to write into%s%s%s; give one of\n"
+				        "  --like ORIGINAL             the Havok file (or BINDER:MEMBER) whose animation is replaced\n"
+				        "  --skeleton S                a donor tagfile from the skeleton's binder or folder\n"
+				        "  --into BINDER --name NAME   a donor tagfile from the binder, the output placed into it\n",
+				        jf.source_path ? " (the JSON's source.path " : " (the JSON names no source.path)",
+				        jf.source_path ? jf.source_path : "", jf.source_path ? " does not fit)" : "");
+			if (from_donor != 0)
+				goto done;
+			fprintf(stderr, "hkspline encode: container: donor %s (SDK %s, found under %s)\n", c.ld->path,
+			        c.ld->file->sdk, c.donor_from);
+		}
 	}
-	if (hks_loader_count(loader) != 1) {
-		fprintf(stderr, "hkspline encode: %s holds %zu Havok files; --like takes one\n", like, hks_loader_count(loader));
-		goto done;
-	}
-	hks_result r = hks_loader_load(loader, 0, &ld);
-	if (r != HKS_OK || !ld) {
-		fprintf(stderr, "hkspline encode: %s: %s\n", like, hks_result_name(r));
-		goto done;
-	}
-	if (ld->status != HKS_OK) {
-		cli_print_error(&ld->error);
-		goto done;
-	}
-	hks_file *file = ld->file;
-	uint32_t ai = (uint32_t)jf.index;
-	if (ai >= file->num_animations || file->animations[ai].kind != HKS_ANIMATION_SPLINE) {
-		fprintf(stderr, "hkspline encode: %s has no spline animation %u to replace\n", like, ai);
-		goto done;
-	}
+	hks_file *file = c.ld->file;
+	uint32_t ai = c.anim;
 	const hks_animation *oa = &file->animations[ai];
-	if ((uint32_t)oa->number_of_transform_tracks != jf.in.num_transform_tracks ||
-	    (uint32_t)oa->number_of_float_tracks != jf.in.num_float_tracks) {
-		fprintf(stderr, "hkspline encode: %s animation %u has %d transform and %d float tracks; %s has %u and %u\n", like,
-		        ai, (int)oa->number_of_transform_tracks, (int)oa->number_of_float_tracks, in,
-		        jf.in.num_transform_tracks, jf.in.num_float_tracks);
-		goto done;
-	}
-	if (hks_stored_read(oa, NULL, &orig, &err) != HKS_OK) {
+	const char *container_name = c.ld->path;
+	if (!c.donor && hks_stored_read(oa, NULL, &orig, &err) != HKS_OK) {
 		cli_print_error(&err);
 		goto done;
 	}
@@ -419,7 +610,10 @@ int cmd_encode(int argc, char **argv)
 		fprintf(stderr, "hkspline encode: out of memory\n");
 		goto done;
 	}
-	for (uint32_t t = 0; t < T; t++) {
+	for (uint32_t t = 0; t < T && c.donor; t++)
+		if (have_rotq)
+			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(rotq);
+	for (uint32_t t = 0; t < T && !c.donor; t++) {
 		uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
 		unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
 		if (tq <= 1)
@@ -431,7 +625,7 @@ int cmd_encode(int argc, char **argv)
 		if (have_rotq)
 			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(rotq);
 	}
-	for (uint32_t i = 0; i < F; i++) {
+	for (uint32_t i = 0; i < F && !c.donor; i++) {
 		unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
 		if (q <= 1)
 			fpal[i].float_quantization = (uint8_t)(q + 1);
@@ -449,10 +643,9 @@ int cmd_encode(int argc, char **argv)
 	o.num_per_track = T;
 	o.per_float_track = fpal;
 	o.num_per_float_track = F;
-	o.max_frames_per_block = mfpb ? (uint32_t)mfpb
-	                              : (orig->max_frames_per_block >= 2 && orig->max_frames_per_block <= 256
-	                                     ? (uint32_t)orig->max_frames_per_block
-	                                     : 0);
+	/* a donor's header still holds its own maxFramesPerBlock (the game's setting) */
+	int32_t orig_mfpb = c.donor ? oa->spline.max_frames_per_block : orig->max_frames_per_block;
+	o.max_frames_per_block = mfpb ? (uint32_t)mfpb : (orig_mfpb >= 2 && orig_mfpb <= 256 ? (uint32_t)orig_mfpb : 0);
 	o.cpu = cpu;
 	o.sdk = sdk ? sdk : file->sdk;
 	o.solver = solver;
@@ -461,7 +654,7 @@ int cmd_encode(int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	o.stats = &st;
 	if (record_path) {
-		/* the record of animation ai in the record file: prediction + corrections */
+		/* the record of the JSON's animation in the record file: prediction + corrections */
 		size_t rsize = 0;
 		uint8_t *rbytes = cli_read_file(record_path, &rsize);
 		hks_record_file_entry *entries = NULL;
@@ -475,12 +668,12 @@ int cmd_encode(int argc, char **argv)
 		}
 		const hks_record_file_entry *e = NULL;
 		for (uint32_t k = 0; k < count; k++)
-			if (entries[k].animation == ai)
+			if (entries[k].animation == (uint32_t)jf.index)
 				e = &entries[k];
 		hks_record_apply_report ar;
 		hks_result rr = HKS_E_NOT_FOUND;
 		if (!e)
-			fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", record_path, ai);
+			fprintf(stderr, "hkspline encode: %s holds no record of animation %d\n", record_path, (int)jf.index);
 		else
 			rr = hks_recompress_apply(&jf.in, e->record, e->size, NULL, &packed, &ar, &err);
 		if (e && rr != HKS_OK)
@@ -508,6 +701,14 @@ int cmd_encode(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
+	/* a donor's reference frame gets one zero sample per frame: the JSON carries no root motion */
+	const char *root_note = NULL;
+	if (c.donor && cli_set_root_motion(file, ai, NULL, jf.in.num_frames, packed->duration, container_name,
+	                                   "zero (the JSON carries no root motion)", &root_samples, &root_note) != 0)
+		goto done;
+	if (sdk && strcmp(sdk, file->sdk) != 0)
+		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
+		        sdk, file->sdk);
 	hks_write_options wo;
 	memset(&wo, 0, sizeof(wo));
 	wo.base.name = out;
@@ -519,9 +720,10 @@ int cmd_encode(int argc, char **argv)
 		goto done;
 	}
 	bool written = cli_write_file(out, bytes, size);
-	hks_buffer_free(&wo.base, bytes, size);
-	if (!written)
+	if (!written) {
+		hks_buffer_free(&wo.base, bytes, size);
 		goto done;
+	}
 	uint64_t parts = st.parts[0] + st.parts[1] + st.parts[2] + st.parts[3];
 	uint64_t splines = st.spline_parts[0] + st.spline_parts[1] + st.spline_parts[2] + st.spline_parts[3];
 	printf("%s: animation %u: %u frames, %u + %u tracks, %u blocks; %llu parts, %llu splines (%llu at degree 1), "
@@ -530,17 +732,21 @@ int cmd_encode(int argc, char **argv)
 	       (unsigned long long)splines, (unsigned long long)st.degree1_parts,
 	       (unsigned long long)(st.control_points[0] + st.control_points[1] + st.control_points[2] + st.control_points[3]),
 	       packed->header.data_size, o.sdk, hks_cpu_model_name(cpu), out, size);
+	if (c.donor)
+		printf("%s: donor %s: track layout rebuilt (%u + %u tracks), root motion %s\n", out, container_name, T, F,
+		       root_note);
 	cli_print_encode_summary(stdout, out, &jf.in, packed);
-	status = 0;
+	fflush(stdout);
+	status = into ? cli_place_into_binder(into, name, bytes, size) : 0;
+	hks_buffer_free(&wo.base, bytes, size);
 done:
 	hks_packed_spline_free(packed);
 	hks_stored_free(orig);
 	free(pal);
 	free(fpal);
-	free(jf.transforms);
-	free(jf.floats);
-	hks_loaded_free(ld);
-	hks_loader_free(loader);
+	free(root_samples);
+	json_frames_free(&jf);
+	container_free(&c);
 	free(compendiums);
 	return status;
 }
