@@ -9,15 +9,10 @@
  * result has its own slot, so the output is the same for every -j.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
-#include "progress.h"
+#include "cli_units.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 typedef struct anim_stats {
 	uint32_t index;
@@ -33,44 +28,25 @@ typedef struct unit_stats {
 	size_t num_anims;
 } unit_stats;
 
-typedef struct stats_job {
-	hks_loader *loader;
-	size_t count;
-	unit_stats *units;
-	atomic_size_t next, done;
-} stats_job;
-
-static char *dup_str(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = (char *)malloc(n);
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
-
 static char *format_error(const hks_error *e)
 {
 	char buf[2048];
 	hks_error_format(e, buf, sizeof(buf));
-	return dup_str(buf);
+	return strdup(buf);
 }
 
-static void stats_one(stats_job *job, size_t index)
+/* One unit, on a pool worker: `units` has a slot per loader unit. */
+static void stats_one(void *units, size_t index, const char *path, hks_result r, const hks_loaded *ld)
 {
-	unit_stats *u = &job->units[index];
-	const char *path = hks_loader_path(job->loader, index);
-	u->path = dup_str(path ? path : "?");
-	hks_loaded *ld = NULL;
-	hks_result r = hks_loader_load(job->loader, index, &ld);
+	unit_stats *u = &((unit_stats *)units)[index];
+	u->path = strdup(path ? path : "?");
 	if (r != HKS_OK || !ld) {
-		u->error = dup_str(hks_result_name(r));
+		u->error = strdup(hks_result_name(r));
 		return;
 	}
 	snprintf(u->sdk, sizeof(u->sdk), "%s", ld->sdk[0] ? ld->sdk : hks_container_name(ld->container));
 	if (ld->status != HKS_OK) {
 		u->error = format_error(&ld->error);
-		hks_loaded_free(ld);
 		return;
 	}
 	const hks_file *f = ld->file;
@@ -93,20 +69,6 @@ static void stats_one(stats_job *job, size_t index)
 		hks_spline_stats_compute(s, &a->st);
 		hks_stored_free(s);
 	}
-	hks_loaded_free(ld);
-}
-
-static void *worker(void *arg)
-{
-	stats_job *job = (stats_job *)arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&job->next, 1);
-		if (i >= job->count)
-			break;
-		stats_one(job, i);
-		atomic_fetch_add(&job->done, 1);
-	}
-	return NULL;
 }
 
 /* ---- output ---- */
@@ -227,122 +189,42 @@ static void usage(FILE *out)
 	             "archives given: sizes, ratio, bytes per category, lanes, selectors, degrees (docs/METRICS.md).\n");
 }
 
-static bool parse_jobs(const char *s, long *out)
-{
-	char *end = NULL;
-	long v = strtol(s, &end, 10);
-	if (!s[0] || *end || v < 1 || v > 1024)
-		return false;
-	*out = v;
-	return true;
-}
-
 int cmd_stats(int argc, char **argv)
 {
-	bool json = false, csv = false, progress = true;
-	long jobs = 0;
-	const char **comps = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	const char **paths = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	size_t ncomps = 0, npaths = 0;
-	int status = 2;
-	if (!comps || !paths)
+	bool csv = false;
+	const cli_flag flags[] = {{"--csv", &csv}, {NULL, NULL}};
+	cli_unit_args args;
+	int status = cli_unit_args_parse(&args, argc, argv, "stats", flags, usage);
+	if (status >= 0)
 		goto done;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			status = 0;
-			goto done;
-		} else if (!strcmp(a, "--json"))
-			json = true;
-		else if (!strcmp(a, "--csv"))
-			csv = true;
-		else if (!strcmp(a, "--no-progress"))
-			progress = false;
-		else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && i + 1 < argc) {
-			if (!parse_jobs(argv[++i], &jobs)) {
-				fprintf(stderr, "hkspline stats: -j needs a thread count from 1 to 1024\n");
-				goto done;
-			}
-		} else if (!strncmp(a, "-j", 2) && a[2]) {
-			if (!parse_jobs(a + 2, &jobs)) {
-				fprintf(stderr, "hkspline stats: bad thread count '%s'\n", a + 2);
-				goto done;
-			}
-		} else if (!strcmp(a, "--compendium") && i + 1 < argc)
-			comps[ncomps++] = argv[++i];
-		else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hkspline stats: unknown or incomplete option '%s'\n", a);
-			usage(stderr);
-			goto done;
-		} else
-			paths[npaths++] = a;
-	}
-	if (!npaths || (json && csv)) {
+	status = 2;
+	if (args.json && csv) {
 		usage(stderr);
 		goto done;
 	}
-	if (jobs == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = n > 0 ? n : 1;
-	}
-	hks_load_options lo;
-	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = comps;
-	lo.num_compendium_paths = ncomps;
-	hks_loader *loader = NULL;
-	hks_error err;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
-		cli_print_error(&err);
+	hks_loader *loader = cli_unit_loader(&args);
+	if (!loader)
 		goto done;
-	}
-	for (size_t i = 0; i < npaths; i++)
-		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
+	hks_error err;
+	for (size_t i = 0; i < args.num_paths; i++)
+		if (hks_loader_add_path(loader, args.paths[i], &err) != HKS_OK) {
 			cli_print_error(&err);
 			hks_loader_free(loader);
 			goto done;
 		}
-	stats_job job;
-	memset(&job, 0, sizeof(job));
-	job.loader = loader;
-	job.count = hks_loader_count(loader);
-	job.units = (unit_stats *)calloc(job.count + 1, sizeof(unit_stats));
-	atomic_init(&job.next, 0);
-	atomic_init(&job.done, 0);
-	if (!job.units) {
+	size_t count = hks_loader_count(loader);
+	unit_stats *units = (unit_stats *)calloc(count + 1, sizeof(unit_stats));
+	if (!units) {
 		hks_loader_free(loader);
 		goto done;
 	}
-	size_t threads = (size_t)jobs < job.count ? (size_t)jobs : job.count;
-	pthread_t *tids = (pthread_t *)calloc(threads + 1, sizeof(pthread_t));
-	size_t started = 0;
-	cli_progress bar;
-	cli_progress_start(&bar, progress, job.count, "files");
-	for (size_t t = 0; tids && t < threads; t++) {
-		if (pthread_create(&tids[t], NULL, worker, &job) != 0)
-			break;
-		started++;
-	}
-	if (started == 0)
-		worker(&job);
-	else {
-		while (atomic_load(&job.done) < job.count) {
-			cli_progress_update(&bar, atomic_load(&job.done));
-			struct timespec ts = {0, 50 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
-		for (size_t t = 0; t < started; t++)
-			pthread_join(tids[t], NULL);
-	}
-	cli_progress_update(&bar, job.count);
-	cli_progress_finish(&bar);
-	free(tids);
+	cli_units_run(loader, &args, units, stats_one, NULL);
 
 	hks_spline_stats total;
 	memset(&total, 0, sizeof(total));
 	size_t animations = 0, failures = 0;
-	for (size_t k = 0; k < job.count; k++) {
-		unit_stats *u = &job.units[k];
+	for (size_t k = 0; k < count; k++) {
+		unit_stats *u = &units[k];
 		failures += u->error != NULL;
 		for (size_t a = 0; a < u->num_anims; a++) {
 			if (u->anims[a].error) {
@@ -355,21 +237,21 @@ int cmd_stats(int argc, char **argv)
 	}
 	if (csv) {
 		csv_header(stdout);
-		for (size_t k = 0; k < job.count; k++) {
-			unit_stats *u = &job.units[k];
+		for (size_t k = 0; k < count; k++) {
+			unit_stats *u = &units[k];
 			if (u->error)
 				csv_row(stdout, u->path, -1, u->sdk, NULL, u->error);
 			for (size_t a = 0; a < u->num_anims; a++)
 				csv_row(stdout, u->path, (long)u->anims[a].index, u->sdk, &u->anims[a].st, u->anims[a].error);
 		}
-	} else if (json) {
+	} else if (args.json) {
 		cli_json j;
 		cli_json_init(&j, stdout, true);
 		cli_json_begin_object(&j);
 		cli_json_key(&j, "animations");
 		cli_json_begin_array(&j);
-		for (size_t k = 0; k < job.count; k++) {
-			unit_stats *u = &job.units[k];
+		for (size_t k = 0; k < count; k++) {
+			unit_stats *u = &units[k];
 			for (size_t a = 0; a < u->num_anims; a++) {
 				cli_json_begin_object(&j);
 				cli_json_key(&j, "path");
@@ -393,21 +275,21 @@ int cmd_stats(int argc, char **argv)
 		cli_json_spline_stats(&j, &total);
 		cli_json_key(&j, "failures");
 		cli_json_begin_array(&j);
-		for (size_t k = 0; k < job.count; k++)
-			if (job.units[k].error) {
+		for (size_t k = 0; k < count; k++)
+			if (units[k].error) {
 				cli_json_begin_object(&j);
 				cli_json_key(&j, "path");
-				cli_json_string(&j, job.units[k].path);
+				cli_json_string(&j, units[k].path);
 				cli_json_key(&j, "error");
-				cli_json_string(&j, job.units[k].error);
+				cli_json_string(&j, units[k].error);
 				cli_json_end_object(&j);
 			}
 		cli_json_end_array(&j);
 		cli_json_end_object(&j);
 		fputc('\n', stdout);
 	} else {
-		for (size_t k = 0; k < job.count; k++) {
-			unit_stats *u = &job.units[k];
+		for (size_t k = 0; k < count; k++) {
+			unit_stats *u = &units[k];
 			if (u->error)
 				printf("FAIL %s: %s\n", u->path, u->error);
 			for (size_t a = 0; a < u->num_anims; a++) {
@@ -431,18 +313,17 @@ int cmd_stats(int argc, char **argv)
 	}
 	fflush(stdout);
 	status = failures ? 1 : 0;
-	for (size_t k = 0; k < job.count; k++) {
-		unit_stats *u = &job.units[k];
+	for (size_t k = 0; k < count; k++) {
+		unit_stats *u = &units[k];
 		for (size_t a = 0; a < u->num_anims; a++)
 			free(u->anims[a].error);
 		free(u->anims);
 		free(u->error);
 		free(u->path);
 	}
-	free(job.units);
+	free(units);
 	hks_loader_free(loader);
 done:
-	free(comps);
-	free(paths);
+	cli_unit_args_free(&args);
 	return status;
 }
