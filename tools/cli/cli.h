@@ -54,6 +54,10 @@ typedef struct cli_json {
 } cli_json;
 
 void cli_json_init(cli_json *j, FILE *out, bool pretty);
+/* A writer for one value that another writer places later with cli_json_raw at
+ * nesting depth `depth` (e.g. an array item rendered on a worker thread): the
+ * value is written without a leading separator, indented for that depth. */
+void cli_json_init_nested(cli_json *j, FILE *out, bool pretty, int depth);
 void cli_json_begin_object(cli_json *j);
 void cli_json_end_object(cli_json *j);
 void cli_json_begin_array(cli_json *j);

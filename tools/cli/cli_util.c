@@ -119,6 +119,14 @@ void cli_json_init(cli_json *j, FILE *out, bool pretty)
 	j->pretty = pretty;
 }
 
+void cli_json_init_nested(cli_json *j, FILE *out, bool pretty, int depth)
+{
+	cli_json_init(j, out, pretty);
+	j->depth = depth > 0 ? (depth < 63 ? depth : 63) : 0;
+	/* the placing writer emits the separator and indentation before the value */
+	j->after_key = true;
+}
+
 static void newline(cli_json *j)
 {
 	if (!j->pretty)

@@ -3,7 +3,8 @@
  * SDK, animations (with the rotation selectors their blocks use), bindings
  * and skeletons. Text or --json (docs/CLI.md).
  */
-#include "cli.h"
+#define _POSIX_C_SOURCE 200809L
+#include "cli_units.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,64 +60,64 @@ static const char *blend_hint_name(int8_t hint)
 	}
 }
 
-static void print_text(const hks_loaded *ld)
+static void print_text(FILE *out, const hks_loaded *ld)
 {
-	printf("%s\n", ld->path);
+	fprintf(out, "%s\n", ld->path);
 	if (ld->status != HKS_OK) {
 		char buf[2048];
 		hks_error_format(&ld->error, buf, sizeof(buf));
-		printf("  error: %s\n", buf);
+		fprintf(out, "  error: %s\n", buf);
 		return;
 	}
 	const hks_file *f = ld->file;
-	printf("  container: %s", hks_container_name(f->container));
+	fprintf(out, "  container: %s", hks_container_name(f->container));
 	if (f->sdk[0])
-		printf(", SDK %s", f->sdk);
-	printf(", %u-bit pointers", f->pointer_size * 8);
+		fprintf(out, ", SDK %s", f->sdk);
+	fprintf(out, ", %u-bit pointers", f->pointer_size * 8);
 	if (f->has_compendium_reference) {
 		char id[17];
 		hks_format_id(f->compendium_id, id);
-		printf(", compendium %s", id);
+		fprintf(out, ", compendium %s", id);
 	}
 	if (f->container == HKS_CONTAINER_COMPENDIUM) {
-		printf(", IDs");
+		fprintf(out, ", IDs");
 		for (uint32_t i = 0; i < f->num_compendium_ids; i++) {
 			char id[17];
 			hks_format_id(f->compendium_ids[i], id);
-			printf(" %s", id);
+			fprintf(out, " %s", id);
 		}
 	}
-	printf("\n");
+	fprintf(out, "\n");
 	for (uint32_t i = 0; i < f->num_animations; i++) {
 		const hks_animation *a = &f->animations[i];
-		printf("  animation %u: %s, %d transform + %d float tracks, duration %.9g s", i,
+		fprintf(out, "  animation %u: %s, %d transform + %d float tracks, duration %.9g s", i,
 		       a->class_name ? a->class_name : "?", a->number_of_transform_tracks, a->number_of_float_tracks,
 		       (double)a->duration);
 		if (a->kind == HKS_ANIMATION_SPLINE) {
 			const hks_spline_header *h = &a->spline;
-			printf(", %d frames, frame duration %.9g s, %d blocks (max %d frames), data %u bytes\n", h->num_frames,
+			fprintf(out, ", %d frames, frame duration %.9g s, %d blocks (max %d frames), data %u bytes\n", h->num_frames,
 			       (double)h->frame_duration, h->num_blocks, h->max_frames_per_block, h->data_size);
 			uint64_t counts[SELECTOR_CODES];
 			uint32_t unreadable = count_selectors(a, counts);
-			printf("    rotation selectors:");
+			fprintf(out, "    rotation selectors:");
 			bool any = false;
 			for (unsigned s = 0; s < SELECTOR_CODES; s++) {
 				if (!counts[s])
 					continue;
 				any = true;
 				if (selector_name(s))
-					printf(" %s x%llu", selector_name(s), (unsigned long long)counts[s]);
+					fprintf(out, " %s x%llu", selector_name(s), (unsigned long long)counts[s]);
 				else
-					printf(" invalid(%u) x%llu", s, (unsigned long long)counts[s]);
+					fprintf(out, " invalid(%u) x%llu", s, (unsigned long long)counts[s]);
 			}
-			printf("%s%s\n", any ? "" : " none", unreadable ? " (some masks lie outside the data)" : "");
+			fprintf(out, "%s%s\n", any ? "" : " none", unreadable ? " (some masks lie outside the data)" : "");
 		} else {
-			printf("\n");
+			fprintf(out, "\n");
 		}
 	}
 	for (uint32_t i = 0; i < f->num_bindings; i++) {
 		const hks_binding *b = &f->bindings[i];
-		printf("  binding %u: skeleton \"%s\", animation %d, %u track-to-bone entries, %u float-slot entries, "
+		fprintf(out, "  binding %u: skeleton \"%s\", animation %d, %u track-to-bone entries, %u float-slot entries, "
 		       "blend hint %s\n",
 		       i, b->original_skeleton_name ? b->original_skeleton_name : "", b->animation,
 		       b->num_transform_track_to_bone_indices, b->num_float_track_to_float_slot_indices,
@@ -124,7 +125,7 @@ static void print_text(const hks_loaded *ld)
 	}
 	for (uint32_t i = 0; i < f->num_skeletons; i++) {
 		const hks_skeleton *s = &f->skeletons[i];
-		printf("  skeleton %u: \"%s\", %u bones, %u float slots\n", i, s->name ? s->name : "", s->num_bones,
+		fprintf(out, "  skeleton %u: \"%s\", %u bones, %u float slots\n", i, s->name ? s->name : "", s->num_bones,
 		       s->num_float_slots);
 	}
 }
@@ -277,102 +278,121 @@ static void print_json(cli_json *j, const hks_loaded *ld)
 	cli_json_end_object(j);
 }
 
+/* One unit's description, rendered on a pool worker and printed in loader order. */
+typedef struct info_unit {
+	const char *path; /* the loader's display path */
+	hks_result load;  /* hks_loader_load's result */
+	bool parsed;
+	char *text;       /* the rendered text or JSON object; NULL when not loaded */
+	size_t size;
+} info_unit;
+
+typedef struct info_job {
+	info_unit *units; /* one slot per loader unit */
+	cli_json *json;   /* the writer of the "files" array; NULL for text */
+	int status;
+} info_job;
+
+static void describe_one(void *ctx, size_t index, const char *path, hks_result r, const hks_loaded *ld)
+{
+	info_job *job = (info_job *)ctx;
+	info_unit *u = &job->units[index];
+	u->path = path ? path : "?";
+	u->load = r;
+	if (r != HKS_OK || !ld)
+		return;
+	u->parsed = ld->status == HKS_OK;
+	FILE *out = open_memstream(&u->text, &u->size);
+	if (!out) {
+		u->load = HKS_E_NOMEM;
+		return;
+	}
+	if (job->json) {
+		cli_json item;
+		cli_json_init_nested(&item, out, job->json->pretty, job->json->depth);
+		print_json(&item, ld);
+	} else {
+		print_text(out, ld);
+	}
+	if (fclose(out) != 0) {
+		free(u->text);
+		u->text = NULL;
+		u->load = HKS_E_NOMEM;
+	}
+}
+
+static void print_one(void *ctx, size_t index)
+{
+	info_job *job = (info_job *)ctx;
+	info_unit *u = &job->units[index];
+	if (u->load != HKS_OK || !u->text) {
+		fprintf(stderr, "hkspline info: %s: %s\n", u->path, hks_result_name(u->load));
+		job->status = 1;
+	} else {
+		if (!u->parsed)
+			job->status = 1;
+		if (job->json)
+			cli_json_raw(job->json, u->text);
+		else
+			fwrite(u->text, 1, u->size, stdout);
+	}
+	free(u->text);
+	u->text = NULL;
+}
+
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: hkspline info [--json] [--compendium FILE|DIR]... PATH...\n"
+	fprintf(out, "usage: hkspline info [--json] [-j N] [--compendium FILE|DIR]... PATH...\n"
 	             "Describe the containers, animations, bindings and skeletons of the files, folders\n"
 	             "(recursive), binders and DCX archives given. Exit status 1 when a file cannot be read.\n");
 }
 
 int cmd_info(int argc, char **argv)
 {
-	bool json = false;
-	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	const char **paths = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	size_t num_compendiums = 0, num_paths = 0;
-	int status = 2;
-	if (!compendiums || !paths) {
-		fprintf(stderr, "hkspline info: out of memory\n");
+	cli_unit_args args;
+	int status = cli_unit_args_parse(&args, argc, argv, "info", NULL, usage);
+	if (status >= 0)
 		goto done;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			status = 0;
-			goto done;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--compendium")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "hkspline info: --compendium needs a file or folder\n");
-				goto done;
-			}
-			compendiums[num_compendiums++] = argv[++i];
-		} else if (!strcmp(a, "--")) {
-			for (i++; i < argc; i++)
-				paths[num_paths++] = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hkspline info: unknown option '%s'\n", a);
-			usage(stderr);
-			goto done;
-		} else {
-			paths[num_paths++] = a;
-		}
-	}
-	if (!num_paths) {
-		usage(stderr);
+	status = 2;
+	hks_loader *loader = cli_unit_loader(&args);
+	if (!loader)
 		goto done;
-	}
-	hks_load_options lo;
-	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = compendiums;
-	lo.num_compendium_paths = num_compendiums;
-	hks_loader *loader = NULL;
+	info_job job;
+	memset(&job, 0, sizeof(job));
 	hks_error err;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		goto done;
-	}
-	status = 0;
-	for (size_t i = 0; i < num_paths; i++) {
-		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
+	for (size_t i = 0; i < args.num_paths; i++) {
+		if (hks_loader_add_path(loader, args.paths[i], &err) != HKS_OK) {
 			cli_print_error(&err);
-			status = 1;
+			job.status = 1;
 		}
+	}
+	size_t count = hks_loader_count(loader);
+	job.units = (info_unit *)calloc(count + 1, sizeof(info_unit));
+	if (!job.units) {
+		fprintf(stderr, "hkspline info: out of memory\n");
+		hks_loader_free(loader);
+		goto done;
 	}
 	cli_json j;
-	if (json) {
+	if (args.json) {
 		cli_json_init(&j, stdout, true);
 		cli_json_begin_object(&j);
 		cli_json_key(&j, "files");
 		cli_json_begin_array(&j);
+		job.json = &j;
 	}
-	size_t n = hks_loader_count(loader);
-	for (size_t i = 0; i < n; i++) {
-		hks_loaded *ld = NULL;
-		hks_result r = hks_loader_load(loader, i, &ld);
-		if (r != HKS_OK || !ld) {
-			fprintf(stderr, "hkspline info: %s: %s\n", hks_loader_path(loader, i), hks_result_name(r));
-			status = 1;
-			continue;
-		}
-		if (ld->status != HKS_OK)
-			status = 1;
-		if (json)
-			print_json(&j, ld);
-		else
-			print_text(ld);
-		hks_loaded_free(ld);
-	}
-	if (json) {
+	/* the descriptions stream to stdout as they come: no progress bar over them */
+	args.progress = false;
+	cli_units_run(loader, &args, &job, describe_one, print_one);
+	if (args.json) {
 		cli_json_end_array(&j);
 		cli_json_end_object(&j);
 	}
 	fflush(stdout);
+	status = job.status;
+	free(job.units);
 	hks_loader_free(loader);
 done:
-	free(compendiums);
-	free(paths);
+	cli_unit_args_free(&args);
 	return status;
 }
