@@ -7,12 +7,15 @@
  * and the failure of every allocation through the allocator hook. Each must
  * end in a clean error (code and message set, no output) or a valid result,
  * with every allocated byte freed (a counting allocator). Also: tiny
- * hks_limits give HKS_E_LIMIT before anything large is allocated.
+ * hks_limits give HKS_E_LIMIT before anything large is allocated. glTF:
+ * the importer on its seeds and on an external-buffer file (loader callback,
+ * every open handed back), the exporter under every allocation failure.
  */
 #include "hks_test.h"
 #include "internal.h"
 
 #include "../tests/fuzz/spline_input.h"
+#include "../tests/fuzz/synth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,6 +333,172 @@ static void test_walk_and_sample(void **state)
 	}
 }
 
+/* ---- glTF (src/author, docs/GLTF.md): import of the fuzz seeds and of an
+ * external-buffer file served by a loader callback; export under every
+ * allocation failure (hks_gltf_write must give HKS_E_NOMEM when the final
+ * shrink of hks_bytebuf_take fails). ---- */
+
+static int g_ext_opens, g_ext_closes;
+
+typedef struct ext_bytes {
+	const uint8_t *data;
+	size_t size;
+} ext_bytes;
+
+static hks_result ext_open(void *user, const char *path, uint64_t byte_length, const void **data, size_t *size)
+{
+	const ext_bytes *e = (const ext_bytes *)user;
+	(void)path;
+	(void)byte_length;
+	g_ext_opens++;
+	*data = e->data;
+	*size = e->size;
+	return HKS_OK;
+}
+
+static void ext_close(void *user, const void *data, size_t size)
+{
+	(void)user;
+	(void)data;
+	(void)size;
+	g_ext_closes++;
+}
+
+/* arg: NULL, or the ext_bytes behind every external uri */
+static hks_result op_gltf_read(const uint8_t *d, size_t n, counting *c, const void *arg)
+{
+	static const char *const slots[1] = {"blink"};
+	hks_gltf_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	counting_options(&ro.base, c);
+	ro.animation = -1;
+	ro.float_slot_names = slots;
+	ro.num_float_tracks = 1;
+	if (arg) {
+		ro.loader.open = ext_open;
+		ro.loader.close = ext_close;
+		ro.loader.user = (void *)(uintptr_t)arg;
+	}
+	g_ext_opens = g_ext_closes = 0;
+	hks_gltf_animation *a = NULL;
+	hks_error err;
+	hks_result r = hks_gltf_read(d, n, synth_skeleton(), &ro, &a, &err);
+	if (r == HKS_OK) {
+		assert_non_null(a);
+		assert_int_equal(a->num_transform_tracks, 3);
+		hks_gltf_animation_free(a);
+	} else {
+		assert_null(a);
+		check_error(r, &err);
+	}
+	if (g_ext_opens != g_ext_closes)
+		fail_msg("glTF loader: %d opens, %d closes", g_ext_opens, g_ext_closes);
+	return r;
+}
+
+/* arg: non-NULL for GLB. The input bytes are not used (allocation sweep only). */
+static hks_result op_gltf_write(const uint8_t *d, size_t n, counting *c, const void *arg)
+{
+	(void)d;
+	(void)n;
+	enum { FRAMES = 9, T = 3, F = 1 };
+	static float tr[FRAMES * T * HKS_TRACK_SAMPLE_FLOATS], fl[FRAMES * F];
+	synth_frames(T, F, FRAMES, 0, tr, fl);
+	hks_gltf_clip clip;
+	memset(&clip, 0, sizeof(clip));
+	clip.num_frames = FRAMES;
+	clip.frame_duration = 1.0f / 30.0f;
+	clip.duration = (float)(FRAMES - 1) / 30.0f;
+	clip.num_transform_tracks = T;
+	clip.num_float_tracks = F;
+	clip.transforms = tr;
+	clip.floats = fl;
+	hks_gltf_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	counting_options(&wo.base, c);
+	wo.binary = arg != NULL;
+	uint8_t *out = NULL;
+	size_t size = 0;
+	hks_error err;
+	hks_result r = hks_gltf_write(synth_skeleton(), &clip, 1, &wo, &out, &size, NULL, &err);
+	if (r == HKS_OK) {
+		assert_non_null(out);
+		assert_true(size > 0);
+		hks_buffer_free(&wo.base, out, size);
+	} else {
+		check_error(r, &err);
+	}
+	return r;
+}
+
+/* JSON text: a change of 0xA5 (sweep_parts) makes invalid UTF-8, which the
+ * JSON parser rejects before the importer sees anything. Here each byte is
+ * replaced by characters that keep the text JSON-like (digits, sign, quote,
+ * brace, letter), so that indices, counts, offsets, names and uris change. */
+static void sweep_json(const char *what, const uint8_t *d0, size_t n, const void *arg)
+{
+	static const char repl[] = "09-\"}ex.";
+	uint8_t *d = (uint8_t *)malloc(n ? n : 1);
+	memcpy(d, d0, n);
+	long ok = 0, runs = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k + 1 < sizeof(repl); k++) {
+			if (d0[i] == (uint8_t)repl[k])
+				continue;
+			d[i] = (uint8_t)repl[k];
+			counting c = {0};
+			ok += op_gltf_read(d, n, &c, arg) == HKS_OK;
+			runs++;
+			if (c.live != 0)
+				fail_msg("%s with byte %zu set to '%c': %lld bytes not freed", what, i, repl[k], c.live);
+			d[i] = d0[i];
+		}
+	printf("  %-34s %6zu bytes: %ld JSON character changes (%ld valid)\n", what, n, runs, ok);
+	free(d);
+}
+
+static void test_gltf_import(void **state)
+{
+	(void)state;
+	static const char *names[] = {"synthetic.glb", "synthetic.gltf", "features.gltf"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n;
+		uint8_t *d = seed("gltf", names[i], &n);
+		sweep(names[i], op_gltf_read, d, n, NULL, 0);
+		if (d[0] == '{')
+			sweep_json(names[i], d, n, NULL);
+		free(d);
+	}
+	/* "glTF Separate": times 0, 1 and two translations of "head" in an external buffer */
+	static const float bin[8] = {0, 1, 0.5f, 0.25f, 0, 1, 2, 3};
+	uint8_t bytes[sizeof(bin)];
+	for (size_t i = 0; i < 8; i++) {
+		uint32_t b;
+		memcpy(&b, &bin[i], 4);
+		for (int k = 0; k < 4; k++)
+			bytes[4 * i + (size_t)k] = (uint8_t)(b >> (8 * k));
+	}
+	ext_bytes ext = {bytes, sizeof(bytes)};
+	static const char text[] =
+	    "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"head\"},{\"name\":\"spine\","
+	    "\"matrix\":[1,0,0,0,0,0,1,0,0,-1,0,0,0,1,0,1]}],"
+	    "\"buffers\":[{\"byteLength\":32,\"uri\":\"ext%20anim.bin\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":32}],"
+	    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+	    "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+	    "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],"
+	    "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
+	sweep("external buffer (loader)", op_gltf_read, (const uint8_t *)text, sizeof(text) - 1, &ext, 0);
+	sweep_json("external buffer (loader)", (const uint8_t *)text, sizeof(text) - 1, &ext);
+}
+
+static void test_gltf_export_allocation_failures(void **state)
+{
+	(void)state;
+	static const uint8_t none[1] = {0};
+	sweep_parts("glTF write (GLB)", op_gltf_write, none, 0, none, 0, 1);
+	sweep_parts("glTF write (.gltf)", op_gltf_write, none, 0, NULL, 0, 1);
+}
+
 /* ---- limits: tiny values give HKS_E_LIMIT ---- */
 
 static void test_limits(void **state)
@@ -451,6 +620,8 @@ int main(void)
 		cmocka_unit_test(test_binder_and_dcx),
 		cmocka_unit_test(test_binder_allocation_failures),
 		cmocka_unit_test(test_walk_and_sample),
+		cmocka_unit_test(test_gltf_import),
+		cmocka_unit_test(test_gltf_export_allocation_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,76 @@
 #include <sys/stat.h>
 
 static const char *g_dir;
+/* ---- fuzz_gltf: a hand-built .gltf with the importer's optional features ---- */
+
+static void le_f32(uint8_t *p, float v)
+{
+	uint32_t b;
+	memcpy(&b, &v, 4);
+	for (int k = 0; k < 4; k++)
+		p[k] = (uint8_t)(b >> (8 * k));
+}
+
+static void le_i16(uint8_t *p, int v)
+{
+	p[0] = (uint8_t)(v & 0xFF);
+	p[1] = (uint8_t)((v >> 8) & 0xFF);
+}
+
+/* Nodes of synth_skeleton(): "root" given as a matrix (translation (1, 2, 3),
+ * 90 degrees about y, scale 2), "spine" as TRS, "head" animated: times 0,
+ * 0.5, 1; translations (float); rotations as a sparse normalized i16
+ * accessor over zeros (u8 indices 0, 2). Buffer 0 is a data: URI of media
+ * type application/gltf-buffer. Returns the text length (0 on overflow). */
+static size_t gltf_features_seed(char *out, size_t cap)
+{
+	/* 0 times (12) | 12 translations 3 x VEC3 (36) | 48 sparse indices u8 {0, 2} + 2 pad
+	 * | 52 sparse values 2 x VEC4 i16 (16) = 68 bytes */
+	uint8_t bin[68];
+	memset(bin, 0, sizeof(bin));
+	for (int i = 0; i < 3; i++) {
+		le_f32(bin + 4 * i, 0.5f * (float)i);
+		for (int k = 0; k < 3; k++)
+			le_f32(bin + 12 + 12 * i + 4 * k, 0.1f * (float)(i + k));
+	}
+	bin[48] = 0;
+	bin[49] = 2;
+	static const int q[2][4] = {{0, 0, 0, 32767}, {0, 23170, 0, 23170}};
+	for (int e = 0; e < 2; e++)
+		for (int k = 0; k < 4; k++)
+			le_i16(bin + 52 + 8 * e + 2 * k, q[e][k]);
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char b64[sizeof(bin) / 3 * 4 + 8];
+	size_t o = 0;
+	for (size_t i = 0; i < sizeof(bin); i += 3) {
+		uint32_t v = (uint32_t)bin[i] << 16 | (i + 1 < sizeof(bin) ? (uint32_t)bin[i + 1] << 8 : 0) |
+		             (i + 2 < sizeof(bin) ? bin[i + 2] : 0);
+		b64[o++] = alphabet[v >> 18];
+		b64[o++] = alphabet[(v >> 12) & 63];
+		b64[o++] = i + 1 < sizeof(bin) ? alphabet[(v >> 6) & 63] : '=';
+		b64[o++] = i + 2 < sizeof(bin) ? alphabet[v & 63] : '=';
+	}
+	b64[o] = 0;
+	int n = snprintf(
+	    out, cap,
+	    "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+	    "\"nodes\":[{\"name\":\"root\",\"children\":[1],\"matrix\":[0,0,-2,0,0,2,0,0,2,0,0,0,1,2,3,1]},"
+	    "{\"name\":\"spine\",\"children\":[2],\"translation\":[0,1,0],\"rotation\":[0,0,0,1]},{\"name\":\"head\"}],"
+	    "\"buffers\":[{\"byteLength\":68,\"uri\":\"data:application/gltf-buffer;base64,%s\"}],"
+	    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":48},{\"buffer\":0,\"byteOffset\":48,\"byteLength\":20}],"
+	    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+	    "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	    "{\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC4\",\"sparse\":{\"count\":2,"
+	    "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":1,\"byteOffset\":4}}}],"
+	    "\"animations\":[{\"name\":\"features\",\"samplers\":[{\"input\":0,\"output\":1},"
+	    "{\"input\":0,\"output\":2,\"interpolation\":\"STEP\"}],"
+	    "\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"translation\"}},"
+	    "{\"sampler\":1,\"target\":{\"node\":2,\"path\":\"rotation\"}}]}]}",
+	    b64);
+	return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+
 static int g_failed;
 
 static void write_seed(const char *target, const char *name, const void *data, size_t size)
@@ -254,6 +324,13 @@ int main(int argc, char **argv)
 	write_seed("gltf", "synthetic.glb", glb, n_glb);
 	write_seed("gltf", "synthetic.gltf", gltf, n_gltf);
 	free(glb), free(gltf);
+	/* the importer's other paths (docs/GLTF.md "Import"): a matrix node, a
+	 * sparse normalized-i16 rotation over zeros, a gltf-buffer data: URI */
+	char features[4096];
+	size_t n_features = gltf_features_seed(features, sizeof(features));
+	if (!n_features)
+		return 1;
+	write_seed("gltf", "features.gltf", features, n_features);
 
 	hks_packed_spline_free(sek), hks_packed_spline_free(er), hks_packed_spline_free(q8),
 	    hks_packed_spline_free(floats);
