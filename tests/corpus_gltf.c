@@ -7,7 +7,8 @@
  *      installed, validate every file (zero errors required);
  *   2. import (hks_gltf_read, the original's track order and frame rate): the
  *      frames equal the original's decoded frames, rotations up to sign and
- *      normalization;
+ *      normalization; the same file split into .gltf + external .bin ("glTF
+ *      Separate") and read through source_path gives the same frames bit for bit;
  *   3. encode with Havok's defaults, decode, and compare with the original's
  *      decoded frames: per component within 0.001 + one quantization step
  *      (+ the original quaternion's distance from unit length, which the glTF
@@ -35,7 +36,7 @@
 
 typedef struct counts {
 	unsigned clips, exported, imported_exact, encoded, within, baseline_within, root_motion_clips, root_motion_ok,
-	    written, failures;
+	    written, failures, separate_exact;
 	unsigned long long samples, over, baseline_over;
 	double worst, baseline_worst;
 } counts;
@@ -233,8 +234,70 @@ static hks_compendium_set *game_compendiums(const char *dir)
 	return set;
 }
 
+/* The export as "glTF Separate" (x.gltf + x.bin, what Blender's separate
+ * export writes): the GLB's JSON chunk with a uri on buffer 0 and its BIN
+ * chunk as a file, read back through source_path (the library's stdio
+ * loader). Returns 1 when the frames equal the GLB import's bit for bit. */
+static int separate_same(const uint8_t *glb, size_t glb_size, const hks_skeleton *sk, const hks_gltf_read_options *ro,
+                         const hks_gltf_animation *ga, const char *dir)
+{
+	if (glb_size < 28)
+		return 0;
+	uint32_t jlen = (uint32_t)glb[12] | (uint32_t)glb[13] << 8 | (uint32_t)glb[14] << 16 | (uint32_t)glb[15] << 24;
+	if (20 + (uint64_t)jlen + 8 > glb_size)
+		return 0;
+	const uint8_t *bin_hdr = glb + 20 + jlen;
+	uint32_t blen = (uint32_t)bin_hdr[0] | (uint32_t)bin_hdr[1] << 8 | (uint32_t)bin_hdr[2] << 16 | (uint32_t)bin_hdr[3] << 24;
+	if (28 + (uint64_t)jlen + blen > glb_size)
+		return 0;
+	char *json = malloc((size_t)jlen + 64);
+	if (!json)
+		return 0;
+	memcpy(json, glb + 20, jlen);
+	json[jlen] = 0;
+	static const char key[] = "\"buffers\":[{";
+	char *at = strstr(json, key);
+	int same = 0;
+	char gltf_path[4096], bin_path[4096];
+	snprintf(gltf_path, sizeof(gltf_path), "%s/clip.gltf", dir);
+	snprintf(bin_path, sizeof(bin_path), "%s/clip data.bin", dir);
+	FILE *fj = at ? fopen(gltf_path, "wb") : NULL, *fb = at ? fopen(bin_path, "wb") : NULL;
+	if (fj && fb) {
+		at += strlen(key);
+		fwrite(json, 1, (size_t)(at - json), fj);
+		fputs("\"uri\":\"clip%20data.bin\",", fj);
+		fputs(at, fj);
+		fwrite(bin_hdr + 8, 1, blen, fb);
+	}
+	if (fj)
+		fclose(fj);
+	if (fb)
+		fclose(fb);
+	size_t text_size = 0;
+	uint8_t *text = fj && fb ? hks_test_read_file(gltf_path, &text_size) : NULL;
+	hks_gltf_read_options o = *ro;
+	o.source_path = gltf_path;
+	hks_gltf_animation *sa = NULL;
+	hks_error err;
+	if (text && hks_gltf_read(text, text_size, sk, &o, &sa, &err) == HKS_OK) {
+		size_t nt = (size_t)ga->num_frames * ga->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS;
+		size_t nf = (size_t)ga->num_frames * ga->num_float_tracks;
+		same = sa->num_frames == ga->num_frames && !memcmp(sa->transforms, ga->transforms, nt * sizeof(float)) &&
+		       !memcmp(sa->floats, ga->floats, nf * sizeof(float)) &&
+		       !memcmp(sa->root_motion, ga->root_motion, (size_t)ga->num_frames * sizeof(float[4]));
+	} else if (text) {
+		printf("  separate .gltf + .bin: %s\n", err.message);
+	}
+	hks_gltf_animation_free(sa);
+	free(text);
+	free(json);
+	remove(gltf_path);
+	remove(bin_path);
+	return same;
+}
+
 static void one_clip(hks_loader *loader, const hks_compendium_set *comps, const char *clip, const char *skel_path,
-                     const char *tmpdir, unsigned index, counts *c)
+                     const char *tmpdir, const char *sepdir, unsigned index, counts *c)
 {
 	hks_loaded *ld = load_one(loader, clip), *sl = load_one(loader, skel_path);
 	hks_stored_animation *orig = NULL, *enc = NULL, *base = NULL;
@@ -327,6 +390,13 @@ static void one_clip(hks_loader *loader, const hks_compendium_set *comps, const 
 	ro.float_slot_names = slot_names;
 	ro.num_float_tracks = F;
 	hks_result r = slot_names && identity ? hks_gltf_read(glb, glb_size, sk, &ro, &ga, &err) : HKS_E_NOMEM;
+	if (r == HKS_OK) {
+		/* 2b. the same file split into .gltf + external .bin */
+		if (separate_same(glb, glb_size, sk, &ro, ga, sepdir))
+			c->separate_exact++;
+		else
+			printf("  %s: the separate .gltf + .bin import differs from the GLB import\n", clip);
+	}
 	free(slot_names);
 	free(identity);
 	if (r != HKS_OK) {
@@ -453,6 +523,9 @@ static void test_gltf_corpus(void **state)
 	char tmpl[] = "/tmp/hks_gltf_corpus_XXXXXX";
 	int have_node = system("node --version >/dev/null 2>&1") == 0;
 	const char *tmpdir = have_node ? mkdtemp(tmpl) : NULL;
+	char septmpl[] = "/tmp/hks_gltf_separate_XXXXXX";
+	const char *sepdir = mkdtemp(septmpl);
+	assert_non_null(sepdir);
 	counts total;
 	memset(&total, 0, sizeof(total));
 	static const char *const games[] = {"sekiro", "elden_ring"};
@@ -498,7 +571,7 @@ static void test_gltf_corpus(void **state)
 		hks_compendium_set *comps = game_compendiums(dir);
 		assert_non_null(comps);
 		for (size_t i = 0; i < nc; i += step)
-			one_clip(loader, comps, cand[i], skel[i], tmpdir, index++, &c);
+			one_clip(loader, comps, cand[i], skel[i], tmpdir, sepdir, index++, &c);
 		hks_compendium_set_free(comps);
 		hks_loader_free(loader);
 		printf("%s: %llu track-samples with a stored NaN (replaced by the export, not compared)\n", games[g],
@@ -507,13 +580,15 @@ static void test_gltf_corpus(void **state)
 		printf("%s: %zu candidate clips, every %zu-th: %u clips; exported %u; imported frames exact %u; encoded %u;\n"
 		       "  within 0.001 + one step: %u clips (%llu of %llu samples over, worst excess %.6g)\n"
 		       "  baseline (decoded frames encoded directly): %u clips within (%llu samples over, worst %.6g)\n"
-		       "  root motion: %u clips, written %u, survived %u; failures %u\n",
+		       "  root motion: %u clips, written %u, survived %u; failures %u\n"
+		       "  separate .gltf + .bin (source_path): %u clips import the same frames as the GLB\n",
 		       games[g], nc, step, c.clips, c.exported, c.imported_exact, c.encoded, c.within, c.over, c.samples,
 		       c.worst - 0.001, c.baseline_within, c.baseline_over, c.baseline_worst - 0.001, c.root_motion_clips,
-		       c.written, c.root_motion_ok, c.failures);
+		       c.written, c.root_motion_ok, c.failures, c.separate_exact);
 		assert_int_equal(c.failures, 0);
 		assert_int_equal(c.exported, c.clips);
 		assert_int_equal(c.imported_exact, c.clips);
+		assert_int_equal(c.separate_exact, c.imported_exact);
 		assert_int_equal(c.root_motion_ok, c.root_motion_clips);
 		/* the glTF path adds no error of its own: it is not worse than encoding the decoded frames */
 		assert_true(c.over <= c.baseline_over + c.samples / 10000);
@@ -523,6 +598,7 @@ static void test_gltf_corpus(void **state)
 		hks_test_free_list(files, nfiles);
 	}
 	assert_true(total.clips > 0);
+	rmdir(sepdir);
 	if (!tmpdir) {
 		printf("SKIPPED glTF validation: node not found (apt-get install nodejs npm; scripts/gltf_validator_setup.sh)\n");
 		return;
