@@ -779,6 +779,9 @@ typedef struct hks_encode_stats {
 	uint64_t guard_rungs[4];
 	uint64_t guard_unchecked_parts;
 	double guard_worst_havok_error;
+	uint64_t guarded_degree[4];  /* guarded parts by the degree of Havok's fit (index 1..3) */
+	uint64_t guard_static_lanes; /* lanes §5.4 leaves absent (identity) although a sample is farther
+	                                than E from it: the guard stores them static (their mean) */
 } hks_encode_stats;
 
 typedef struct hks_encode_options {

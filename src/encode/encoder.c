@@ -195,6 +195,7 @@ static hks_result fit_part(encoder *e, int frames, const part_params *pp, hks_en
 		if (g.rung != HKS_FIT_GUARD_NONE) {
 			e->stats.guarded_parts[part]++;
 			e->stats.guard_rungs[g.rung - 1]++;
+			e->stats.guarded_degree[g.havok_degree & 3]++;
 			if ((double)g.havok_error > e->stats.guard_worst_havok_error)
 				e->stats.guard_worst_havok_error = (double)g.havok_error;
 		}
@@ -343,14 +344,42 @@ static hks_result write_rotation(encoder *e, int frames, uint8_t mask, unsigned 
 	return HKS_OK;
 }
 
+/* The guard's part of classification: §5.4 leaves a lane absent (decoded as
+ * the identity) when its samples are within E of their mean and the mean is
+ * within E of the identity, so a sample can be up to 2E from what is decoded.
+ * Such a lane is stored static instead (its mean, within E of every sample).
+ * Rotations only when the whole part would be absent: with any static or
+ * spline bit the quaternion is stored whole (§9.3). Floats are never absent. */
+static uint8_t guard_absent_lanes(encoder *e, hks_enc_part part, int frames, float tolerance, uint8_t mask)
+{
+	if (part == HKS_ENC_FLOAT || (part == HKS_ENC_ROTATION && mask != 0))
+		return mask;
+	const float *identity = hks_part_identity(part);
+	unsigned lanes = part == HKS_ENC_ROTATION ? 4u : 3u;
+	for (unsigned i = 0; i < lanes; i++) {
+		if (mask & (0x11u << i))
+			continue;
+		for (int k = 0; k < frames; k++)
+			if (fabsf(e->samples[k][i] - identity[i]) > tolerance) {
+				mask |= (uint8_t)(1u << i);
+				e->stats.guard_static_lanes++;
+				break;
+			}
+	}
+	return mask;
+}
+
 /* encode_part of §5.3 on e->samples[0 .. frames-1]. Returns the mask byte
  * (for floats the float mask byte, quantization bits included) in *mask_out. */
 static hks_result encode_part(encoder *e, hks_enc_part part, int frames, const part_params *pp,
                               hks_stored_part *out, uint8_t *mask_out)
 {
 	float mean[4];
-	uint8_t mask = hks_classify_part(e->model, part, (const float(*)[4])e->samples, (size_t)frames, pp->tolerance,
-	                                 pp->quantization, mean);
+	float classify_tolerance = e->pred.classify_tolerance > 0.0f ? e->pred.classify_tolerance : pp->tolerance;
+	uint8_t mask = hks_classify_part(e->model, part, (const float(*)[4])e->samples, (size_t)frames,
+	                                 classify_tolerance, pp->quantization, mean);
+	if (e->guard)
+		mask = guard_absent_lanes(e, part, frames, pp->tolerance, mask);
 	memset(out, 0, sizeof(*out));
 	*mask_out = mask;
 	if (part == HKS_ENC_FLOAT) {
@@ -553,6 +582,8 @@ static hks_result encode_all(encoder *e, const hks_encode_options *opts, hks_sto
 		hks_fit_config_quality(&e->cfg);
 	else
 		hks_fit_config_havok(&e->cfg);
+	if (e->pred.fit_config)
+		e->cfg = *e->pred.fit_config;
 	e->rotation_continuity = opts->rotation_continuity != 0;
 
 	/* §5.1: the header fields, f32 */
