@@ -586,6 +586,22 @@ static void test_bad_base64(void **state)
 	                 HKS_E_MALFORMED);
 }
 
+/* A buffer without uri outside a GLB holds no data (e.g. an
+ * EXT_meshopt_compression fallback): harmless unused, an error when used. */
+static void test_buffer_without_uri(void **state)
+{
+	(void)state;
+	char bufs[1024];
+	snprintf(bufs, sizeof(bufs), "%s,{\"byteLength\":168}", embedded_buffer("application/octet-stream"));
+	char text[8192];
+	snprintf(text, sizeof(text), "%s", doc(bufs, ACC_T, "translation", ""));
+	assert_int_equal(read_doc_code(text, NULL), HKS_OK);
+	hks_gltf_animation *a = NULL;
+	hks_error err;
+	assert_int_equal(read_doc(replaced(text, "{\"buffer\":0,", "{\"buffer\":1,"), NULL, &a, &err), HKS_E_MALFORMED);
+	assert_string_equal(err.member, "buffers[1]");
+}
+
 /* ---- external files ---- */
 
 static void write_file(const char *path, const void *data, size_t size)
@@ -1099,6 +1115,7 @@ int main(void)
 		cmocka_unit_test(test_validator),
 		cmocka_unit_test(test_data_uri_media_types),
 		cmocka_unit_test(test_bad_base64),
+		cmocka_unit_test(test_buffer_without_uri),
 		cmocka_unit_test(test_external_bin),
 		cmocka_unit_test(test_loader_callback),
 		cmocka_unit_test(test_external_uri_refused),

@@ -207,9 +207,11 @@ hks_result author_buffers_declare(author_buffers *b, const json_t *root, const u
 			return fail_buffer(ctx, HKS_E_LIMIT, i, "buffers[%zu]: byteLength %llu does not fit in memory", i,
 			                   (unsigned long long)want);
 		if (!uri) {
-			/* glTF 2.0 §4.4.3.3: only the first buffer may be the GLB BIN chunk */
+			/* glTF 2.0 §4.4.3.3: only the first buffer may be the GLB BIN chunk.
+			 * Another buffer without uri has no data (e.g. the fallback buffer of
+			 * EXT_meshopt_compression): an error only when an accessor uses it. */
 			if (i != 0 || !glb_bin)
-				return fail_buffer(ctx, HKS_E_MALFORMED, i, "buffers[%zu] has no uri and there is no GLB BIN chunk", i);
+				continue;
 			if (want > glb_bin_size)
 				return fail_buffer(ctx, HKS_E_MALFORMED, i, "buffers[%zu]: byteLength %llu exceeds the BIN chunk's %zu bytes",
 				                   i, (unsigned long long)want, glb_bin_size);
@@ -294,6 +296,11 @@ hks_result author_buffer_get(author_buffers *b, size_t index, const author_buffe
 	if (it->loaded)
 		return HKS_OK;
 	hks_ctx *ctx = b->ctx;
+	if (!it->uri)
+		return fail_buffer(ctx, HKS_E_MALFORMED, index,
+		                   "buffers[%zu] has no uri and is not a GLB BIN chunk: it holds no data (an extension's "
+		                   "fallback buffer?)",
+		                   index);
 	char *path = resolve(b, it->uri);
 	if (!path)
 		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
