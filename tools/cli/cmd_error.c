@@ -13,14 +13,10 @@
  * source.skeleton. Exit status 0, or 2 on usage / input errors.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
-
-#include "progress.h"
+#include "cli_units.h"
 
 #include <ctype.h>
 #include <jansson.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -906,7 +902,7 @@ typedef struct folder_job {
 	hks_loader *la, *lb;
 	folder_pair *pairs;
 	size_t count;
-	atomic_size_t next, done;
+	struct skeleton_cache *caches; /* one per pool worker */
 	const hks_skeleton *skeleton;  /* --skeleton, shared; else per pair */
 	hks_compare_options co;        /* shell, overrides, threshold */
 	bool csv, json;
@@ -1030,7 +1026,8 @@ static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
 				cli_json_end_object(&j);
 				fputc('\n', out);
 			} else {
-				hks_seam_report seams[2];
+				hks_seam_report seams[2]; /* folder mode reports no seams (has[] false) */
+				memset(seams, 0, sizeof(seams));
 				bool has[2] = {false, false};
 				write_json(out, &nm, NULL, J->co.shell_distance, J->co.threshold, seams, has, REPORT_SUMMARY, false);
 			}
@@ -1055,21 +1052,11 @@ done:
 		hks_loaded_free(lb);
 }
 
-static void *folder_worker(void *arg)
+/* A pool task: pair k, with the skeleton cache of the thread that runs it. */
+static void folder_work(void *ctx, size_t worker, size_t k)
 {
-	folder_job *J = (folder_job *)arg;
-	skeleton_cache cache;
-	memset(&cache, 0, sizeof(cache));
-	for (;;) {
-		size_t k = atomic_fetch_add(&J->next, 1);
-		if (k >= J->count)
-			break;
-		folder_compare_one(J, k, &cache);
-		atomic_fetch_add(&J->done, 1);
-	}
-	if (cache.loaded)
-		hks_loaded_free(cache.loaded);
-	return NULL;
+	folder_job *J = (folder_job *)ctx;
+	folder_compare_one(J, k, &J->caches[worker]);
 }
 
 static bool is_directory(const char *p)
@@ -1131,32 +1118,22 @@ static int compare_folders(const char *dir_a, const char *dir_b, const hks_load_
 	J.co = *base;
 	J.csv = csv;
 	J.json = json;
-	atomic_init(&J.next, 0);
-	atomic_init(&J.done, 0);
-	size_t threads = (size_t)jobs < J.count ? (size_t)jobs : J.count;
-	pthread_t *tids = (pthread_t *)calloc(threads + 1, sizeof(pthread_t));
-	size_t started = 0;
-	cli_progress bar;
-	cli_progress_start(&bar, progress, J.count, "pairs");
-	for (size_t t = 0; tids && t < threads; t++) {
-		if (pthread_create(&tids[t], NULL, folder_worker, &J) != 0)
-			break;
-		started++;
-	}
-	if (started == 0)
-		folder_worker(&J);
-	else {
-		while (atomic_load(&J.done) < J.count) {
-			cli_progress_update(&bar, atomic_load(&J.done));
-			struct timespec ts = {0, 50 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
-		for (size_t t = 0; t < started; t++)
-			pthread_join(tids[t], NULL);
-	}
-	cli_progress_update(&bar, J.count);
-	cli_progress_finish(&bar);
-	free(tids);
+	size_t threads = jobs > 0 ? (size_t)jobs : 1;
+	J.caches = (skeleton_cache *)calloc(threads, sizeof(skeleton_cache));
+	if (!J.caches)
+		goto done;
+	cli_pool pool;
+	memset(&pool, 0, sizeof(pool));
+	pool.count = J.count;
+	pool.threads = threads;
+	pool.progress = progress;
+	pool.label = "pairs";
+	pool.ctx = &J;
+	pool.work = folder_work;
+	cli_pool_run(&pool);
+	for (size_t t = 0; t < threads; t++)
+		if (J.caches[t].loaded)
+			hks_loaded_free(J.caches[t].loaded);
 	unsigned compared = 0, failed = 0;
 	if (csv && header)
 		fputs(csv_columns, stdout);
@@ -1195,6 +1172,7 @@ done:
 	for (size_t k = 0; J.pairs && k < J.count; k++)
 		free(J.pairs[k].out);
 	free(J.pairs);
+	free(J.caches);
 	hks_loader_free(J.la);
 	hks_loader_free(J.lb);
 	return rc;
