@@ -2,7 +2,10 @@
  * The hkspline CLI (path from HKSPLINE_CLI, set by ctest) run on synthetic
  * inputs in a temporary folder: `check` exit statuses, the one JSON object
  * of `check --json` with its keys (issue 2's contract), determinism across
- * -j, folder walks, and `info --json`.
+ * -j, folder walks, and `info --json`; `encode IN.json` without --like: the
+ * JSON's source.path, a donor tagfile found through --skeleton or --into
+ * (built here from synthetic frames, tests/fuzz/synth.h) with the JSON's
+ * track layout, and the error naming the three ways when there is neither.
  *
  * JSON is parsed with jansson. The test targets do not link it, so the
  * library is opened at run time (dlopen) and the few functions needed are
@@ -11,7 +14,10 @@
 #define _DEFAULT_SOURCE
 #include "hks_test.h"
 
+#include "../tests/fuzz/synth.h"
+
 #include <dlfcn.h>
+#include <math.h>
 #include <stdbool.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -31,6 +37,7 @@ static struct {
 	size_t (*object_size)(const json_t *);
 	json_int_t (*integer_value)(const json_t *);
 	const char *(*string_value)(const json_t *);
+	double (*number_value)(const json_t *);
 	size_t (*array_size)(const json_t *);
 	json_t *(*array_get)(const json_t *, size_t);
 	void (*delete_)(json_t *);
@@ -48,10 +55,11 @@ static bool load_jansson(void)
 	*(void **)&js.object_size = dlsym(h, "json_object_size");
 	*(void **)&js.integer_value = dlsym(h, "json_integer_value");
 	*(void **)&js.string_value = dlsym(h, "json_string_value");
+	*(void **)&js.number_value = dlsym(h, "json_number_value");
 	*(void **)&js.array_size = dlsym(h, "json_array_size");
 	*(void **)&js.array_get = dlsym(h, "json_array_get");
 	*(void **)&js.delete_ = dlsym(h, "json_delete");
-	return js.loads && js.object_get && js.object_size && js.integer_value && js.string_value && js.array_size &&
+	return js.loads && js.object_get && js.object_size && js.integer_value && js.string_value && js.number_value && js.array_size &&
 	       js.array_get && js.delete_;
 }
 
@@ -298,6 +306,309 @@ static void test_info_json(void **state)
 	free(out);
 }
 
+/* ---- encode IN.json without --like ---- */
+
+static char *read_text(const char *path)
+{
+	size_t size = 0;
+	uint8_t *bytes = hks_test_read_file(path, &size);
+	assert_non_null(bytes);
+	return (char *)bytes; /* NUL-terminated by hks_test_read_file */
+}
+
+static void write_text(const char *path, const char *text)
+{
+	write_bytes(path, text, strlen(text));
+}
+
+/* `text` with every occurrence of `from` replaced by `to` (malloc'd). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to), count = 0;
+	for (const char *p = strstr(text, from); p; p = strstr(p + nf, from))
+		count++;
+	char *out = (char *)malloc(strlen(text) + count * (nt + 1) + 1), *o = out;
+	assert_non_null(out);
+	const char *p = text;
+	for (const char *q = strstr(p, from); q; q = strstr(p, from)) {
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		memcpy(o, to, nt);
+		o += nt;
+		p = q + nf;
+	}
+	strcpy(o, p);
+	return out;
+}
+
+/* The decode JSON without its "source" object (no nested braces inside it). */
+static char *without_source(const char *text)
+{
+	const char *a = strstr(text, "\"source\":{");
+	assert_non_null(a);
+	const char *b = strchr(a, '}');
+	assert_non_null(b);
+	b++;
+	if (*b == ',')
+		b++;
+	char *out = (char *)malloc(strlen(text) + 1);
+	assert_non_null(out);
+	memcpy(out, text, (size_t)(a - text));
+	strcpy(out + (a - text), b);
+	return out;
+}
+
+static bool files_equal(const char *a, const char *b)
+{
+	size_t na = 0, nb = 0;
+	uint8_t *pa = hks_test_read_file(a, &na), *pb = hks_test_read_file(b, &nb);
+	bool eq = pa && pb && na == nb && !memcmp(pa, pb, na);
+	free(pa);
+	free(pb);
+	return eq;
+}
+
+/* The donor folder enc/chr: the skeleton (Root, Child) and a tagfile of SDK
+ * 20160200 holding a synthetic 3-track clip and its binding; and the binder
+ * enc/c.anibnd with the same two files. */
+static void make_donors(void)
+{
+	char cmd[4096], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/enc/chr' && '%s' --skeleton '%s/enc/chr/Skeleton.HKX'", tmp_root,
+	         make_sample, tmp_root);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	hks_packed_spline *p = synth_spline(3, 0, 20, 0, 0, "20160200");
+	assert_non_null(p);
+	size_t tag_size = 0, skel_size = 0;
+	uint8_t *tag = synth_tagfile(p, "20160200", NULL, &tag_size);
+	assert_non_null(tag);
+	write_bytes(path_in("enc/chr/a000_000100.hkx"), tag, tag_size);
+	uint8_t *skel = hks_test_read_file(path_in("enc/chr/Skeleton.HKX"), &skel_size);
+	assert_non_null(skel);
+	hks_bnd4 *bnd = NULL;
+	hks_error err;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "Skeleton.HKX", 1000000, 0, skel, skel_size, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "a000_000100.hkx", 1000000100, 0, tag, tag_size, &err), HKS_OK);
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &size, &err), HKS_OK);
+	write_bytes(path_in("enc/c.anibnd"), bytes, size);
+	hks_buffer_free(NULL, bytes, size);
+	hks_bnd4_free(bnd);
+	free(skel);
+	free(tag);
+	hks_packed_spline_free(p);
+}
+
+/* The JSON's frames of animation 0, frame-major (T·10 per frame). */
+static float *json_frames(const char *json_path, uint32_t *frames, uint32_t *tracks)
+{
+	char *text = read_text(json_path);
+	json_t *root = parse_one_object(text);
+	json_t *anim = js.array_get(js.object_get(root, "animations"), 0);
+	uint32_t n = (uint32_t)get_int(anim, "frames");
+	json_t *tr = js.object_get(anim, "tracks");
+	uint32_t T = (uint32_t)js.array_size(tr);
+	float *v = (float *)calloc((size_t)n * T * 10 + 1, sizeof(float));
+	assert_non_null(v);
+	static const char *const parts[3] = {"translation", "rotation", "scale"};
+	static const int first[3] = {0, 3, 7}, lanes[3] = {3, 4, 3};
+	for (uint32_t t = 0; t < T; t++)
+		for (int k = 0; k < 3; k++) {
+			json_t *rows = js.object_get(js.array_get(tr, t), parts[k]);
+			assert_int_equal(js.array_size(rows), n);
+			for (uint32_t f = 0; f < n; f++)
+				for (int l = 0; l < lanes[k]; l++)
+					v[((size_t)f * T + t) * 10 + (size_t)(first[k] + l)] =
+					    (float)js.number_value(js.array_get(js.array_get(rows, f), (size_t)l));
+		}
+	js.delete_(root);
+	free(text);
+	*frames = n;
+	*tracks = T;
+	return v;
+}
+
+/*
+ * Read back `hkx` (a whole file, or the member `member` of the binder `hkx`):
+ * animation 0 has the JSON's frame and track counts, the binding maps track t to
+ * bone want_bones[t] (NULL: not checked), and every sampled component is within
+ * the encoder's tolerance (0.001) plus the 16-bit quantization step of the
+ * sample's small ranges (< 1e-4; ThreeComp40 rotations: 4e-4) of the JSON's value.
+ */
+static void check_written(const char *hkx, const char *member, const char *json_path, const char *want_sdk,
+                          const int16_t *want_bones)
+{
+	hks_loader *loader = NULL;
+	hks_error err;
+	assert_int_equal(hks_loader_create(NULL, &loader, &err), HKS_OK);
+	assert_int_equal(hks_loader_add_path(loader, hkx, &err), HKS_OK);
+	size_t unit = hks_loader_count(loader);
+	for (size_t i = 0; i < hks_loader_count(loader); i++) {
+		const char *p = hks_loader_path(loader, i);
+		if (!member || (strlen(p) > strlen(member) && !strcmp(p + strlen(p) - strlen(member), member)))
+			unit = i;
+	}
+	assert_true(unit < hks_loader_count(loader));
+	hks_loaded *ld = NULL;
+	assert_int_equal(hks_loader_load(loader, unit, &ld), HKS_OK);
+	if (ld->status != HKS_OK)
+		fprintf(stderr, "%s: %s\n", hkx, ld->error.message);
+	assert_int_equal(ld->status, HKS_OK);
+	const hks_file *f = ld->file;
+	if (want_sdk)
+		assert_string_equal(f->sdk, want_sdk);
+	uint32_t n = 0, T = 0;
+	float *want = json_frames(json_path, &n, &T);
+	assert_true(f->num_animations >= 1);
+	const hks_animation *a = &f->animations[0];
+	assert_int_equal(a->kind, HKS_ANIMATION_SPLINE);
+	assert_int_equal(a->number_of_transform_tracks, (int32_t)T);
+	assert_int_equal(a->spline.num_frames, (int32_t)n);
+	if (want_bones) {
+		assert_true(f->num_bindings >= 1);
+		assert_int_equal(f->bindings[0].num_transform_track_to_bone_indices, T);
+		for (uint32_t t = 0; t < T; t++)
+			assert_int_equal(f->bindings[0].transform_track_to_bone_indices[t], want_bones[t]);
+	}
+	hks_stored_animation *s = NULL;
+	assert_int_equal(hks_stored_read(a, NULL, &s, &err), HKS_OK);
+	float *got = (float *)calloc((size_t)n * T * 10 + 1, sizeof(float)), fl[1];
+	assert_non_null(got);
+	assert_int_equal(hks_sample_frames(s, NULL, 0, n, got, fl, &err), HKS_OK);
+	for (size_t i = 0; i < (size_t)n * T * 10; i++) {
+		int k = (int)(i % 10);
+		double bound = 0.001 + (k >= 3 && k < 7 ? 4e-4 : 1e-4);
+		if (!(fabs((double)got[i] - (double)want[i]) <= bound))
+			fprintf(stderr, "%s: component %zu: %.9g, JSON %.9g\n", hkx, i, (double)got[i], (double)want[i]);
+		assert_true(fabs((double)got[i] - (double)want[i]) <= bound);
+	}
+	free(got);
+	free(want);
+	hks_stored_free(s);
+	hks_loaded_free(ld);
+	hks_loader_free(loader);
+}
+
+/* Path a: the JSON's own source.path, byte for byte the --like result. */
+static void test_encode_json_source(void **state)
+{
+	(void)state;
+	char cmd[8192], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/enc' && '%s' decode '%s' --skeleton '%s' -o '%s'", tmp_root, cli,
+	         path_in("tree/sub/sample.hkx"), path_in("tree/Skeleton.HKX"), path_in("enc/s.json"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' 2>&1", cli, path_in("enc/s.json"), path_in("enc/a.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "(the JSON's source.path)"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --like '%s'", cli, path_in("enc/s.json"),
+	         path_in("enc/like.hkx"), path_in("tree/sub/sample.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	assert_true(files_equal(path_in("enc/a.hkx"), path_in("enc/like.hkx")));
+	check_written(path_in("enc/a.hkx"), NULL, path_in("enc/s.json"), "hk_2010.2.0-r1", NULL);
+}
+
+/* Path b: no usable source; a donor through --skeleton (its folder) or --into
+ * (the binder), bones bound by the JSON's names. */
+static void test_encode_json_donor(void **state)
+{
+	(void)state;
+	make_donors();
+	char *text = read_text(path_in("enc/s.json"));
+	char *nosrc = without_source(text);
+	write_text(path_in("enc/nosrc.json"), nosrc);
+	/* a source that does not load falls through to the donor */
+	char *missing = replace_all(text, "sub/sample.hkx", "sub/missing.hkx");
+	write_text(path_in("enc/missing.json"), missing);
+	/* the same tracks named the other way round: the binding follows the names */
+	char *swapped = replace_all(nosrc, "\"bone\":\"Root\"", "\"bone\":\"@\"");
+	char *swapped2 = replace_all(swapped, "\"bone\":\"Child\"", "\"bone\":\"Root\"");
+	char *swapped3 = replace_all(swapped2, "\"bone\":\"@\"", "\"bone\":\"Child\"");
+	write_text(path_in("enc/swapped.json"), swapped3);
+	char *unknown = replace_all(nosrc, "\"bone\":\"Child\"", "\"bone\":\"Nowhere\"");
+	write_text(path_in("enc/unknown.json"), unknown);
+	static const int16_t identity[2] = {0, 1}, reversed[2] = {1, 0};
+
+	char cmd[8192], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --skeleton '%s' 2>&1", cli, path_in("enc/nosrc.json"),
+	         path_in("enc/b.hkx"), path_in("enc/chr/Skeleton.HKX"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "container: donor"));
+	assert_non_null(strstr(out, "a000_000100.hkx"));
+	free(out);
+	check_written(path_in("enc/b.hkx"), NULL, path_in("enc/nosrc.json"), "20160200", identity);
+
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --skeleton '%s' 2>&1", cli, path_in("enc/missing.json"),
+	         path_in("enc/m.hkx"), path_in("enc/chr/Skeleton.HKX"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "does not fit"));
+	assert_non_null(strstr(out, "container: donor"));
+	free(out);
+	assert_true(files_equal(path_in("enc/b.hkx"), path_in("enc/m.hkx")));
+
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --skeleton '%s' --game sekiro 2>&1", cli,
+	         path_in("enc/swapped.json"), path_in("enc/sw.hkx"), path_in("enc/chr/Skeleton.HKX"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	check_written(path_in("enc/sw.hkx"), NULL, path_in("enc/swapped.json"), "20160200", reversed);
+
+	/* --into: the donor and the skeleton come from the binder; the output is added to it */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name a000_000200.hkx 2>&1", cli,
+	         path_in("enc/nosrc.json"), path_in("enc/b2.hkx"), path_in("enc/c.anibnd"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "container: donor"));
+	assert_non_null(strstr(out, "added a000_000200.hkx"));
+	free(out);
+	assert_true(files_equal(path_in("enc/b.hkx"), path_in("enc/b2.hkx")));
+	check_written(path_in("enc/c.anibnd"), ":a000_000200.hkx", path_in("enc/nosrc.json"), "20160200", identity);
+
+	/* a bone the skeleton lacks: exit 2, named */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --skeleton '%s' 2>&1", cli, path_in("enc/unknown.json"),
+	         path_in("enc/u.hkx"), path_in("enc/chr/Skeleton.HKX"));
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "Nowhere"));
+	free(out);
+	/* no donor of the wanted SDK */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --skeleton '%s' --game eldenring 2>&1", cli,
+	         path_in("enc/nosrc.json"), path_in("enc/e.hkx"), path_in("enc/chr/Skeleton.HKX"));
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "no donor tagfile of SDK 20180100"));
+	free(out);
+	free(text);
+	free(nosrc);
+	free(missing);
+	free(swapped);
+	free(swapped2);
+	free(swapped3);
+	free(unknown);
+}
+
+/* Neither --like, a usable source, --skeleton nor --into: exit 2, the three ways named,
+ * nothing written. */
+static void test_encode_json_no_container(void **state)
+{
+	(void)state;
+	char cmd[8192], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' 2>&1", cli, path_in("enc/nosrc.json"), path_in("enc/none.hkx"));
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "--like ORIGINAL"));
+	assert_non_null(strstr(out, "--skeleton S"));
+	assert_non_null(strstr(out, "--into BINDER"));
+	free(out);
+	struct stat st;
+	assert_int_not_equal(stat(path_in("enc/none.hkx"), &st), 0);
+	/* --into without --name is a usage error */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' 2>/dev/null", cli, path_in("enc/nosrc.json"),
+	         path_in("enc/none.hkx"), path_in("enc/c.anibnd"));
+	assert_int_equal(run(cmd, &out), 2);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +617,9 @@ int main(void)
 	    cmocka_unit_test(test_check_deterministic),
 	    cmocka_unit_test(test_check_usage),
 	    cmocka_unit_test(test_info_json),
+	    cmocka_unit_test(test_encode_json_source),
+	    cmocka_unit_test(test_encode_json_donor),
+	    cmocka_unit_test(test_encode_json_no_container),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -574,8 +574,12 @@ int cmd_encode(int argc, char **argv)
 			from_source = open_original(&lo, jf.source_path, &jf, &c);
 			if (from_source == 0)
 				fprintf(stderr, "hkspline encode: container: %s (the JSON's source.path)\n", c.ld->path);
-			else
+			else {
 				container_free(&c);
+				if (skeleton || into)
+					fprintf(stderr, "hkspline encode: the JSON's source.path %s does not fit; looking for a donor\n",
+					        jf.source_path);
+			}
 		}
 		if (from_source != 0) {
 			int from_donor = open_donor(&lo, &jf, skeleton, into, sdk, &c);
