@@ -11,6 +11,8 @@
  *  - the encoder: default encode within E + one quantization step per
  *    component (no 1.1 factor), havok_unguarded reproduces the flaw, the
  *    statistics count the guarded part;
+ *  - lanes §5.4 leaves absent although samples are up to 2E from the
+ *    identity are stored static by the guard;
  *  - the re-compressor's predictor runs without the guard unless
  *    hks_predictor_options.tolerance_guard asks for it.
  */
@@ -343,6 +345,52 @@ static void test_encoder_untouched(void **state)
 	free(tr);
 }
 
+/* §5.4's absent lanes: samples within E of their mean, the mean within E of
+ * the identity, but samples up to 2E from the identity. Translation x and the
+ * rotation's x alternate between 0 and 1.8·E over the frames. */
+static void test_encoder_absent_lanes(void **state)
+{
+	(void)state;
+	hks_frames_in in;
+	float *tr = step_frames(&in);
+	for (uint32_t f = 0; f < FRAMES; f++) {
+		float *s = tr + (size_t)f * 10;
+		float x = (f / 8u) % 2u ? 1.8f * TOL : 0.0f;
+		s[0] = x;
+		s[3] = x;
+		s[4] = 0.0f;
+		s[6] = sqrtf(1.0f - x * x);
+	}
+	hks_encode_options o;
+	memset(&o, 0, sizeof(o));
+	hks_encode_stats st;
+	o.stats = &st;
+	hks_error err;
+	for (int unguarded = 1; unguarded >= 0; unguarded--) {
+		o.havok_unguarded = unguarded;
+		hks_stored_animation *s = NULL;
+		assert_int_equal(hks_encode_stored(&in, &o, &s, &err), HKS_OK);
+		const hks_stored_track *t = &s->blocks[0].tracks[0];
+		if (unguarded) {
+			/* Havok's rule: translation x absent (only y, z static), rotation absent */
+			assert_int_equal(t->part[0].flags, 0x06);
+			assert_int_equal(t->part[1].flags, 0x00);
+			assert_int_equal(st.guard_static_lanes, 0);
+		} else {
+			/* the guard stores them static: the mean is within E of every sample */
+			assert_int_equal(t->part[0].flags, 0x07);
+			assert_float_equal(t->part[0].static_value[0], 0.9f * TOL, 1e-5f);
+			assert_int_equal(t->part[1].flags, 0x01);
+			assert_int_equal(st.guard_static_lanes, 2);
+		}
+		hks_stored_free(s);
+	}
+	/* and the sampled result is within the bound */
+	o.havok_unguarded = 0;
+	assert_true(translation_excess(&in, &o, NULL) <= 0.0);
+	free(tr);
+}
+
 /* The re-compressor's predictor: guard off unless asked for. */
 static void test_predictor_switch(void **state)
 {
@@ -394,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_fit_lanes_and_nonfinite),
 		cmocka_unit_test(test_encoder_guard),
 		cmocka_unit_test(test_encoder_untouched),
+		cmocka_unit_test(test_encoder_absent_lanes),
 		cmocka_unit_test(test_predictor_switch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
