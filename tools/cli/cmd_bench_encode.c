@@ -106,88 +106,80 @@ static void synth(float *tr, uint32_t frames, uint32_t tracks, float duration)
 	}
 }
 
+/* Encode `tracks` synthetic tracks of `frames` frames with blocks of `mfpb`
+ * frames; *secs: the thread CPU time of the encode. 0, 1 (encoder error,
+ * printed) or 2 (out of memory). */
+static int time_one_encode(uint32_t mfpb, uint32_t tracks, uint32_t frames, hks_encode_solver solver, double *secs)
+{
+	float *tr = malloc((size_t)frames * tracks * HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
+	if (!tr)
+		return 2;
+	synth(tr, frames, tracks, (float)(frames - 1) / 30.0f);
+	hks_frames_in in = {frames, tracks, 0, (float)(frames - 1) / 30.0f, tr, NULL};
+	hks_encode_options o;
+	memset(&o, 0, sizeof(o));
+	o.max_frames_per_block = mfpb;
+	o.solver = solver;
+	hks_packed_spline *p = NULL;
+	hks_error err;
+	double t0 = cpu_seconds();
+	hks_result r = hks_encode_spline(&in, &o, &p, &err);
+	*secs = cpu_seconds() - t0;
+	hks_packed_spline_free(p);
+	free(tr);
+	if (r != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Two sweeps: frames per block (40 tracks), then tracks (256 frames per block);
+ * each row printed as soon as it is measured. */
 static int bench_scaling(bool json, hks_encode_solver solver)
 {
 	static const uint32_t mfpb_list[] = {16, 32, 64, 128, 256};
 	static const uint32_t track_list[] = {10, 40, 160};
 	const uint32_t frames = 1021; /* 30 fps, 34 s: 4 full blocks of 256 */
+	cli_json j;
 	if (json) {
-		cli_json j;
 		cli_json_init(&j, stdout, false);
 		cli_json_begin_array(&j);
-		for (int axis = 0; axis < 2; axis++) {
-			size_t count = axis == 0 ? sizeof(mfpb_list) / sizeof(mfpb_list[0]) : sizeof(track_list) / sizeof(track_list[0]);
-			for (size_t i = 0; i < count; i++) {
-				uint32_t mfpb = axis == 0 ? mfpb_list[i] : 256, tracks = axis == 0 ? 40 : track_list[i];
-				float *tr = malloc((size_t)frames * tracks * HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
-				if (!tr)
-					return 2;
-				synth(tr, frames, tracks, (float)(frames - 1) / 30.0f);
-				hks_frames_in in = {frames, tracks, 0, (float)(frames - 1) / 30.0f, tr, NULL};
-				hks_encode_options o;
-				memset(&o, 0, sizeof(o));
-				o.max_frames_per_block = mfpb;
-				o.solver = solver;
-				hks_packed_spline *p = NULL;
-				hks_error err;
-				double t0 = cpu_seconds();
-				hks_result r = hks_encode_spline(&in, &o, &p, &err);
-				double secs = cpu_seconds() - t0;
-				hks_packed_spline_free(p);
-				free(tr);
-				if (r != HKS_OK) {
-					cli_print_error(&err);
-					return 1;
-				}
-				uint64_t ts = (uint64_t)frames * tracks;
-				cli_json_begin_object(&j);
-				cli_json_key(&j, "frames_per_block");
-				cli_json_uint(&j, mfpb);
-				cli_json_key(&j, "tracks");
-				cli_json_uint(&j, tracks);
-				cli_json_key(&j, "frames");
-				cli_json_uint(&j, frames);
-				cli_json_key(&j, "seconds");
-				cli_json_f64(&j, secs);
-				cli_json_key(&j, "mb_per_s");
-				cli_json_f64(&j, secs > 0 ? (double)ts * 40.0 / secs / 1e6 : 0.0);
-				cli_json_end_object(&j);
-			}
-		}
-		cli_json_end_array(&j);
-		printf("\n");
-		return 0;
+	} else {
+		printf("thread CPU time per encode\n%-17s %-7s %-7s %-10s %-14s %s\n", "frames/block", "tracks", "frames",
+		       "seconds", "us/track-sample", "MB/s");
 	}
-	printf("thread CPU time per encode\n%-17s %-7s %-7s %-10s %-14s %s\n", "frames/block", "tracks", "frames", "seconds",
-	       "us/track-sample", "MB/s");
 	for (int axis = 0; axis < 2; axis++) {
 		size_t count = axis == 0 ? sizeof(mfpb_list) / sizeof(mfpb_list[0]) : sizeof(track_list) / sizeof(track_list[0]);
 		for (size_t i = 0; i < count; i++) {
 			uint32_t mfpb = axis == 0 ? mfpb_list[i] : 256, tracks = axis == 0 ? 40 : track_list[i];
-			float *tr = malloc((size_t)frames * tracks * HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
-			if (!tr)
-				return 2;
-			synth(tr, frames, tracks, (float)(frames - 1) / 30.0f);
-			hks_frames_in in = {frames, tracks, 0, (float)(frames - 1) / 30.0f, tr, NULL};
-			hks_encode_options o;
-			memset(&o, 0, sizeof(o));
-			o.max_frames_per_block = mfpb;
-			o.solver = solver;
-			hks_packed_spline *p = NULL;
-			hks_error err;
-			double t0 = cpu_seconds();
-			hks_result r = hks_encode_spline(&in, &o, &p, &err);
-			double secs = cpu_seconds() - t0;
-			hks_packed_spline_free(p);
-			free(tr);
-			if (r != HKS_OK) {
-				cli_print_error(&err);
-				return 1;
-			}
+			double secs = 0;
+			int rc = time_one_encode(mfpb, tracks, frames, solver, &secs);
+			if (rc)
+				return rc;
 			uint64_t ts = (uint64_t)frames * tracks;
-			printf("%-17u %-7u %-7u %-10.3f %-14.3f %.3f\n", mfpb, tracks, frames, secs, secs * 1e6 / (double)ts,
-			       (double)ts * 40.0 / secs / 1e6);
+			if (!json) {
+				printf("%-17u %-7u %-7u %-10.3f %-14.3f %.3f\n", mfpb, tracks, frames, secs, secs * 1e6 / (double)ts,
+				       (double)ts * 40.0 / secs / 1e6);
+				continue;
+			}
+			cli_json_begin_object(&j);
+			cli_json_key(&j, "frames_per_block");
+			cli_json_uint(&j, mfpb);
+			cli_json_key(&j, "tracks");
+			cli_json_uint(&j, tracks);
+			cli_json_key(&j, "frames");
+			cli_json_uint(&j, frames);
+			cli_json_key(&j, "seconds");
+			cli_json_f64(&j, secs);
+			cli_json_key(&j, "mb_per_s");
+			cli_json_f64(&j, secs > 0 ? (double)ts * 40.0 / secs / 1e6 : 0.0);
+			cli_json_end_object(&j);
 		}
+	}
+	if (json) {
+		cli_json_end_array(&j);
+		printf("\n");
 	}
 	return 0;
 }
