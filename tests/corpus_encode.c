@@ -10,16 +10,26 @@
  *     256 frames per block) and the CPU model of the file's SDK (AUTO), keeping
  *     the original's per-track quantizations (mask byte 0 of block 0, as
  *     `hkspline encode --like` does) and its maxFramesPerBlock;
- *  3. pack (guard by SDK), walk our bytes strictly, sample every frame and
- *     compare per component with the decoded frames: the bound is
- *     1.1 · 0.001 (the refit acceptance of §7.6) + one quantization step of
- *     our stored lane (rotations: 3 ThreeComp40 steps for the reconstructed
- *     component, §9.5) + the move of the §9.3 control-point normalization
- *     (hks_encode_stats.rotation_renormalization) + 1e-5 f32 slack;
+ *  3. pack (trailing guard by SDK), walk our bytes strictly, sample every
+ *     frame and compare per component with the decoded frames: the bound is
+ *     0.001 + one quantization step of our stored lane (rotations: 3
+ *     ThreeComp40 steps for the reconstructed component, §9.5) + the move of
+ *     the §9.3 control-point normalization
+ *     (hks_encode_stats.rotation_renormalization) + 1e-5 f32 slack. No 1.1
+ *     factor: the §7.6 refit acceptance lets Havok's fit end up to 1.1·E (and
+ *     the §7.3 odd-case flaw far beyond), but the encoder's tolerance guard
+ *     checks every fitted part against E per component before quantization
+ *     and refits those that leave it (docs/ENCODE.md "Tolerance guarantee").
+ *     The assertion: ZERO components beyond the bound;
  *  4. the prediction-alone figure for the re-compressor: for every spline
  *     part of the original, whether our mask byte and part bytes equal the
  *     original's (parts are position independent, ENCODER.md §13.2), and
- *     whether degree and knot bytes do — per part type and SDK.
+ *     whether degree and knot bytes do — per part type and SDK;
+ *  5. steps 2-4 again with hks_encode_options.havok_unguarded (Havok's fit as
+ *     is): its components beyond the same bound (counted, not asserted: the
+ *     flaw is Havok's) and its prediction-alone rates beside the guarded ones,
+ *     with the guard's statistics (parts refitted per type, ladder rung,
+ *     Havok's degree, absent lanes stored static) per SDK.
  *
  * Animations whose decoded frames hold NaN or infinities are encoded (no
  * crash, no error) but not compared. STRIDE: HKSPLINE_ENCODE_STRIDE (default
