@@ -136,6 +136,10 @@ static const ttype types[T_COUNT] = {
 	[T_U16] = {"hkUint16", 0, 0, 0x09, 0x4004, 0, 2, 2, 0, {{0}}, 0},
 };
 
+/* Flags OR-ed into a member's flags in the next TYPE sections built (a test
+ * that needs a hostile variant of the table sets them and clears them after). */
+static uint32_t extra_member_flags[T_COUNT][14];
+
 /* A string table section body: NUL-separated; returns the index of `s`. */
 static uint32_t string_index(const char **list, uint32_t *n, const char *s)
 {
@@ -187,7 +191,7 @@ static void type_section_ext(buf *out, int old_names, int extra_type)
 			varint(&tbd, t->nm);
 			for (uint32_t k = 0; k < t->nm; k++) {
 				varint(&tbd, string_index(fstr, &nfstr, t->m[k].name));
-				varint(&tbd, t->m[k].flags);
+				varint(&tbd, t->m[k].flags | extra_member_flags[i][k]);
 				varint(&tbd, t->m[k].offset);
 				varint(&tbd, t->m[k].type);
 			}
@@ -799,6 +803,79 @@ static void test_replace_spline_resized(void **state)
 	free(p);
 }
 
+/*
+ * A member flagged "not serialized" holds no value (CONTAINERS.md §2.7): the
+ * writer's layout skips it (§4.2), so an item index found there is neither
+ * renumbered nor kept. The reader used to follow it: a fuzzed file whose
+ * binding.transformTrackToBoneIndices was flagged so read and wrote, but the
+ * written file's stale index named a string ("elements of 1 bytes, expected
+ * 2"). Now both sides treat the member as absent.
+ */
+static void test_nonserialized_member_ignored(void **state)
+{
+	(void)state;
+	extra_member_flags[T_BINDING][2] = 0x01; /* transformTrackToBoneIndices */
+	size_t n;
+	uint8_t *p = build_file(0, NULL, &n);
+	memset(extra_member_flags, 0, sizeof(extra_member_flags));
+	hks_file *f = read_ok(p, n, NULL);
+	assert_int_equal(f->num_bindings, 1);
+	assert_int_equal(f->bindings[0].num_transform_track_to_bone_indices, 0);
+	assert_string_equal(f->bindings[0].original_skeleton_name, "Master");
+	uint8_t *out = NULL;
+	size_t on = 0;
+	hks_error e;
+	assert_int_equal(hks_file_write(f, NULL, &out, &on, &e), HKS_OK);
+	hks_file *g = read_ok(out, on, NULL);
+	assert_int_equal(g->num_animations, 1);
+	assert_int_equal(g->bindings[0].num_transform_track_to_bone_indices, 0);
+	assert_string_equal(g->bindings[0].original_skeleton_name, "Master");
+	/* the array only the non-serialized member named is not written */
+	assert_int_equal(g->internal->tagfile->num_items, NUM_ITEMS - 1);
+	write_equals(g, out, on);
+	hks_file_free(g);
+	hks_buffer_free(NULL, out, on);
+	hks_file_free(f);
+	free(p);
+}
+
+/*
+ * An array member whose item holds no elements is read without an element
+ * check, so the item may have another element size than the member needs.
+ * Filling it when a replaced spline gives the array elements wrote count x
+ * its size bytes (1-byte elements for 4-byte offsets), which did not read
+ * back; the writer now makes a new item of the member's element type.
+ */
+static void test_replace_into_empty_foreign_item(void **state)
+{
+	(void)state;
+	size_t n;
+	uint8_t *p = build_file(0, NULL, &n);
+	size_t items = item_section(p, n);
+	/* item 12 (floatBlockOffsets): 0 chars instead of 1 hkUint32 */
+	hks_put_le32(p + items + 12 * 12, 0x20000000u | T_CHAR);
+	hks_put_le32(p + items + 12 * 12 + 8, 0);
+	hks_file *f = read_ok(p, n, NULL);
+	assert_int_equal(f->animations[0].spline.num_float_block_offsets, 0);
+	const uint32_t fblocks[2] = {40, 88};
+	hks_spline_header h = f->animations[0].spline;
+	h.float_block_offsets = fblocks;
+	h.num_float_block_offsets = 2;
+	hks_error e;
+	assert_int_equal(hks_file_replace_spline(f, 0, f->animations[0].duration, &h, &e), HKS_OK);
+	uint8_t *out = NULL;
+	size_t on = 0;
+	assert_int_equal(hks_file_write(f, NULL, &out, &on, &e), HKS_OK);
+	hks_file *g = read_ok(out, on, NULL);
+	assert_int_equal(g->animations[0].spline.num_float_block_offsets, 2);
+	assert_int_equal(g->animations[0].spline.float_block_offsets[0], 40);
+	assert_int_equal(g->animations[0].spline.float_block_offsets[1], 88);
+	hks_file_free(g);
+	hks_buffer_free(NULL, out, on);
+	hks_file_free(f);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -809,6 +886,8 @@ int main(void)
 		cmocka_unit_test(test_corrupted_bytes),
 		cmocka_unit_test(test_bad_indices),
 		cmocka_unit_test(test_replace_spline_resized),
+		cmocka_unit_test(test_nonserialized_member_ignored),
+		cmocka_unit_test(test_replace_into_empty_foreign_item),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -334,10 +334,18 @@ static hks_result get_vec4(tag_reader *r, const tag_view *v, const char *name, f
 {
 	uint32_t off;
 	int found;
-	HKS_TRY(member_at(r, v, name, HKS_TAG_ARRAY, 16, &off, NULL, &found));
-	if (found)
-		for (int i = 0; i < 4; i++)
-			out[i] = hks_f32_from_bits(hks_le32(r->data + off + 4 * i));
+	const hks_tag_member *m;
+	HKS_TRY(member_at(r, v, name, HKS_TAG_ARRAY, 16, &off, &m, &found));
+	if (!found)
+		return HKS_OK;
+	/* Only a fixed array of floats holds the four values: the writer
+	 * renumbers the first word of an hkArray and every pointer element
+	 * (§4.2), so reading one of those as floats would not read back. */
+	const hks_tag_type *mt = rtype(r, m->type);
+	if (!(mt->r_format & HKS_TAG_FMT_FIXED_ARRAY) || kind_of(r, mt->r_subtype) != HKS_TAG_FLOAT)
+		return hks_fail(r->ctx, HKS_E_MALFORMED, file_off(r, off), "member %s: not a fixed array of floats", name);
+	for (int i = 0; i < 4; i++)
+		out[i] = hks_f32_from_bits(hks_le32(r->data + off + 4 * i));
 	return HKS_OK;
 }
 

@@ -121,7 +121,8 @@ const hks_tag_type *hks_tag_type_get(const hks_tag_types *t, uint32_t index);
 const char *hks_tag_type_name(const hks_tag_types *t, uint32_t index);
 /* True when `type` is `name` or derives from it (parent chain, bounded). */
 int hks_tag_type_is_a(const hks_tag_types *t, uint32_t type, const char *name);
-/* Find a member by name in the type or its ancestors (NULL when absent). */
+/* Find a serialized member by name in the type or its ancestors (NULL when
+ * absent or flagged not serialized: such a member holds no value, §2.7). */
 const hks_tag_member *hks_tag_find_member(const hks_tag_types *t, uint32_t type, const char *name);
 
 /* The compendium set gives the TYPE section bytes (payload) of an ID, or NULL. */

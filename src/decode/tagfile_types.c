@@ -380,12 +380,20 @@ int hks_tag_type_is_a(const hks_tag_types *t, uint32_t type, const char *name)
 	return 0;
 }
 
+/*
+ * Members flagged "not serialized" are skipped: their bytes carry no value
+ * (CONTAINERS.md §2.7, zero in DATA), and the writer's layout scan skips them
+ * (§4.2), so it neither renumbers an item index stored there nor keeps the
+ * item it names. A reader that followed such a member read the binding's
+ * transformTrackToBoneIndices through a stale index in the written file
+ * (fuzz_file crasher nonserialized_member_reference.hkx).
+ */
 const hks_tag_member *hks_tag_find_member(const hks_tag_types *t, uint32_t type, const char *name)
 {
 	for (int step = 0; type && type < t->count && step < TAG_MAX_CHAIN; step++) {
 		const hks_tag_type *ty = &t->types[type];
 		for (uint32_t k = 0; k < ty->num_members; k++)
-			if (!strcmp(ty->members[k].name, name))
+			if (!(ty->members[k].flags & HKS_TAG_MEMBER_NOT_SERIALIZED) && !strcmp(ty->members[k].name, name))
 				return &ty->members[k];
 		type = ty->parent;
 	}

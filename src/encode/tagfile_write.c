@@ -321,6 +321,12 @@ static hks_result put_array(writer *w, uint8_t *obj, uint32_t size, uint32_t typ
 		hks_put_le32(obj + m->offset, 0); /* an empty array is 16 zero bytes (§2.10) */
 		return HKS_OK;
 	}
+	/* An item the reader never sized (an empty array: no element check) may
+	 * have elements of another size; filling it with `esz`-byte elements
+	 * would write count x its size bytes, which do not read back. Such an
+	 * item is left to its other referrers, if any, and a new one is made. */
+	if (idx && w->items[idx].elem_size != esz)
+		idx = 0;
 	if (!idx) {
 		if (w->num_items == w->cap_items)
 			return hks_fail(w->ctx, HKS_E_INTERNAL, -1, "no room for a new array item");
