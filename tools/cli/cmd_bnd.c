@@ -480,26 +480,50 @@ done:
 
 /* ---- replace -------------------------------------------------------- */
 
+/* The output options replace and pack share (docs/BINDERS.md). */
+typedef struct output_args {
+	const char *out;   /* -o OUT */
+	int force_dcx;     /* --dcx 1, --no-dcx 0, else -1: as the input (replace) or plain (pack) */
+	int deflate_level; /* --deflate-level 1-9; 0: the default */
+} output_args;
+
+/* argv[*i] as one of the output options: 1 when taken (*i past its value),
+ * 0 when it is not one (an option missing its value is not one either),
+ * -1 after printing a usage error. */
+static int parse_output_arg(output_args *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	bool has_value = *i + 1 < argc;
+	if (!strcmp(a, "-o") && has_value) {
+		o->out = argv[++*i];
+	} else if (!strcmp(a, "--dcx")) {
+		o->force_dcx = 1;
+	} else if (!strcmp(a, "--no-dcx")) {
+		o->force_dcx = 0;
+	} else if (!strcmp(a, "--deflate-level") && has_value) {
+		o->deflate_level = atoi(argv[++*i]);
+		if (o->deflate_level < 1 || o->deflate_level > 9) {
+			fprintf(stderr, "hkspline bnd: --deflate-level takes 1 to 9\n");
+			return -1;
+		}
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static int bnd_replace(int argc, char **argv)
 {
 	const char *pos[3] = {NULL, NULL, NULL};
-	const char *out = NULL;
-	int npos = 0, force_dcx = -1, deflate_level = 0;
+	output_args o = {NULL, -1, 0};
+	int npos = 0;
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--dcx"))
-			force_dcx = 1;
-		else if (!strcmp(argv[i], "--no-dcx"))
-			force_dcx = 0;
-		else if (!strcmp(argv[i], "--deflate-level") && i + 1 < argc) {
-			deflate_level = atoi(argv[++i]);
-			if (deflate_level < 1 || deflate_level > 9) {
-				fprintf(stderr, "hkspline bnd: --deflate-level takes 1 to 9\n");
-				return 2;
-			}
-		}
-		else if (argv[i][0] == '-' && argv[i][1]) {
+		int taken = parse_output_arg(&o, argc, argv, &i);
+		if (taken < 0)
+			return 2;
+		if (taken)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hkspline bnd replace: unknown option %s\n", argv[i]);
 			return 2;
 		} else if (npos < 3)
@@ -509,7 +533,7 @@ static int bnd_replace(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (npos != 3 || !out) {
+	if (npos != 3 || !o.out) {
 		usage(stderr);
 		return 2;
 	}
@@ -553,12 +577,12 @@ static int bnd_replace(int argc, char **argv)
 		cli_print_error(&err);
 		goto done;
 	}
-	bool dcx = force_dcx >= 0 ? force_dcx == 1 : lb.was_dcx;
-	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, deflate_level, out);
+	bool dcx = o.force_dcx >= 0 ? o.force_dcx == 1 : lb.was_dcx;
+	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, o.deflate_level, o.out);
 	if (!wrote)
 		goto done;
 	printf("replaced entry %u (%s): %llu -> %llu bytes; wrote %s (%zu bytes%s)\n", index, e->name,
-	       (unsigned long long)old_size, (unsigned long long)stored_size, out, wrote, dcx ? ", DCX DFLT" : "");
+	       (unsigned long long)old_size, (unsigned long long)stored_size, o.out, wrote, dcx ? ", DCX DFLT" : "");
 	status = 0;
 done:
 	if (packed)
@@ -588,23 +612,15 @@ static int split_tabs(char *line, char **fields, int max)
 
 static int bnd_pack(int argc, char **argv)
 {
-	const char *dir = NULL, *out = NULL;
-	int force_dcx = -1, deflate_level = 0;
+	const char *dir = NULL;
+	output_args o = {NULL, -1, 0};
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--dcx"))
-			force_dcx = 1;
-		else if (!strcmp(argv[i], "--no-dcx"))
-			force_dcx = 0;
-		else if (!strcmp(argv[i], "--deflate-level") && i + 1 < argc) {
-			deflate_level = atoi(argv[++i]);
-			if (deflate_level < 1 || deflate_level > 9) {
-				fprintf(stderr, "hkspline bnd: --deflate-level takes 1 to 9\n");
-				return 2;
-			}
-		}
-		else if (argv[i][0] == '-' && argv[i][1]) {
+		int taken = parse_output_arg(&o, argc, argv, &i);
+		if (taken < 0)
+			return 2;
+		if (taken)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hkspline bnd pack: unknown option %s\n", argv[i]);
 			return 2;
 		} else if (!dir)
@@ -614,7 +630,7 @@ static int bnd_pack(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!dir || !out) {
+	if (!dir || !o.out) {
 		usage(stderr);
 		return 2;
 	}
@@ -714,11 +730,11 @@ static int bnd_pack(int argc, char **argv)
 		fprintf(stderr, "hkspline bnd pack: %s: no bnd4-header line\n", mp);
 		goto done;
 	}
-	bool want_dcx = force_dcx >= 0 ? force_dcx == 1 : have_dcx;
-	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, deflate_level, out);
+	bool want_dcx = o.force_dcx >= 0 ? o.force_dcx == 1 : have_dcx;
+	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, o.deflate_level, o.out);
 	if (!wrote)
 		goto done;
-	printf("packed %u members from %s into %s (%zu bytes%s)\n", bnd->num_entries, dir, out, wrote,
+	printf("packed %u members from %s into %s (%zu bytes%s)\n", bnd->num_entries, dir, o.out, wrote,
 	       want_dcx ? ", DCX DFLT" : "");
 	status = 0;
 done:
