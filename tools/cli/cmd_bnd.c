@@ -512,27 +512,42 @@ static int parse_output_arg(output_args *o, int argc, char **argv, int *i)
 	return 1;
 }
 
-static int bnd_replace(int argc, char **argv)
+/* The command line of `bnd SUB` (replace, pack): the output options and at most
+ * `max_pos` positional arguments into pos[]. Returns how many were given, or -1
+ * after printing a usage error (`too_many` when there are more). */
+static int parse_output_command(output_args *o, int argc, char **argv, const char *sub, const char **pos,
+                                int max_pos, const char *too_many)
 {
-	const char *pos[3] = {NULL, NULL, NULL};
-	output_args o = {NULL, -1, 0};
+	o->out = NULL;
+	o->force_dcx = -1;
+	o->deflate_level = 0;
 	int npos = 0;
 	for (int i = 0; i < argc; i++) {
-		int taken = parse_output_arg(&o, argc, argv, &i);
+		int taken = parse_output_arg(o, argc, argv, &i);
 		if (taken < 0)
-			return 2;
+			return -1;
 		if (taken)
 			continue;
 		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "hkspline bnd replace: unknown option %s\n", argv[i]);
-			return 2;
-		} else if (npos < 3)
-			pos[npos++] = argv[i];
-		else {
-			fprintf(stderr, "hkspline bnd replace: too many arguments\n");
-			return 2;
+			fprintf(stderr, "hkspline bnd %s: unknown option %s\n", sub, argv[i]);
+			return -1;
 		}
+		if (npos == max_pos) {
+			fprintf(stderr, "hkspline bnd %s: %s\n", sub, too_many);
+			return -1;
+		}
+		pos[npos++] = argv[i];
 	}
+	return npos;
+}
+
+static int bnd_replace(int argc, char **argv)
+{
+	const char *pos[3] = {NULL, NULL, NULL};
+	output_args o;
+	int npos = parse_output_command(&o, argc, argv, "replace", pos, 3, "too many arguments");
+	if (npos < 0)
+		return 2;
 	if (npos != 3 || !o.out) {
 		usage(stderr);
 		return 2;
@@ -613,23 +628,9 @@ static int split_tabs(char *line, char **fields, int max)
 static int bnd_pack(int argc, char **argv)
 {
 	const char *dir = NULL;
-	output_args o = {NULL, -1, 0};
-	for (int i = 0; i < argc; i++) {
-		int taken = parse_output_arg(&o, argc, argv, &i);
-		if (taken < 0)
-			return 2;
-		if (taken)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "hkspline bnd pack: unknown option %s\n", argv[i]);
-			return 2;
-		} else if (!dir)
-			dir = argv[i];
-		else {
-			fprintf(stderr, "hkspline bnd pack: one DIR only\n");
-			return 2;
-		}
-	}
+	output_args o;
+	if (parse_output_command(&o, argc, argv, "pack", &dir, 1, "one DIR only") < 0)
+		return 2;
 	if (!dir || !o.out) {
 		usage(stderr);
 		return 2;
