@@ -140,6 +140,54 @@ static void test_allocator_and_limits(void **state)
 	assert_int_equal(cnt.live, 0);
 }
 
+/* hks_bytebuf_finish: the output is exactly `size` bytes for the allocator
+ * (its free receives that size), an empty buffer is a success with no
+ * output, and a failed final shrink is HKS_E_NOMEM with nothing leaked: a
+ * writer that returns its result cannot report success without output. */
+static void test_bytebuf_finish(void **state)
+{
+	(void)state;
+	counting cnt = {0};
+	hks_options o = {0};
+	o.allocator.alloc = c_alloc;
+	o.allocator.realloc = c_realloc;
+	o.allocator.free = c_free;
+	o.allocator.user = &cnt;
+	hks_error e;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &o, 0, &e);
+	hks_bytebuf b;
+	uint8_t *out = (uint8_t *)&cnt; /* overwritten in every case */
+	size_t n = 99;
+
+	hks_bytebuf_init(&b, &ctx);
+	assert_int_equal(hks_bytebuf_finish(&b, &out, &n), HKS_OK);
+	assert_null(out);
+	assert_int_equal(n, 0);
+
+	hks_bytebuf_init(&b, &ctx);
+	assert_int_equal(hks_bytebuf_append(&b, "abcde", 5), HKS_OK);
+	assert_true(b.capacity > 5);
+	assert_int_equal(hks_bytebuf_finish(&b, &out, &n), HKS_OK);
+	assert_int_equal(n, 5);
+	assert_int_equal(cnt.live, 5); /* shrunk: the allocator holds exactly n bytes */
+	assert_memory_equal(out, "abcde", 5);
+	hks_buffer_free(&o, out, n);
+	assert_int_equal(cnt.live, 0);
+
+	/* the shrinking realloc fails */
+	hks_bytebuf_init(&b, &ctx);
+	assert_int_equal(hks_bytebuf_append(&b, "abcde", 5), HKS_OK);
+	cnt.fail_at = cnt.allocs + 1;
+	assert_int_equal(hks_bytebuf_finish(&b, &out, &n), HKS_E_NOMEM);
+	assert_int_equal(e.code, HKS_E_NOMEM);
+	assert_null(out);
+	assert_int_equal(n, 0);
+	assert_int_equal(cnt.live, 0);
+	assert_null(b.data);
+	cnt.fail_at = 0;
+}
+
 static void test_nan_bits_survive(void **state)
 {
 	(void)state;
@@ -174,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_error_format),
 		cmocka_unit_test(test_cursor_bounds),
 		cmocka_unit_test(test_allocator_and_limits),
+		cmocka_unit_test(test_bytebuf_finish),
 		cmocka_unit_test(test_nan_bits_survive),
 		cmocka_unit_test(test_detect),
 	};

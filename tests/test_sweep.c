@@ -309,7 +309,7 @@ static void test_binder_and_dcx(void **state)
 
 /* Kept apart so that its failure names the module: hks_bnd4_hash_table
  * (src/decode/bnd4.c) and hks_bnd4_write (src/encode/bnd4_write.c) must
- * return HKS_E_NOMEM when hks_bytebuf_take gives NULL (its shrink failed). */
+ * return HKS_E_NOMEM when their final shrink fails (hks_bytebuf_finish). */
 static void test_binder_allocation_failures(void **state)
 {
 	(void)state;

@@ -199,9 +199,15 @@ hks_result hks_bytebuf_append(hks_bytebuf *b, const void *p, size_t n);
 hks_result hks_bytebuf_zeros(hks_bytebuf *b, size_t n);
 hks_result hks_bytebuf_pad(hks_bytebuf *b, size_t align); /* zero-pad size to a multiple of align */
 void hks_bytebuf_free(hks_bytebuf *b);
-/* Hand the buffer to the caller (caller frees with hks_buffer_free and the same options).
- * NULL when the buffer is empty, or when shrinking it to its size failed (the
- * failure is recorded: callers with a non-empty buffer return HKS_E_NOMEM then). */
+/* Hand the buffer to the caller, shrunk to its size (the caller frees it with
+ * hks_buffer_free, the same options and *size). HKS_E_NOMEM (recorded, the
+ * buffer freed, *out NULL) when the shrinking realloc fails; HKS_OK with
+ * *out NULL and *size 0 for an empty buffer. Writers end with
+ * `return hks_bytebuf_finish(&buf, out, out_size);`. */
+hks_result hks_bytebuf_finish(hks_bytebuf *b, uint8_t **out, size_t *size);
+/* The older form of hks_bytebuf_finish: NULL both for an empty buffer and for
+ * a failed shrink (the failure recorded), so only callers whose output is
+ * never empty may read NULL as HKS_E_NOMEM. Prefer hks_bytebuf_finish. */
 uint8_t *hks_bytebuf_take(hks_bytebuf *b, size_t *size);
 
 #endif /* HKS_INTERNAL_H */

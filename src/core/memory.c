@@ -320,32 +320,40 @@ void hks_bytebuf_free(hks_bytebuf *b)
 	b->size = b->capacity = 0;
 }
 
-uint8_t *hks_bytebuf_take(hks_bytebuf *b, size_t *size)
+hks_result hks_bytebuf_finish(hks_bytebuf *b, uint8_t **out, size_t *size)
 {
 	/* Shrink so that the caller frees exactly `size` bytes (the allocator
-	 * hook receives the allocated size). When the shrinking realloc fails
-	 * the buffer cannot be handed out with its content size (freeing it
-	 * with that size would lie to the allocator; handing out the capacity
-	 * would append unwritten bytes to the output): it is freed and NULL
-	 * returned, with the allocation failure recorded. */
+	 * hook receives the allocated size, hkspline.h). When the shrinking
+	 * realloc fails the buffer cannot be handed out: freeing it with its
+	 * content size would lie to the allocator, and handing out the capacity
+	 * would append unwritten bytes to the output. It is freed and the
+	 * failure returned, so a caller that returns this result is correct by
+	 * construction (an empty buffer is a success with *out = NULL). */
 	uint8_t *p = b->data;
 	size_t n = b->size;
+	*out = NULL;
+	*size = 0;
 	if (p && n != b->capacity) {
 		uint8_t *q = (uint8_t *)hks_realloc(b->ctx, p, b->capacity, n ? n : 1);
 		if (!q) {
 			hks_bytebuf_free(b);
-			*size = 0;
-			return NULL;
+			return HKS_E_NOMEM; /* recorded by hks_realloc */
 		}
 		p = q;
 		if (!n)
 			hks_free(b->ctx, p, 1), p = NULL;
 	}
-	if (!p)
-		n = 0;
-	*size = n;
 	b->data = NULL;
 	b->capacity = 0;
 	b->size = 0;
+	*out = p;
+	*size = p ? n : 0;
+	return HKS_OK;
+}
+
+uint8_t *hks_bytebuf_take(hks_bytebuf *b, size_t *size)
+{
+	uint8_t *p = NULL;
+	(void)hks_bytebuf_finish(b, &p, size);
 	return p;
 }

@@ -431,8 +431,7 @@ hks_result hks_bnd4_hash_table(const hks_bnd4 *bnd, uint64_t offset, const hks_o
 		hks_bytebuf_free(&b);
 		return r;
 	}
-	*out = hks_bytebuf_take(&b, out_size);
-	return *out ? HKS_OK : hks_fail_nomem(&ctx, 0); /* a failed final shrink; the output is never empty */
+	return hks_bytebuf_finish(&b, out, out_size);
 }
 
 /* Compare the stored hash table with the one §6.3 computes. Out-of-file

@@ -136,10 +136,7 @@ hks_result hks_file_write(const hks_file *file, const hks_write_options *opts, u
 		hks_bytebuf_free(&buf);
 		return r;
 	}
-	*out = hks_bytebuf_take(&buf, out_size);
-	if (!*out)
-		return HKS_E_NOMEM; /* the failed shrink is recorded; written files are never empty */
-	return HKS_OK;
+	return hks_bytebuf_finish(&buf, out, out_size);
 }
 
 hks_result hks_file_replace_spline(hks_file *file, uint32_t animation, float duration,

@@ -207,6 +207,5 @@ hks_result hks_bnd4_write(const hks_bnd4 *bnd, const hks_options *opts, uint8_t 
 		hks_bytebuf_free(&b);
 		return r;
 	}
-	*out = hks_bytebuf_take(&b, out_size);
-	return *out ? HKS_OK : hks_fail_nomem(&ctx, 0); /* a failed final shrink; the output is never empty */
+	return hks_bytebuf_finish(&b, out, out_size);
 }
