@@ -511,6 +511,12 @@ static void test_encode_json_source(void **state)
 	free(out);
 	assert_true(files_equal(path_in("enc/a.hkx"), path_in("enc/like.hkx")));
 	check_written(path_in("enc/a.hkx"), NULL, path_in("enc/s.json"), "hk_2010.2.0-r1", NULL);
+	/* --no-guard: Havok's fit as is (the sample's slow motion stays within the bound anyway) */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --no-guard", cli, path_in("enc/s.json"),
+	         path_in("enc/ng.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	check_written(path_in("enc/ng.hkx"), NULL, path_in("enc/s.json"), "hk_2010.2.0-r1", NULL);
 }
 
 /* Path b: no usable source; a donor through --skeleton (its folder) or --into

@@ -56,6 +56,7 @@ static void usage(FILE *out)
 	        "  --cpu auto|intel|amd-zen|native|exact   reciprocal model (default auto: by SDK)\n"
 	        "  --solver havok|quality  least-squares refits: Havok's f32 CG or double precision\n"
 	        "  --continuity            make rotations sign-continuous before fitting\n"
+	        "  --no-guard              Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
 	        "  --record R              a record file of ORIGINAL (hkspline recompress --record): parts whose\n"
 	        "                          frames are unchanged get their original bytes, the others are fitted\n"
 	        "                          afresh by the re-compressor's predictor (docs/RECORD.md)\n");
@@ -433,7 +434,7 @@ int cmd_encode(int argc, char **argv)
 	size_t num_compendiums = 0;
 	const char *in = NULL, *out = NULL, *like = NULL, *sdk = NULL, *skeleton = NULL, *into = NULL, *name = NULL;
 	long want_index = -1, mfpb = 0;
-	int status = 2, continuity = 0;
+	int status = 2, continuity = 0, unguarded = 0;
 	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
 	int degree = 0;
 	bool have_rotq = false;
@@ -539,6 +540,8 @@ int cmd_encode(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--continuity")) {
 			continuity = 1;
+		} else if (!strcmp(a, "--no-guard")) {
+			unguarded = 1;
 		} else if (!strcmp(a, "--record") && has) {
 			record_path = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
@@ -654,6 +657,7 @@ int cmd_encode(int argc, char **argv)
 	o.sdk = sdk ? sdk : file->sdk;
 	o.solver = solver;
 	o.rotation_continuity = continuity;
+	o.havok_unguarded = unguarded;
 	hks_encode_stats st;
 	memset(&st, 0, sizeof(st));
 	o.stats = &st;

@@ -288,7 +288,8 @@ static void encode_usage(FILE *out)
 	        "                   donor tagfile from the skeleton's binder / folder is used (tracks: every bone)\n"
 	        "  --game G         sekiro (SDK 20160200) or eldenring (20180100): the encoder's SDK\n"
 	        "  --fps F          target frame rate without --like (default 30)\n"
-	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n");
+	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n"
+	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n");
 }
 
 static void print_list(const char *what, const char *const *names, const int32_t *bones, const hks_skeleton *sk,
@@ -316,7 +317,7 @@ int cli_encode_gltf(int argc, char **argv)
 	const char *in = NULL, *out_path = NULL, *skeleton = NULL, *like = NULL, *sdk = NULL, *into = NULL,
 	           *name = NULL, *anim_sel = NULL;
 	double fps = 0;
-	int rc = 2;
+	int rc = 2, unguarded = 0;
 	hks_loader *skel_loader = NULL, *like_loader = NULL;
 	hks_loaded *skel = NULL, *ld = NULL;
 	uint8_t *gltf = NULL;
@@ -350,6 +351,8 @@ int cli_encode_gltf(int argc, char **argv)
 			name = argv[++i];
 		else if (!strcmp(a, "--animation") && has)
 			anim_sel = argv[++i];
+		else if (!strcmp(a, "--no-guard"))
+			unguarded = 1;
 		else if (!strcmp(a, "--fps") && has) {
 			char *end = NULL;
 			fps = strtod(argv[++i], &end);
@@ -565,6 +568,7 @@ int cli_encode_gltf(int argc, char **argv)
 	eo.base.name = in;
 	eo.sdk = sdk ? sdk : file->sdk;
 	eo.max_frames_per_block = mfpb >= 2 && mfpb <= 256 ? (uint32_t)mfpb : 0;
+	eo.havok_unguarded = unguarded;
 	if (hks_encode_spline(&fin, &eo, &packed, &err) != HKS_OK) {
 		cli_print_error(&err);
 		rc = 1;
