@@ -77,4 +77,18 @@ void cli_json_raw(cli_json *j, const char *token);
 /* The compression statistics object of `stats --json` and `info --json` (docs/METRICS.md §5). */
 void cli_json_spline_stats(cli_json *j, const hks_spline_stats *s);
 
+/* The byte categories of hks_spline_stats in report order (docs/METRICS.md §5):
+ * JSON key, text label and byte count. */
+enum { CLI_STATS_CATEGORIES = 8 };
+typedef struct cli_stats_category {
+	const char *key;
+	const char *label;
+	uint64_t bytes;
+} cli_stats_category;
+void cli_stats_categories(const hks_spline_stats *s, cli_stats_category out[CLI_STATS_CATEGORIES]);
+
+/* The name of rotation selector code s (FORMAT.md §2.3: 0 Polar32 ... 5
+ * Uncompressed); NULL for the invalid codes 6-15. */
+const char *cli_selector_name(unsigned s);
+
 #endif

@@ -274,6 +274,27 @@ void cli_json_raw(cli_json *j, const char *token)
 
 /* ---- compression statistics as JSON (keys: docs/METRICS.md §5) ---- */
 
+void cli_stats_categories(const hks_spline_stats *s, cli_stats_category out[CLI_STATS_CATEGORIES])
+{
+	const cli_stats_category cats[CLI_STATS_CATEGORIES] = {
+	    {"masks", "masks", s->masks},
+	    {"knots", "knots", s->knots},
+	    {"bounds", "bounds", s->bounds},
+	    {"static_values", "static values", s->static_values},
+	    {"control_points", "control points", s->control_points},
+	    {"packed_quaternions", "packed quaternions", s->packed_quaternions},
+	    {"padding", "padding", s->padding},
+	    {"guard", "guard", s->guard}};
+	memcpy(out, cats, sizeof(cats));
+}
+
+const char *cli_selector_name(unsigned s)
+{
+	static const char *const names[6] = {"Polar32",    "ThreeComp40", "ThreeComp48",
+	                                     "ThreeComp24", "Straight16", "Uncompressed"};
+	return s < 6 ? names[s] : NULL;
+}
+
 static const char *const stats_part_keys[4] = {"translation", "rotation", "scale", "float"};
 
 static void json_u64_array(cli_json *j, const uint64_t *v, size_t n)
@@ -303,20 +324,11 @@ void cli_json_spline_stats(cli_json *j, const hks_spline_stats *s)
 	cli_json_f64(j, s->ratio);
 	cli_json_key(j, "bytes");
 	cli_json_begin_object(j);
-	const struct {
-		const char *k;
-		uint64_t v;
-	} cats[] = {{"masks", s->masks},
-	            {"knots", s->knots},
-	            {"bounds", s->bounds},
-	            {"static_values", s->static_values},
-	            {"control_points", s->control_points},
-	            {"packed_quaternions", s->packed_quaternions},
-	            {"padding", s->padding},
-	            {"guard", s->guard}};
-	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++) {
-		cli_json_key(j, cats[i].k);
-		cli_json_uint(j, cats[i].v);
+	cli_stats_category cats[CLI_STATS_CATEGORIES];
+	cli_stats_categories(s, cats);
+	for (size_t i = 0; i < CLI_STATS_CATEGORIES; i++) {
+		cli_json_key(j, cats[i].key);
+		cli_json_uint(j, cats[i].bytes);
 	}
 	cli_json_key(j, "unaccounted");
 	cli_json_int(j, s->unaccounted);

@@ -12,13 +12,6 @@
 /* Selector codes are 4 bits (FORMAT.md §2.3): 0-5 valid, 6-15 invalid. */
 #define SELECTOR_CODES 16
 
-static const char *selector_name(unsigned s)
-{
-	static const char *const names[] = {"Polar32", "ThreeComp40", "ThreeComp48", "ThreeComp24", "Straight16",
-	                                    "Uncompressed"};
-	return s < 6 ? names[s] : NULL;
-}
-
 /*
  * Count the rotation selectors of every (block, transform track) whose
  * rotation is stored: mask byte 0 bits 2-5, stored when mask byte 2 (the
@@ -105,8 +98,8 @@ static void print_text(FILE *out, const hks_loaded *ld)
 				if (!counts[s])
 					continue;
 				any = true;
-				if (selector_name(s))
-					fprintf(out, " %s x%llu", selector_name(s), (unsigned long long)counts[s]);
+				if (cli_selector_name(s))
+					fprintf(out, " %s x%llu", cli_selector_name(s), (unsigned long long)counts[s]);
 				else
 					fprintf(out, " invalid(%u) x%llu", s, (unsigned long long)counts[s]);
 			}
@@ -213,8 +206,8 @@ static void print_json(cli_json *j, const hks_loaded *ld)
 				if (!counts[s])
 					continue;
 				char name[16];
-				if (selector_name(s))
-					snprintf(name, sizeof(name), "%s", selector_name(s));
+				if (cli_selector_name(s))
+					snprintf(name, sizeof(name), "%s", cli_selector_name(s));
 				else
 					snprintf(name, sizeof(name), "invalid_%u", s);
 				cli_json_key(j, name);

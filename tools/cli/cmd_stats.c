@@ -144,20 +144,11 @@ static void text_stats(FILE *out, const char *label, const hks_spline_stats *s)
 static void text_details(FILE *out, const hks_spline_stats *s)
 {
 	double c = s->compressed_size ? (double)s->compressed_size : 1.0;
-	const struct {
-		const char *k;
-		uint64_t v;
-	} cats[] = {{"masks", s->masks},
-	            {"knots", s->knots},
-	            {"bounds", s->bounds},
-	            {"static values", s->static_values},
-	            {"control points", s->control_points},
-	            {"packed quaternions", s->packed_quaternions},
-	            {"padding", s->padding},
-	            {"guard", s->guard}};
-	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
-		fprintf(out, "  %-19s %12llu B  %6.2f %%\n", cats[i].k, (unsigned long long)cats[i].v,
-		        100.0 * (double)cats[i].v / c);
+	cli_stats_category cats[CLI_STATS_CATEGORIES];
+	cli_stats_categories(s, cats);
+	for (size_t i = 0; i < CLI_STATS_CATEGORIES; i++)
+		fprintf(out, "  %-19s %12llu B  %6.2f %%\n", cats[i].label, (unsigned long long)cats[i].bytes,
+		        100.0 * (double)cats[i].bytes / c);
 	if (s->unaccounted)
 		fprintf(out, "  %-19s %12lld B  (the layout does not explain these bytes)\n", "unaccounted",
 		        (long long)s->unaccounted);
@@ -173,12 +164,10 @@ static void text_details(FILE *out, const hks_spline_stats *s)
 		fprintf(out, "; degrees 1/2/3: %llu/%llu/%llu\n", (unsigned long long)s->degrees[p][1],
 		        (unsigned long long)s->degrees[p][2], (unsigned long long)s->degrees[p][3]);
 	}
-	static const char *const sel[6] = {"Polar32", "ThreeComp40", "ThreeComp48", "ThreeComp24", "Straight16",
-	                                   "Uncompressed"};
 	fprintf(out, "  selectors:");
-	for (int k = 0; k < 6; k++)
+	for (unsigned k = 0; k < 6; k++)
 		if (s->selectors[k])
-			fprintf(out, " %s %llu", sel[k], (unsigned long long)s->selectors[k]);
+			fprintf(out, " %s %llu", cli_selector_name(k), (unsigned long long)s->selectors[k]);
 	fputc('\n', out);
 }
 
