@@ -8,7 +8,7 @@
  * normalized, NaN kept).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
+#include "cli_donor.h"
 #include "cmd_gltf.h"
 
 #include <ctype.h>
@@ -46,34 +46,10 @@ typedef struct decode_opts {
 
 /* ---- bone names (FORMAT.md §4.8, CONTAINERS.md §3.5) ---- */
 
-static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
-{
-	for (uint32_t i = 0; i < f->num_bindings; i++)
-		if (f->bindings[i].animation == (int32_t)anim)
-			return &f->bindings[i];
-	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
-}
-
-static const hks_skeleton *pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind)
-{
-	const hks_file *files[2] = {own, ext};
-	/* by name first (binding.originalSkeletonName), then the first one found */
-	for (int k = 0; k < 2; k++)
-		if (files[k] && bind && bind->original_skeleton_name)
-			for (uint32_t i = 0; i < files[k]->num_skeletons; i++)
-				if (files[k]->skeletons[i].name &&
-				    !strcmp(files[k]->skeletons[i].name, bind->original_skeleton_name))
-					return &files[k]->skeletons[i];
-	for (int k = 0; k < 2; k++)
-		if (files[k] && files[k]->num_skeletons)
-			return &files[k]->skeletons[0];
-	return NULL;
-}
-
 static void fill_bone_names(decoded_anim *d, const hks_file *own, const hks_file *ext)
 {
-	const hks_binding *bind = binding_for(own, d->index);
-	const hks_skeleton *sk = pick_skeleton(own, ext, bind);
+	const hks_binding *bind = cli_binding_for(own, d->index);
+	const hks_skeleton *sk = cli_pick_skeleton(own, ext, bind);
 	for (uint32_t t = 0; t < d->T; t++) {
 		int32_t bone = (int32_t)t; /* identity mapping when the binding has no array */
 		if (bind && bind->num_transform_track_to_bone_indices)

@@ -13,6 +13,7 @@
  * source.skeleton. Exit status 0, or 2 on usage / input errors.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "cli_donor.h"
 #include "cli_units.h"
 
 #include <ctype.h>
@@ -49,13 +50,6 @@ typedef struct input {
 
 /* ---- Havok inputs ---- */
 
-static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
-{
-	for (uint32_t i = 0; i < f->num_bindings; i++)
-		if (f->bindings[i].animation == (int32_t)anim)
-			return &f->bindings[i];
-	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
-}
 
 /* Decode animation `anim_index` of in->loaded into in->frames; on failure a
  * message in in->message and status 2. */
@@ -69,7 +63,7 @@ static int decode_loaded(input *in, uint32_t anim_index)
 		return 2;
 	}
 	const hks_animation *an = &f->animations[anim_index];
-	in->binding = binding_for(f, anim_index);
+	in->binding = cli_binding_for(f, anim_index);
 	uint32_t N, T, F;
 	if (an->kind == HKS_ANIMATION_SPLINE) {
 		hks_walk_options wo;
@@ -339,15 +333,6 @@ typedef struct skeleton_source {
 	const char *path;
 } skeleton_source;
 
-static const hks_skeleton *pick_skeleton(const hks_file *f, const hks_binding *bind)
-{
-	if (!f || !f->num_skeletons)
-		return NULL;
-	for (uint32_t i = 0; bind && bind->original_skeleton_name && i < f->num_skeletons; i++)
-		if (f->skeletons[i].name && !strcmp(f->skeletons[i].name, bind->original_skeleton_name))
-			return &f->skeletons[i];
-	return &f->skeletons[0];
-}
 
 static int load_skeleton_path(skeleton_source *s, const hks_load_options *lo, const char *path,
                               const hks_binding *bind, bool verbose)
@@ -363,7 +348,7 @@ static int load_skeleton_path(skeleton_source *s, const hks_load_options *lo, co
 			cli_print_error(&s->loaded->error);
 		return 2;
 	}
-	s->skeleton = pick_skeleton(s->loaded->file, bind);
+	s->skeleton = cli_pick_skeleton(s->loaded->file, NULL, bind);
 	if (!s->skeleton) {
 		if (verbose)
 			fprintf(stderr, "hkspline error: %s holds no skeleton\n", path);
@@ -381,14 +366,14 @@ static int resolve_skeleton(skeleton_source *s, const hks_load_options *lo, cons
 	if (given)
 		return load_skeleton_path(s, lo, given, bind, true);
 	for (int k = 0; k < 2; k++)
-		if (in[k]->loaded && (s->skeleton = pick_skeleton(in[k]->loaded->file, bind))) {
+		if (in[k]->loaded && (s->skeleton = cli_pick_skeleton(in[k]->loaded->file, NULL, bind))) {
 			s->path = in[k]->loaded->path;
 			return 0;
 		}
 	for (int k = 0; k < 2; k++)
 		if (in[k]->loader && hks_loader_find_skeleton(in[k]->loader, in[k]->unit, &s->loaded) == HKS_OK &&
 		    s->loaded) {
-			if (s->loaded->status == HKS_OK && (s->skeleton = pick_skeleton(s->loaded->file, bind))) {
+			if (s->loaded->status == HKS_OK && (s->skeleton = cli_pick_skeleton(s->loaded->file, NULL, bind))) {
 				s->path = s->loaded->path;
 				return 0;
 			}
@@ -932,7 +917,7 @@ static const hks_skeleton *cached_skeleton(folder_job *J, size_t u, skeleton_cac
 		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)dlen, path ? path : "");
 		c->valid = true;
 	}
-	return c->loaded ? pick_skeleton(c->loaded->file, bind) : NULL;
+	return c->loaded ? cli_pick_skeleton(c->loaded->file, NULL, bind) : NULL;
 }
 
 static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
@@ -990,7 +975,7 @@ static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
 		if (!msg[0]) {
 			input *in[2] = {&a, &b};
 			const hks_binding *bind = a.binding ? a.binding : b.binding;
-			sk = J->skeleton ? J->skeleton : pick_skeleton(la->file, bind);
+			sk = J->skeleton ? J->skeleton : cli_pick_skeleton(la->file, NULL, bind);
 			if (!sk)
 				sk = cached_skeleton(J, p->a_unit, cache, bind);
 			uint32_t nmap = 0;
