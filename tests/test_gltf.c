@@ -620,20 +620,41 @@ static void make_tmp_dir(void)
 	assert_non_null(mkdtemp(tmp_dir));
 }
 
+/* A temp folder with "anim data.bin" and "bins/a.bin" (the blob) and
+ * "short.bin" (its first 100 bytes); *gltf_path = the folder + "/x.gltf". */
+static void ext_folder_create(char *gltf_path, size_t size)
+{
+	make_blob();
+	make_tmp_dir();
+	char path[256];
+	snprintf(path, sizeof(path), "%s/anim data.bin", tmp_dir);
+	write_file(path, blob, BLOB_SIZE);
+	snprintf(path, sizeof(path), "%s/bins", tmp_dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/bins/a.bin", tmp_dir);
+	write_file(path, blob, BLOB_SIZE);
+	snprintf(path, sizeof(path), "%s/short.bin", tmp_dir);
+	write_file(path, blob, 100);
+	snprintf(gltf_path, size, "%s/x.gltf", tmp_dir);
+}
+
+static void ext_folder_remove(void)
+{
+	static const char *const names[] = {"anim data.bin", "bins/a.bin", "bins", "short.bin"};
+	char path[256];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp_dir, names[i]);
+		assert_int_equal(remove(path), 0);
+	}
+	assert_int_equal(rmdir(tmp_dir), 0);
+}
+
+/* "glTF Separate": x.gltf + a .bin beside it (percent-encoded space) or in a subfolder. */
 static void test_external_bin(void **state)
 {
 	(void)state;
-	make_blob();
-	make_tmp_dir();
-	char path[256], gltf_path[256], sub[256];
-	/* "glTF Separate": x.gltf + a .bin beside it; the uri is percent-encoded (a space) */
-	snprintf(path, sizeof(path), "%s/anim data.bin", tmp_dir);
-	write_file(path, blob, BLOB_SIZE);
-	snprintf(sub, sizeof(sub), "%s/bins", tmp_dir);
-	assert_int_equal(mkdir(sub, 0700), 0);
-	snprintf(path, sizeof(path), "%s/bins/a.bin", tmp_dir);
-	write_file(path, blob, BLOB_SIZE);
-	snprintf(gltf_path, sizeof(gltf_path), "%s/x.gltf", tmp_dir);
+	char gltf_path[256];
+	ext_folder_create(gltf_path, sizeof(gltf_path));
 	static const char *const uris[2] = {"anim%20data.bin", "./bins/a.bin"};
 	for (int u = 0; u < 2; u++) {
 		char buffer[256];
@@ -652,7 +673,21 @@ static void test_external_bin(void **state)
 		/* without a folder: refused as before, nothing opened */
 		assert_int_equal(read_doc_code(doc(buffer, ACC_T, "translation", ""), NULL), HKS_E_UNSUPPORTED);
 	}
-	/* a missing file, and a file shorter than its byteLength */
+	/* a buffer no accessor uses is never opened (a missing mesh .bin does not matter) */
+	hks_gltf_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.source_path = gltf_path;
+	char two[1024];
+	snprintf(two, sizeof(two), "%s,{\"byteLength\":4,\"uri\":\"meshes.bin\"}", embedded_buffer("application/octet-stream"));
+	assert_int_equal(read_doc_code(doc(two, ACC_T, "translation", ""), &ro), HKS_OK);
+	ext_folder_remove();
+}
+
+static void test_external_missing_file(void **state)
+{
+	(void)state;
+	char gltf_path[256];
+	ext_folder_create(gltf_path, sizeof(gltf_path));
 	hks_gltf_read_options ro;
 	memset(&ro, 0, sizeof(ro));
 	ro.source_path = gltf_path;
@@ -663,30 +698,77 @@ static void test_external_bin(void **state)
 	                 HKS_E_NOT_FOUND);
 	assert_non_null(strstr(err.message, "missing.bin"));
 	assert_string_equal(err.member, "buffers[0]");
-	snprintf(path, sizeof(path), "%s/short.bin", tmp_dir);
-	write_file(path, blob, 100);
+	/* a folder is no file */
+	assert_int_equal(read_doc_code(doc("{\"byteLength\":168,\"uri\":\"bins\"}", ACC_T, "translation", ""), &ro), HKS_E_IO);
+	ext_folder_remove();
+}
+
+/* byteLength lies: the file is shorter (also absurdly so): refused before any allocation. */
+static void test_external_short_file(void **state)
+{
+	(void)state;
+	char gltf_path[256];
+	ext_folder_create(gltf_path, sizeof(gltf_path));
+	hks_gltf_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.source_path = gltf_path;
 	assert_int_equal(read_doc_code(doc("{\"byteLength\":168,\"uri\":\"short.bin\"}", ACC_T, "translation", ""), &ro),
 	                 HKS_E_TRUNCATED);
-	/* a byteLength far beyond the file: refused before any allocation */
 	assert_int_equal(
 	    read_doc_code(doc("{\"byteLength\":1099511627776,\"uri\":\"short.bin\"}", ACC_T, "translation", ""), &ro),
 	    HKS_E_TRUNCATED);
-	/* an explicit memory limit bounds the external buffer */
+	/* shorter than a view needs, though byteLength is honest: the view is refused */
+	char text[8192];
+	snprintf(text, sizeof(text), "%s", doc("{\"byteLength\":100,\"uri\":\"short.bin\"}", ACC_T, "translation", ""));
+	assert_int_equal(read_doc_code(text, &ro), HKS_E_MALFORMED);
+	ext_folder_remove();
+}
+
+/* An explicit max_memory bounds what the library reads; the default grows with the files. */
+static void test_external_memory_limit(void **state)
+{
+	(void)state;
+	char gltf_path[256];
+	ext_folder_create(gltf_path, sizeof(gltf_path));
+	hks_gltf_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.source_path = gltf_path;
 	ro.base.limits.max_memory = 64;
 	assert_int_equal(read_doc_code(doc("{\"byteLength\":168,\"uri\":\"anim%20data.bin\"}", ACC_T, "translation", ""), &ro),
 	                 HKS_E_LIMIT);
-	/* a buffer no accessor uses is never opened (a missing mesh .bin does not matter) */
+	ext_folder_remove();
+}
+
+/* Counts far beyond the data or the limits: clean errors, nothing large allocated. */
+static void test_huge_counts(void **state)
+{
+	(void)state;
+	char buffer[512];
+	snprintf(buffer, sizeof(buffer), "%s", embedded_buffer("application/octet-stream"));
+	char text[8192];
+	snprintf(text, sizeof(text), "%s", doc(buffer, ACC_T, "translation", ""));
+	/* output accessor count: beyond the frame limit, then beyond its bufferView */
+	assert_int_equal(read_doc_code(replaced(text, "\"byteOffset\":12,\"componentType\":5126,\"count\":3",
+	                                        "\"byteOffset\":12,\"componentType\":5126,\"count\":4000000000"),
+	                               NULL),
+	                 HKS_E_LIMIT);
+	assert_int_equal(read_doc_code(replaced(text, "\"byteOffset\":12,\"componentType\":5126,\"count\":3",
+	                                        "\"byteOffset\":12,\"componentType\":5126,\"count\":300000"),
+	                               NULL),
+	                 HKS_E_MALFORMED);
+	/* zeros accessor (no bufferView) of a million elements: memory-limited by the arena */
+	hks_gltf_read_options ro;
 	memset(&ro, 0, sizeof(ro));
-	ro.source_path = gltf_path;
-	char two[1024];
-	snprintf(two, sizeof(two), "%s,{\"byteLength\":4,\"uri\":\"meshes.bin\"}", embedded_buffer("application/octet-stream"));
-	assert_int_equal(read_doc_code(doc(two, ACC_T, "translation", ""), &ro), HKS_OK);
-	static const char *const names[] = {"anim data.bin", "bins/a.bin", "bins", "short.bin"};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmp_dir, names[i]);
-		assert_int_equal(remove(path), 0);
-	}
-	assert_int_equal(rmdir(tmp_dir), 0);
+	ro.base.limits.max_memory = 1 << 20;
+	assert_int_equal(read_doc_code(doc(buffer, "{\"componentType\":5126,\"count\":3000000,\"type\":\"VEC3\"}",
+	                                   "translation", ""),
+	                               &ro),
+	                 HKS_E_LIMIT);
+	/* buffers, bufferView lengths and offsets beyond 2^53 */
+	assert_int_equal(read_doc_code(replaced(text, "\"byteLength\":168}]", "\"byteLength\":9007199254740993}]"), NULL),
+	                 HKS_E_MALFORMED);
+	assert_int_equal(read_doc_code(replaced(text, "\"byteOffset\":12,", "\"byteOffset\":9223372036854775807,"), NULL),
+	                 HKS_E_MALFORMED);
 }
 
 typedef struct mem_loader {
@@ -1117,6 +1199,10 @@ int main(void)
 		cmocka_unit_test(test_bad_base64),
 		cmocka_unit_test(test_buffer_without_uri),
 		cmocka_unit_test(test_external_bin),
+		cmocka_unit_test(test_external_missing_file),
+		cmocka_unit_test(test_external_short_file),
+		cmocka_unit_test(test_external_memory_limit),
+		cmocka_unit_test(test_huge_counts),
 		cmocka_unit_test(test_loader_callback),
 		cmocka_unit_test(test_external_uri_refused),
 		cmocka_unit_test(test_sparse_accessors),
