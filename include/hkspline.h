@@ -1109,8 +1109,8 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * frames still hash the same gets its original bytes, the others are fitted
  * afresh.
  */
-#define HKS_RECORD_VERSION 1
-#define HKS_RECORD_LADDER_MAX 4   /* predictor tolerance choices (docs/RECORD.md) */
+#define HKS_RECORD_VERSION 2
+#define HKS_RECORD_LADDER_MAX 8   /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */
 typedef enum hks_diff_category {
@@ -1137,8 +1137,9 @@ typedef struct hks_recompress_options {
 	hks_options base;
 	hks_cpu_model cpu;          /* AUTO: detected from the stored 16-bit lanes (ENCODER.md §11.4) */
 	const char *sdk;            /* the file's SDK: detection default; NULL = "20160200" */
-	uint32_t ladder;            /* predictor tolerance choices tried per part, 1..HKS_RECORD_LADDER_MAX;
-	                               0 = 2 (each costs one encode of the animation) */
+	uint32_t ladder;            /* predictor candidates (tolerance steps) per part, 1..HKS_RECORD_LADDER_MAX;
+	                               0 = the default (docs/RECORD.md). Step 0 encodes every part, each
+	                               later step only the parts no earlier step reproduced */
 	int no_zlib;                /* nonzero: leave the record body uncompressed */
 	int32_t animation_index;    /* for messages */
 } hks_recompress_options;
@@ -1147,9 +1148,12 @@ typedef struct hks_recompress_report {
 	hks_cpu_model cpu;                 /* the model the predictor used */
 	uint64_t parts;                    /* (block, track, part) units, float tracks included */
 	uint64_t spline_parts[4];          /* original spline parts per type T, R, S, F */
-	uint64_t spline_parts_exact[4];    /* ... reproduced by the prediction alone (first ladder step) */
-	uint64_t parts_exact;              /* all parts the first ladder step reproduces */
-	uint64_t first_diff[HKS_DIFF_COUNT]; /* per differing part (first ladder step): first differing field */
+	uint64_t spline_parts_exact[4];    /* ... reproduced by the prediction alone (the selected candidate) */
+	uint64_t spline_parts_exact_step[HKS_RECORD_LADDER_MAX]; /* ... of those, by the selected step */
+	uint64_t parts_exact;              /* all parts the selected candidate reproduces */
+	uint64_t self_exact_wrong;         /* parts whose selected candidate decodes to their frames bit for
+	                                      bit but differs from the original */
+	uint64_t first_diff[HKS_DIFF_COUNT]; /* per differing part (selected candidate): first differing field */
 	uint64_t entries;                  /* record entries (parts with corrections or another ladder step) */
 	uint64_t verbatim_parts;           /* entries that store the part whole */
 	uint64_t refit_parts;              /* entries that store header, knots and bounds; control points

@@ -33,6 +33,7 @@ typedef struct group {
 	char sdk[32];
 	uint64_t anims, undecodable, record_exact, verbatim, prediction_exact, record_bytes, data_bytes, entries, verbatim_parts, refit_parts;
 	uint64_t parts, parts_exact, spline[4], spline_exact[4], first_diff[HKS_DIFF_COUNT];
+	uint64_t exact_step[HKS_RECORD_LADDER_MAX], self_exact_wrong;
 } group;
 
 static group g_groups[16];
@@ -148,6 +149,9 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	}
 	for (int k = 0; k < HKS_DIFF_COUNT; k++)
 		g->first_diff[k] += rep.first_diff[k];
+	for (int k = 0; k < HKS_RECORD_LADDER_MAX; k++)
+		g->exact_step[k] += rep.spline_parts_exact_step[k];
+	g->self_exact_wrong += rep.self_exact_wrong;
 
 	/* apply from independently decoded frames */
 	frames fr;
@@ -239,7 +243,10 @@ static void test_recompress_corpus(void **state)
 			if (g->first_diff[k])
 				printf(" %s %llu;", hks_diff_category_name((hks_diff_category)k),
 				       (unsigned long long)g->first_diff[k]);
-		printf("\n");
+		printf("\n%-16s exact spline parts by selected step:", g->sdk);
+		for (int k = 0; k < HKS_RECORD_LADDER_MAX; k++)
+			printf(" %llu", (unsigned long long)g->exact_step[k]);
+		printf("; self-consistent but wrong %llu\n", (unsigned long long)g->self_exact_wrong);
 	}
 	/* Every record reproduces its animation, whatever the stride. Floors
 	 * (docs/RECORD.md, measured at the default stride 8, so only asserted

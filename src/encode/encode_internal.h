@@ -239,9 +239,6 @@ typedef struct hks_predictor_options {
 	                              the part's fit tolerance. Havok classified the raw frames with the
 	                              tolerance it fitted with; the predictor fits decoded frames with a
 	                              reduced tolerance (§16) but classifies with Havok's */
-	const struct hks_fit_config *fit_config; /* NULL, or the fit's reconstructed-detail switches to use
-	                              instead of Havok's (src/fit/fit.h): the re-compressor tries the [R]
-	                              alternatives as candidates */
 	const uint8_t *skip_units; /* NULL, or one byte per unit (block · (3T + F) + 3t + part | 3T + i):
 	                              nonzero leaves that part absent. The re-compressor's candidate
 	                              selection (docs/RECORD.md) re-encodes only the parts no earlier

@@ -582,8 +582,6 @@ static hks_result encode_all(encoder *e, const hks_encode_options *opts, hks_sto
 		hks_fit_config_quality(&e->cfg);
 	else
 		hks_fit_config_havok(&e->cfg);
-	if (e->pred.fit_config)
-		e->cfg = *e->pred.fit_config;
 	e->rotation_continuity = opts->rotation_continuity != 0;
 
 	/* §5.1: the header fields, f32 */

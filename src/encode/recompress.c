@@ -27,15 +27,31 @@
 
 #include <math.h>
 
-/* Predictor tolerance ladder (rotation, translation/scale/float). Step 0 is
- * ENCODER.md §16's reduced predictor tolerance; step 1 Havok's default. */
-static const float ladder_tol[HKS_RECORD_LADDER_MAX][2] = {
+/* Predictor candidates ("ladder" steps): tolerance (rotation,
+ * translation/scale/float). Step 0 is ENCODER.md §16's reduced predictor
+ * tolerance; step 1 Havok's default. Per part, the predictor selects the
+ * first step whose decoded samples equal the part's frames bit for bit
+ * (docs/RECORD.md "Candidate selection"). */
+typedef struct ladder_step {
+	float rotation_tolerance, tolerance;
+} ladder_step;
+
+static const ladder_step ladder_tab[HKS_RECORD_LADDER_MAX] = {
 	{0.0005f, 0.0006f},
 	{0.001f, 0.001f},
 	{0.00025f, 0.0003f},
+	{0.00015f, 0.0002f},
+	{0.0001f, 0.0001f},
+	{0.00005f, 0.00005f},
 	{0.00075f, 0.0008f},
+	{0.0004f, 0.00045f},
 };
-#define DEFAULT_LADDER 2u
+
+/* Havok's default tolerance (ENCODER.md §3.1): the predictor classifies lanes
+ * with it (§5.4) whatever tolerance a step fits with. */
+#define HAVOK_TOLERANCE 0.001f
+
+#define DEFAULT_LADDER 8u
 
 const char *hks_diff_category_name(hks_diff_category c)
 {
@@ -204,6 +220,70 @@ static size_t canon_prefix_size(unsigned kind, uint8_t mbyte, const hks_stored_p
 			n += (flags & (0x01u << lane)) ? 4u : (flags & (0x10u << lane)) ? 8u : 0u;
 	}
 	return n;
+}
+
+/*
+ * The REFIT prefix as stored (record v2, docs/RECORD.md "REFIT prefix
+ * coding"): the same length as the canonical prefix, transformed so that
+ * zlib finds more repetition. Knot bytes become their differences (mod 256)
+ * from the previous knot byte (the first stays): knots are non-decreasing
+ * frame numbers, so the differences are small and the clamped ends zero.
+ * The f32 static values and bounds after the knots are XORed with the
+ * prediction's (`pred`, the canonical form of the entry's ladder step) when
+ * that has the same number of such bytes: sign, exponent and leading
+ * mantissa bits then cancel. The mask, quantization, degree and count bytes
+ * stay as they are; they say where the knots end. `decode` undoes it in
+ * place; layouts that do not fit the size are left untouched (the parse
+ * that follows rejects them).
+ */
+static void prefix_transform(unsigned kind, uint8_t *b, size_t size, const uint8_t *pred, size_t pred_size,
+                             int decode)
+{
+	size_t off = (kind == 0) + 2u;
+	if (off > size)
+		return;
+	uint8_t mbyte = b[off - 2];
+	uint8_t flags = kind == 3 ? (uint8_t)(mbyte & 0xF9) : mbyte;
+	size_t rest = off;
+	if (flags & 0xF0) {
+		if (off + 3 > size)
+			return;
+		size_t nk = (size_t)hks_le16(b + off + 1) + b[off] + 1u;
+		size_t k0 = off + 3;
+		if (k0 + nk > size)
+			return;
+		if (decode) {
+			for (size_t i = k0 + 1; i < k0 + nk; i++)
+				b[i] = (uint8_t)(b[i] + b[i - 1]);
+		} else {
+			for (size_t i = k0 + nk - 1; i > k0; i--)
+				b[i] = (uint8_t)(b[i] - b[i - 1]);
+		}
+		rest = k0 + nk;
+	}
+	if (!pred || rest >= size)
+		return;
+	/* the prediction's own float section: from the end of its knots to the end of its prefix */
+	size_t poff = (kind == 0) + 2u, prest = poff;
+	if (poff > pred_size)
+		return;
+	uint8_t pm = pred[poff - 2];
+	uint8_t pflags = kind == 3 ? (uint8_t)(pm & 0xF9) : pm;
+	if (pflags & 0xF0) {
+		if (poff + 3 > pred_size)
+			return;
+		prest = poff + 3 + (size_t)hks_le16(pred + poff + 1) + pred[poff] + 1u;
+	}
+	size_t pfloats = 0;
+	if (kind != 1) {
+		unsigned lanes = kind == 3 ? 1 : 3;
+		for (unsigned lane = 0; lane < lanes; lane++)
+			pfloats += (pflags & (0x01u << lane)) ? 4u : (pflags & (0x10u << lane)) ? 8u : 0u;
+	}
+	if (prest + pfloats > pred_size || pfloats != size - rest)
+		return;
+	for (size_t i = 0; i < pfloats; i++)
+		b[rest + i] ^= pred[prest + i];
 }
 
 /* XOR runs (docs/RECORD.md): varint count, then per run varint gap, varint
@@ -518,6 +598,12 @@ typedef struct predictor {
 	const hks_rcp_model *model;
 	hks_stored_animation *pred[HKS_RECORD_LADDER_MAX];
 	refit_ws *ws;            /* allocated on first use */
+	/* candidate selection (select_candidates): per unit */
+	int selected;            /* the selection has run */
+	uint64_t num_units;
+	uint8_t *chosen;         /* the selected step */
+	uint8_t *last_step;      /* the last step that encoded the unit (steps 0..last_step did) */
+	uint8_t *self_exact;     /* the chosen step decodes to the unit's frames bit for bit */
 } predictor;
 
 static hks_result predictor_ws(predictor *pr)
@@ -530,7 +616,7 @@ static hks_result predictor_ws(predictor *pr)
 	return HKS_OK;
 }
 
-static hks_result predict(predictor *pr, unsigned step)
+static hks_result predict(predictor *pr, unsigned step, const uint8_t *skip)
 {
 	if (pr->pred[step])
 		return HKS_OK;
@@ -541,15 +627,15 @@ static hks_result predict(predictor *pr, unsigned step)
 		return hks_fail_nomem(pr->ctx, 0);
 	for (uint32_t t = 0; t < T; t++) {
 		uint8_t m0 = rec->track_quant[t];
-		pt[t].rotation_tolerance = ladder_tol[step][0];
-		pt[t].translation_tolerance = pt[t].scale_tolerance = ladder_tol[step][1];
+		pt[t].rotation_tolerance = ladder_tab[step].rotation_tolerance;
+		pt[t].translation_tolerance = pt[t].scale_tolerance = ladder_tab[step].tolerance;
 		pt[t].translation_quantization = (uint8_t)((m0 & 3) ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT);
 		unsigned sel = (m0 >> 2) & 15;
 		pt[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel <= HKS_ROT_UNCOMPRESSED ? sel : HKS_ROT_THREECOMP40);
 		pt[t].scale_quantization = (uint8_t)((m0 >> 6) ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT);
 	}
 	for (uint32_t i = 0; i < F; i++) {
-		pt[T + i].float_tolerance = ladder_tol[step][1];
+		pt[T + i].float_tolerance = ladder_tab[step].tolerance;
 		pt[T + i].float_quantization = rec->float_quant[i] ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT;
 	}
 	hks_encode_options eo;
@@ -566,6 +652,8 @@ static hks_result predict(predictor *pr, unsigned step)
 	memset(&po, 0, sizeof(po));
 	po.static_from_constant = 1;
 	po.nearest_quantization = 1;
+	po.skip_units = skip;
+	po.classify_tolerance = HAVOK_TOLERANCE;
 	hks_result r = hks_encode_stored_predict(pr->in, &eo, &po, &pr->pred[step], pr->ctx->err);
 	hks_free(pr->ctx, pt, (T + F + 1) * sizeof(hks_track_params));
 	return r;
@@ -576,6 +664,9 @@ static void predictor_free(predictor *pr)
 	for (unsigned i = 0; i < HKS_RECORD_LADDER_MAX; i++)
 		if (pr->pred[i])
 			hks_stored_free(pr->pred[i]);
+	if (pr->chosen)
+		hks_free(pr->ctx, pr->chosen, 3 * (size_t)pr->num_units);
+	pr->chosen = NULL;
 	if (pr->ws)
 		hks_free(pr->ctx, pr->ws, sizeof(refit_ws));
 	pr->ws = NULL;
@@ -601,6 +692,118 @@ static const hks_stored_part *unit_part(const hks_stored_animation *s, uint32_t 
 	return &blk->floats[u - 3 * T];
 }
 
+/* ---- candidate selection (docs/RECORD.md "Candidate selection") ---------- */
+
+/*
+ * An encoding that equals the original decodes to exactly the given frames
+ * (they were decoded from it), so among the candidates the predictor can
+ * tell, from the frames alone, which ones may be the original: those whose
+ * decoded samples equal the frames bit for bit. Each unit takes the first
+ * such step (none: step 0). Step s re-encodes only the units no step before
+ * it reproduced (skip_units), so the cost is one full encode plus the
+ * misses of each later step. The selection depends only on the unit's own
+ * frames and the record's parameters: recompress and apply agree, and an
+ * edited part does not move the choice of any other.
+ */
+static int unit_matches(const hks_frames_in *in, const float *tbuf, const float *fbuf, uint32_t first,
+                        uint32_t owned, unsigned kind, uint32_t track)
+{
+	static const unsigned lane0[3] = {0, 3, 7}, nlanes[3] = {3, 4, 3};
+	for (uint32_t f = first; f < first + owned; f++) {
+		const float *a, *b;
+		unsigned n;
+		if (kind == 3) {
+			size_t off = (size_t)f * in->num_float_tracks + track;
+			a = in->floats + off, b = fbuf + off, n = 1;
+		} else {
+			size_t off = ((size_t)f * in->num_transform_tracks + track) * HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
+			a = in->transforms + off, b = tbuf + off, n = nlanes[kind];
+		}
+		if (memcmp(a, b, n * sizeof(float)) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static hks_result select_candidates(predictor *pr)
+{
+	if (pr->selected)
+		return HKS_OK;
+	hks_ctx *ctx = pr->ctx;
+	const hks_rec_anim *rec = pr->rec;
+	const hks_frames_in *in = pr->in;
+	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks, per = 3 * T + F, nf = in->num_frames;
+	unsigned ladder = rec->ladder_count;
+	uint64_t units = 0;
+	size_t tsize = 0, fsize = 0;
+	if (!hks_rec_num_units(rec->num_blocks, T, F, &units) || units > SIZE_MAX / 4 ||
+	    !hks_mul_size((size_t)nf * T, HKS_TRACK_SAMPLE_FLOATS * sizeof(float), &tsize) ||
+	    !hks_mul_size((size_t)nf, (size_t)F * sizeof(float), &fsize))
+		return hks_fail(ctx, HKS_E_LIMIT, -1, "%u blocks of %u units: too many", rec->num_blocks, per);
+	size_t n = units ? (size_t)units : 1;
+	if (!pr->chosen) {
+		pr->chosen = (uint8_t *)hks_calloc(ctx, 3, n);
+		if (!pr->chosen)
+			return hks_fail_nomem(ctx, 3 * n);
+		pr->num_units = n;
+	}
+	pr->last_step = pr->chosen + n;
+	pr->self_exact = pr->chosen + 2 * n;
+	float *tb = (float *)hks_malloc(ctx, tsize ? tsize : 1), *fb = (float *)hks_malloc(ctx, fsize ? fsize : 1);
+	hks_result r = tb && fb ? HKS_OK : hks_fail_nomem(ctx, tsize + fsize);
+	hks_sample_options so;
+	memset(&so, 0, sizeof(so));
+	so.base = *pr->base;
+	for (unsigned step = 0; r == HKS_OK && step < ladder; step++) {
+		r = predict(pr, step, step ? pr->self_exact : NULL);
+		if (r == HKS_OK && pr->pred[step]->num_blocks != rec->num_blocks)
+			r = hks_fail(ctx, HKS_E_MISMATCH, -1, "the prediction has %u blocks, the record %u",
+			             pr->pred[step]->num_blocks, rec->num_blocks);
+		if (r == HKS_OK)
+			r = hks_sample_frames(pr->pred[step], &so, 0, nf, tb, fb, ctx->err);
+		for (uint32_t b = 0; r == HKS_OK && b < rec->num_blocks; b++) {
+			const hks_stored_block *blk = &pr->pred[step]->blocks[b];
+			uint32_t owned = b + 1 == rec->num_blocks ? blk->num_frames : blk->num_frames - 1;
+			for (uint32_t u = 0; u < per; u++) {
+				size_t idx = (size_t)b * per + u;
+				if (pr->self_exact[idx])
+					continue;
+				pr->last_step[idx] = (uint8_t)step;
+				unsigned kind = u < 3 * T ? u % 3 : 3;
+				uint32_t track = u < 3 * T ? u / 3 : u - 3 * T;
+				if (unit_matches(in, tb, fb, blk->first_frame, owned, kind, track)) {
+					pr->self_exact[idx] = 1;
+					pr->chosen[idx] = (uint8_t)step;
+				}
+			}
+		}
+	}
+	if (tb)
+		hks_free(ctx, tb, tsize ? tsize : 1);
+	if (fb)
+		hks_free(ctx, fb, fsize ? fsize : 1);
+	if (r == HKS_OK)
+		pr->selected = 1;
+	return r;
+}
+
+/* Replace unit (b, u) of `s` (blocks owned by the caller) with that of `src`. */
+static void take_unit(hks_stored_animation *s, const hks_stored_animation *src, uint32_t b, uint32_t u, uint32_t T)
+{
+	unsigned kind;
+	uint8_t m0, mb;
+	uint32_t track;
+	const hks_stored_part *p = unit_part(src, b, u, T, &kind, &m0, &mb, &track);
+	hks_stored_block *blk = &s->blocks[b];
+	if (kind == 3) {
+		blk->floats[track] = *p;
+		blk->float_masks[track] = mb;
+	} else {
+		blk->tracks[track].part[kind] = *p;
+		blk->tracks[track].mask[1 + kind] = mb;
+	}
+}
+
 /*
  * Prediction + record -> stored structure (in `arena`): every unit is the
  * first step's prediction unless the record has an entry whose hash matches
@@ -611,11 +814,8 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 	hks_ctx *ctx = pr->ctx;
 	const hks_rec_anim *rec = pr->rec;
 	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks, per = 3 * T + F;
-	HKS_TRY(predict(pr, 0));
+	HKS_TRY(select_candidates(pr));
 	const hks_stored_animation *p0 = pr->pred[0];
-	if (p0->num_blocks != rec->num_blocks)
-		return hks_fail(ctx, HKS_E_MISMATCH, -1, "the prediction has %u blocks, the record %u", p0->num_blocks,
-		                rec->num_blocks);
 	hks_stored_animation *s = (hks_stored_animation *)hks_arena_alloc(arena, sizeof(*s));
 	if (!s)
 		return hks_fail_nomem(ctx, 0);
@@ -632,6 +832,11 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		blk->float_masks = (uint8_t *)hks_arena_dup(arena, p0->blocks[b].float_masks, F ? F : 1);
 		if (!blk->tracks || !blk->floats || !blk->float_masks)
 			return hks_fail_nomem(ctx, 0);
+		for (uint32_t u = 0; u < per; u++) {
+			unsigned c = pr->chosen[(size_t)b * per + u];
+			if (c)
+				take_unit(s, pr->pred[c], b, u, T);
+		}
 	}
 	canon cn;
 	memset(&cn, 0, sizeof(cn));
@@ -653,6 +858,11 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		}
 		if (rep)
 			rep->applied++;
+		if (e->ladder > pr->last_step[e->index]) {
+			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "entry %u: step %u did not encode its part (the selection stopped at %u)",
+			             i, e->ladder, pr->last_step[e->index]);
+			break;
+		}
 		const uint8_t *bytes;
 		size_t size;
 		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
@@ -667,11 +877,21 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
 			                      "refit prefix size");
 			if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT) {
-				r = hks_read_bytes(&c, plen, &prefix, "refit prefix");
+				const uint8_t *coded = NULL;
+				r = hks_read_bytes(&c, plen, &coded, "refit prefix");
+				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, coded, plen ? plen : 1) : NULL;
+				if (r == HKS_OK && !pcopy)
+					r = hks_fail_nomem(ctx, 0);
+				if (r == HKS_OK) {
+					pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+					r = canon_part(&cn, kind, m0, mb, pp);
+				}
+				if (r == HKS_OK)
+					prefix_transform(kind, pcopy, plen, cn.bytes.data, cn.bytes.size, 1);
+				prefix = pcopy;
 			} else if (r == HKS_OK) {
 				/* the prefix: the prediction's (step e->ladder), patched */
-				r = predict(pr, e->ladder);
-				if (r == HKS_OK) {
+				{
 					pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
 					r = canon_part(&cn, kind, m0, mb, pp);
 				}
@@ -707,9 +927,6 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			bytes = copy;
 			size = cn.bytes.size;
 		} else {
-			r = predict(pr, e->ladder);
-			if (r != HKS_OK)
-				break;
 			pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
 			r = canon_part(&cn, kind, m0, mb, pp);
 			if (r == HKS_OK)
@@ -998,7 +1215,7 @@ static hks_result add_entry(builder *bd, const hks_rec_entry *e, const hks_byteb
 }
 
 /* Compare every unit with the predictions and collect the entries. */
-static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_animation *orig, unsigned ladder,
+static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_animation *orig,
                                 hks_recompress_report *rep)
 {
 	hks_ctx *ctx = bd->ctx;
@@ -1032,10 +1249,37 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			int ospline = (oflags & 0xF0) != 0;
 			if (ospline)
 				rep->spline_parts[kind]++;
-			/* the first step decides "exact" and the first difference */
+			/* the selected candidate decides "exact" and the first difference */
+			size_t idx = (size_t)b * per + u;
+			unsigned sel = pr->chosen[idx], last = pr->last_step[idx];
+			{
+				unsigned k2;
+				uint8_t pm0, pmb;
+				uint32_t t2;
+				const hks_stored_part *pp = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
+				r = canon_part(&cp, kind, pm0, pmb, pp);
+				if (r != HKS_OK)
+					break;
+				if (cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
+					rep->parts_exact++;
+					if (ospline) {
+						rep->spline_parts_exact[kind]++;
+						rep->spline_parts_exact_step[sel]++;
+					}
+					continue; /* the selected candidate reproduces the part: no entry */
+				}
+				/* first differing byte's field */
+				size_t n = cp.bytes.size < co.bytes.size ? cp.bytes.size : co.bytes.size, i = 0;
+				while (i < n && cp.bytes.data[i] == co.bytes.data[i])
+					i++;
+				rep->first_diff[i < co.bytes.size ? co.cats.data[i] : HKS_DIFF_MASK]++;
+				if (pr->self_exact[idx])
+					rep->self_exact_wrong++;
+			}
 			int chosen = -1, chosen_kind = HKS_REC_ENTRY_VERBATIM;
 			best.size = 0;
-			for (unsigned step = 0; r == HKS_OK && step < ladder; step++) {
+			/* other steps (those that encoded the unit) as a DIFF base */
+			for (unsigned step = 0; r == HKS_OK && step <= last; step++) {
 				unsigned k2;
 				uint8_t pm0, pmb;
 				uint32_t t2;
@@ -1045,20 +1289,6 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					break;
 				int same_len = cp.bytes.size == co.bytes.size;
 				int equal = same_len && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0;
-				if (step == 0) {
-					if (equal) {
-						rep->parts_exact++;
-						if (ospline)
-							rep->spline_parts_exact[kind]++;
-						chosen = 0;
-						break;
-					}
-					/* first differing byte's field */
-					size_t n = cp.bytes.size < co.bytes.size ? cp.bytes.size : co.bytes.size, i = 0;
-					while (i < n && cp.bytes.data[i] == co.bytes.data[i])
-						i++;
-					rep->first_diff[i < co.bytes.size ? co.cats.data[i] : HKS_DIFF_MASK]++;
-				}
 				if (equal) {
 					chosen = (int)step;
 					chosen_kind = HKS_REC_ENTRY_DIFF;
@@ -1080,10 +1310,9 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			}
 			if (r != HKS_OK)
 				break;
-			if (chosen == 0 && best.size == 0 && chosen_kind == HKS_REC_ENTRY_VERBATIM)
-				continue; /* the first step reproduces the part: no entry */
 			/* REFIT: the original's header, knots and bounds; control points solved from the frames */
 			int refit = 0;
+			unsigned refit_step = 0;
 			size_t current = chosen < 0 ? co.bytes.size + 2 : best.size;
 			if (ospline && current > 8) {
 				size_t plen = canon_prefix_size(kind, mb, op);
@@ -1092,10 +1321,19 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
 					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, &cp.bytes, &ok);
 				if (r == HKS_OK && ok && cp.bytes.size == co.bytes.size) {
+					unsigned k2;
+					uint8_t pm0, pmb;
+					uint32_t t2;
+					const hks_stored_part *ps = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
+					r = canon_part(&cq, kind, pm0, pmb, ps);
 					trial.size = 0;
-					r = hks_rec_put_varint(&trial, plen);
+					if (r == HKS_OK)
+						r = hks_rec_put_varint(&trial, plen);
+					size_t at = trial.size;
 					if (r == HKS_OK)
 						r = hks_bytebuf_append(&trial, co.bytes.data, plen);
+					if (r == HKS_OK)
+						prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
 					if (r == HKS_OK)
 						r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
 					if (r == HKS_OK && trial.size < current) {
@@ -1104,14 +1342,15 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						best.size = 0;
 						r = hks_bytebuf_append(&best, trial.data, trial.size);
 					}
-					/* the prefix as a patch of step 0's prediction, when it has the same length */
-					unsigned k2;
-					uint8_t pm0, pmb;
-					uint32_t t2;
-					const hks_stored_part *pp = unit_part(pr->pred[0], b, u, T, &k2, &pm0, &pmb, &t2);
-					if (r == HKS_OK)
+					/* the prefix as a patch of a step's prediction with the same prefix length */
+					for (unsigned step = 0; r == HKS_OK && step <= last; step++) {
+						unsigned k2;
+						uint8_t pm0, pmb;
+						uint32_t t2;
+						const hks_stored_part *pp = unit_part(pr->pred[step], b, u, T, &k2, &pm0, &pmb, &t2);
 						r = canon_part(&cq, kind, pm0, pmb, pp);
-					if (r == HKS_OK && cq.bytes.size >= plen && canon_prefix_size(kind, pmb, pp) == plen) {
+						if (r != HKS_OK || cq.bytes.size < plen || canon_prefix_size(kind, pmb, pp) != plen)
+							continue;
 						trial.size = 0;
 						r = hks_rec_put_varint(&trial, plen);
 						if (r == HKS_OK)
@@ -1120,6 +1359,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
 						if (r == HKS_OK && trial.size < current) {
 							refit = 2;
+							refit_step = step;
+							current = trial.size;
 							best.size = 0;
 							r = hks_bytebuf_append(&best, trial.data, trial.size);
 						}
@@ -1134,7 +1375,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind, track);
 			if (refit) {
 				e.kind = refit == 2 ? HKS_REC_ENTRY_REFIT_PATCHED : HKS_REC_ENTRY_REFIT;
-				e.ladder = 0;
+				e.ladder = (uint8_t)(refit == 2 ? refit_step : sel);
 				rep->refit_parts++;
 			} else if (chosen < 0) {
 				e.kind = HKS_REC_ENTRY_VERBATIM;
@@ -1263,13 +1504,12 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 	pr.in = &in;
 	pr.rec = &rec;
 	/* predict; a prediction that cannot run (e.g. one frame) leaves the data verbatim */
-	int predicted = r == HKS_OK && nf >= 2 && hks_rcp_model_get(cpu) != NULL;
-	for (unsigned step = 0; predicted && step < ladder; step++)
-		if (predict(&pr, step) != HKS_OK || pr.pred[step]->num_blocks != orig->num_blocks) {
-			predicted = 0;
-			if (err)
-				hks_error_clear(err);
-		}
+	int predicted = r == HKS_OK && nf >= 2 && hks_rcp_model_get(cpu) != NULL && orig->num_blocks == rec.num_blocks;
+	if (predicted && select_candidates(&pr) != HKS_OK) {
+		predicted = 0;
+		if (err)
+			hks_error_clear(err);
+	}
 	builder bd;
 	memset(&bd, 0, sizeof(bd));
 	bd.ctx = &ctx;
@@ -1278,7 +1518,7 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 		pr.model = hks_rcp_model_get(cpu);
 		r = predictor_ws(&pr);
 		if (r == HKS_OK)
-			r = build_entries(&bd, &pr, orig, ladder, &rep);
+			r = build_entries(&bd, &pr, orig, &rep);
 		rec.entries = bd.entries;
 		rec.num_entries = bd.num_entries;
 	}
@@ -1289,7 +1529,13 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 		po.base = opts->base;
 		po.guard = rec.guard;
 		hks_packed_spline *pp = NULL;
-		if (hks_stored_pack(pr.pred[0], &po, &pp, err) == HKS_OK) {
+		/* the selected candidates without any entry */
+		hks_rec_anim bare = rec;
+		bare.num_entries = 0;
+		pr.rec = &bare;
+		hks_arena *pa = hks_arena_create(&ctx);
+		hks_stored_animation *sel = NULL;
+		if (pa && assemble(&pr, pa, &sel, NULL) == HKS_OK && hks_stored_pack(sel, &po, &pp, err) == HKS_OK) {
 			rep.prediction_exact = packed_equals(pp, &anim->spline);
 			if (prediction)
 				*prediction = pp;
@@ -1298,6 +1544,9 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 		} else if (err) {
 			hks_error_clear(err);
 		}
+		pr.rec = &rec;
+		if (pa)
+			hks_arena_free(pa);
 	}
 	/* verify: write, read back, apply, compare. When only the offsets arrays
 	 * differ from the packer's (a second try), the record carries them. */

@@ -140,17 +140,22 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 	for (int i = 0; i < 3 && (r->offsets_override & 4); i++)
 		HKS_TRY(put_u32(b, r->header_bits[i]));
 	HKS_TRY(hks_rec_put_varint(b, r->num_entries));
+	/* v2: the entries column by column (index gaps, kinds, payload sizes,
+	 * hashes, payloads): like fields next to each other compress better */
 	uint32_t prev = 0;
 	for (uint32_t i = 0; i < r->num_entries; i++) {
-		const hks_rec_entry *e = &r->entries[i];
 		/* entries are sorted by unit index: store the gap */
-		HKS_TRY(hks_rec_put_varint(b, e->index - prev));
-		prev = e->index + 1;
-		HKS_TRY(put_u32(b, e->hash));
-		HKS_TRY(put_u8(b, (uint8_t)(e->ladder << 2 | e->kind)));
-		HKS_TRY(hks_rec_put_varint(b, e->payload_size));
-		HKS_TRY(hks_bytebuf_append(b, e->payload, e->payload_size));
+		HKS_TRY(hks_rec_put_varint(b, r->entries[i].index - prev));
+		prev = r->entries[i].index + 1;
 	}
+	for (uint32_t i = 0; i < r->num_entries; i++)
+		HKS_TRY(put_u8(b, (uint8_t)(r->entries[i].ladder << 3 | r->entries[i].kind)));
+	for (uint32_t i = 0; i < r->num_entries; i++)
+		HKS_TRY(hks_rec_put_varint(b, r->entries[i].payload_size));
+	for (uint32_t i = 0; i < r->num_entries; i++)
+		HKS_TRY(put_u32(b, r->entries[i].hash));
+	for (uint32_t i = 0; i < r->num_entries; i++)
+		HKS_TRY(hks_bytebuf_append(b, r->entries[i].payload, r->entries[i].payload_size));
 	return HKS_OK;
 }
 
@@ -250,6 +255,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		r->entries = (hks_rec_entry *)hks_arena_array(arena, r->num_entries + 1u, sizeof(hks_rec_entry));
 		if (!r->entries)
 			return hks_fail_nomem(ctx, 0);
+		/* v2: column by column (write_body) */
 		uint64_t next = 0;
 		for (uint32_t i = 0; i < r->num_entries; i++) {
 			hks_rec_entry *e = &r->entries[i];
@@ -261,18 +267,32 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 				                (unsigned long long)units);
 			e->index = (uint32_t)(next + gap);
 			next = (uint64_t)e->index + 1;
-			HKS_TRY(hks_read_le32(c, &e->hash, "entry hash"));
+		}
+		for (uint32_t i = 0; i < r->num_entries; i++) {
+			hks_rec_entry *e = &r->entries[i];
 			uint8_t lk;
 			HKS_TRY(hks_read_u8(c, &lk, "entry kind"));
-			e->kind = lk & 3;
-			e->ladder = (uint8_t)(lk >> 2);
+			e->kind = lk & 7;
+			e->ladder = (uint8_t)(lk >> 3);
+			if (e->kind > HKS_REC_ENTRY_REFIT_PATCHED)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "entry %u: kind %u is unknown", i,
+				                e->kind);
 			if (e->ladder >= r->ladder_count)
 				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1,
 				                "entry %u: ladder step %u of %u", i, e->ladder, r->ladder_count);
-			left = c->size - c->pos;
-			HKS_TRY(hks_rec_get_count(c, left, &e->payload_size, "entry payload size"));
-			HKS_TRY(hks_read_bytes(c, e->payload_size, &e->payload, "entry payload"));
 		}
+		uint64_t payload_total = 0;
+		for (uint32_t i = 0; i < r->num_entries; i++) {
+			left = c->size - c->pos;
+			HKS_TRY(hks_rec_get_count(c, left, &r->entries[i].payload_size, "entry payload size"));
+			payload_total += r->entries[i].payload_size;
+			if (payload_total > left)
+				return hks_fail(ctx, HKS_E_TRUNCATED, hks_cursor_offset(c), "entry payloads exceed the record");
+		}
+		for (uint32_t i = 0; i < r->num_entries; i++)
+			HKS_TRY(hks_read_le32(c, &r->entries[i].hash, "entry hash"));
+		for (uint32_t i = 0; i < r->num_entries; i++)
+			HKS_TRY(hks_read_bytes(c, r->entries[i].payload_size, &r->entries[i].payload, "entry payload"));
 	}
 	if (c->pos != c->size)
 		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "%zu bytes after the record body",
