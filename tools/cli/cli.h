@@ -29,6 +29,12 @@ int cmd_recompress(int argc, char **argv); /* cmd_recompress.c */
 uint8_t *cli_read_file(const char *path, size_t *size);
 /* Write a buffer to a file; false (with a message) on failure. */
 bool cli_write_file(const char *path, const void *data, size_t size);
+/* A loader that searches the `num_compendiums` compendium locations (--compendium)
+ * and holds every unit of the `num_paths` PATHs; NULL after printing the first
+ * error (a PATH that cannot be read is one). Keep both arrays alive until the
+ * loader is freed. */
+hks_loader *cli_loader_open(const char *const *compendiums, size_t num_compendiums, const char *const *paths,
+                            size_t num_paths);
 /*
  * Add IN to the loader and find its unit: IN itself when it holds one Havok
  * file, or BINDER:MEMBER (member by full name or base name, case-insensitive).

@@ -100,15 +100,5 @@ void cli_unit_args_free(cli_unit_args *a)
 
 hks_loader *cli_unit_loader(const cli_unit_args *a)
 {
-	hks_load_options lo;
-	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = a->compendiums;
-	lo.num_compendium_paths = a->num_compendiums;
-	hks_loader *loader = NULL;
-	hks_error err;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		return NULL;
-	}
-	return loader;
+	return cli_loader_open(a->compendiums, a->num_compendiums, NULL, 0);
 }

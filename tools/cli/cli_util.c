@@ -59,6 +59,30 @@ bool cli_write_file(const char *path, const void *data, size_t size)
 	return ok;
 }
 
+/* ---- loaders ---- */
+
+hks_loader *cli_loader_open(const char *const *compendiums, size_t num_compendiums, const char *const *paths,
+                            size_t num_paths)
+{
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.compendium_paths = compendiums;
+	lo.num_compendium_paths = num_compendiums;
+	hks_loader *loader = NULL;
+	hks_error err;
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return NULL;
+	}
+	for (size_t i = 0; i < num_paths; i++)
+		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
+			cli_print_error(&err);
+			hks_loader_free(loader);
+			return NULL;
+		}
+	return loader;
+}
+
 /* ---- one input: a Havok file or BINDER:MEMBER ---- */
 
 int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *unit)

@@ -84,21 +84,9 @@ static int bench_decode(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	hks_load_options lo = {0};
-	lo.compendium_paths = comps;
-	lo.num_compendium_paths = ncomps;
-	hks_error err;
-	hks_loader *loader = NULL;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
-		cli_print_error(&err);
+	hks_loader *loader = cli_loader_open(comps, ncomps, paths, npaths);
+	if (!loader)
 		return 2;
-	}
-	for (size_t i = 0; i < npaths; i++)
-		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
-			cli_print_error(&err);
-			hks_loader_free(loader);
-			return 2;
-		}
 	/* Load everything first (not timed). */
 	size_t nunits = hks_loader_count(loader);
 	hks_loaded **units = calloc(nunits ? nunits : 1, sizeof(*units));
@@ -150,6 +138,7 @@ static int bench_decode(int argc, char **argv)
 		fprintf(stderr, "hkspline bench: out of memory for %zu floats\n", max_floats);
 		return 2;
 	}
+	hks_error err;
 	uint64_t track_samples = 0, decode_failures = 0;
 	double elapsed = 0.0, sampling = 0.0, best = 0.0;
 	for (long r = 0; r < repeat; r++) {

@@ -233,20 +233,10 @@ int cmd_bench_encode(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
-	hks_error err;
-	hks_load_options lo;
-	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = comps;
-	lo.num_compendium_paths = ncomps;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
-		cli_print_error(&err);
+	loader = cli_loader_open(comps, ncomps, paths, npaths);
+	if (!loader)
 		goto done;
-	}
-	for (size_t i = 0; i < npaths; i++)
-		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
-			cli_print_error(&err);
-			goto done;
-		}
+	hks_error err;
 	size_t animations = 0;
 	uint64_t track_samples = 0, failures = 0;
 	double seconds = 0, cpu = 0;

@@ -198,14 +198,9 @@ int cmd_repack(int argc, char **argv)
 	}
 
 	hks_error err;
-	hks_load_options lo;
-	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = compendiums;
-	lo.num_compendium_paths = num_compendiums;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, in, &err) != HKS_OK) {
-		cli_print_error(&err);
+	loader = cli_loader_open(compendiums, num_compendiums, &in, 1);
+	if (!loader)
 		goto done;
-	}
 	if (open_binder(in, &raw, &raw_size, &plain, &plain_size, &info, &is_dcx, &bnd))
 		goto done;
 	size_t units = hks_loader_count(loader);

@@ -191,16 +191,9 @@ int cmd_stats(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
-	hks_loader *loader = cli_unit_loader(&args);
+	hks_loader *loader = cli_loader_open(args.compendiums, args.num_compendiums, args.paths, args.num_paths);
 	if (!loader)
 		goto done;
-	hks_error err;
-	for (size_t i = 0; i < args.num_paths; i++)
-		if (hks_loader_add_path(loader, args.paths[i], &err) != HKS_OK) {
-			cli_print_error(&err);
-			hks_loader_free(loader);
-			goto done;
-		}
 	size_t count = hks_loader_count(loader);
 	unit_stats *units = (unit_stats *)calloc(count + 1, sizeof(unit_stats));
 	if (!units) {
