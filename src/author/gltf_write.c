@@ -739,8 +739,6 @@ done:
 		hks_bytebuf_free(&result);
 		return r;
 	}
-	/* The final shrink can fail (hks_bytebuf_take then frees the buffer and
-	 * records the failure); a written glTF is never empty, so NULL is that failure. */
-	*out = hks_bytebuf_take(&result, out_size);
-	return *out ? HKS_OK : hks_fail_nomem(&ctx, 0);
+	/* the final shrink can fail: HKS_E_NOMEM, the buffer freed (internal.h) */
+	return hks_bytebuf_finish(&result, out, out_size);
 }
