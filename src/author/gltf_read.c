@@ -6,7 +6,11 @@
  * normal input): buffers, bufferViews, accessors (component types, strides,
  * counts), samplers (strictly increasing times) and channel targets. glTF
  * interpolation (glTF 2.0 §3.11): STEP, LINEAR (slerp for rotations) and
- * CUBICSPLINE (Hermite; rotations normalized after).
+ * CUBICSPLINE (Hermite; rotations normalized after). Buffers (GLB BIN, data:
+ * URIs, external files) come from gltf_buffers.c; accessors may be sparse or
+ * have no bufferView (§3.6.2.3, §3.6.2.1: a dense copy is made); node matrices
+ * are decomposed into TRS (gltf_math.c). docs/GLTF.md "What the importer
+ * accepts" lists every rule.
  */
 #include "author.h"
 
