@@ -136,9 +136,11 @@ static const ttype types[T_COUNT] = {
 	[T_U16] = {"hkUint16", 0, 0, 0x09, 0x4004, 0, 2, 2, 0, {{0}}, 0},
 };
 
-/* Flags OR-ed into a member's flags in the next TYPE sections built (a test
- * that needs a hostile variant of the table sets them and clears them after). */
+/* Flags OR-ed into a member's flags and a shift added to its offset in the
+ * next TYPE sections built (a test that needs a hostile variant of the table
+ * sets them and clears them after). */
 static uint32_t extra_member_flags[T_COUNT][14];
+static int32_t member_offset_shift[T_COUNT][14];
 
 /* A string table section body: NUL-separated; returns the index of `s`. */
 static uint32_t string_index(const char **list, uint32_t *n, const char *s)
@@ -192,7 +194,7 @@ static void type_section_ext(buf *out, int old_names, int extra_type)
 			for (uint32_t k = 0; k < t->nm; k++) {
 				varint(&tbd, string_index(fstr, &nfstr, t->m[k].name));
 				varint(&tbd, t->m[k].flags | extra_member_flags[i][k]);
-				varint(&tbd, t->m[k].offset);
+				varint(&tbd, (uint32_t)((int32_t)t->m[k].offset + member_offset_shift[i][k]));
 				varint(&tbd, t->m[k].type);
 			}
 		}
@@ -876,6 +878,49 @@ static void test_replace_into_empty_foreign_item(void **state)
 	free(p);
 }
 
+/*
+ * Two members at one offset (container.animations moved onto bindings, a
+ * fuzz_file finding): both name the same item, and the writer renumbered the
+ * field twice, the second time from the new number (item 7 -> 6 -> the
+ * number of item 6, which was no longer written: 0), so the written file
+ * lost its animation. Renumbering now reads the source index.
+ */
+static void test_members_sharing_an_offset(void **state)
+{
+	(void)state;
+	member_offset_shift[T_CONTAINER][1] = 16; /* animations: 40 -> 56 */
+	size_t n;
+	uint8_t *p = build_file(0, NULL, &n);
+	memset(member_offset_shift, 0, sizeof(member_offset_shift));
+	hks_file *f = read_ok(p, n, NULL);
+	assert_int_equal(f->num_animations, 1); /* through the binding */
+	assert_int_equal(f->num_bindings, 1);
+	uint8_t *out = NULL;
+	size_t on = 0;
+	hks_error e;
+	assert_int_equal(hks_file_write(f, NULL, &out, &on, &e), HKS_OK);
+	hks_file *g = read_ok(out, on, NULL);
+	assert_int_equal(g->num_animations, 1);
+	assert_int_equal(g->num_bindings, 1);
+	assert_int_equal(g->bindings[0].animation, 0);
+	write_equals(g, out, on);
+	hks_file_free(g);
+	hks_buffer_free(NULL, out, on);
+	hks_file_free(f);
+	free(p);
+
+	/* fields 2 bytes apart: one index would overwrite the other's */
+	member_offset_shift[T_CONTAINER][2] = -14; /* bindings: 56 -> 42 */
+	p = build_file(0, NULL, &n);
+	memset(member_offset_shift, 0, sizeof(member_offset_shift));
+	f = read_ok(p, n, NULL);
+	assert_int_equal(hks_file_write(f, NULL, &out, &on, &e), HKS_E_MALFORMED);
+	assert_non_null(strstr(e.message, "overlap"));
+	assert_null(out);
+	hks_file_free(f);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -888,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_replace_spline_resized),
 		cmocka_unit_test(test_nonserialized_member_ignored),
 		cmocka_unit_test(test_replace_into_empty_foreign_item),
+		cmocka_unit_test(test_members_sharing_an_offset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

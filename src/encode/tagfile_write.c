@@ -143,6 +143,36 @@ static hks_result flatten_value(writer *w, wfields *fs, uint32_t type, uint32_t 
 	}
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Pointer fields of one element may share an offset (two members declared at
+ * the same place by a hostile table: both are renumbered from the source
+ * bytes, to the same number), but must not overlap otherwise: renumbering
+ * writes the item index into the low 4 bytes of each field (§2.10), and
+ * fields closer than 4 bytes would overwrite each other's index.
+ */
+static hks_result check_fields_apart(writer *w, const wfields *fs, uint32_t type)
+{
+	if (fs->n < 2)
+		return HKS_OK;
+	uint32_t *at = (uint32_t *)hks_arena_array(w->arena, fs->n, 4);
+	if (!at)
+		return nomem(w->ctx);
+	for (uint32_t i = 0; i < fs->n; i++)
+		at[i] = fs->f[i].offset;
+	qsort(at, fs->n, 4, u32_cmp);
+	for (uint32_t i = 1; i < fs->n; i++)
+		if (at[i] != at[i - 1] && at[i] - at[i - 1] < 4)
+			return hks_fail(w->ctx, HKS_E_MALFORMED, -1, "type %s: pointer fields at %u and %u overlap",
+			                hks_tag_type_name(w->t, type), at[i - 1], at[i]);
+	return HKS_OK;
+}
+
 static hks_result fields_of(writer *w, uint32_t type, const wfields **out)
 {
 	wfields *fs = &w->fields[type];
@@ -151,6 +181,7 @@ static hks_result fields_of(writer *w, uint32_t type, const wfields **out)
 		w->flatten_limit = wtype(w, type)->r_size;
 		hks_err_object(w->ctx, "type %s", hks_tag_type_name(w->t, type));
 		HKS_TRY(flatten_value(w, fs, type, 0, 0));
+		HKS_TRY(check_fields_apart(w, fs, type));
 		fs->done = 1;
 	}
 	*out = fs;
@@ -544,8 +575,11 @@ static hks_result emit(writer *w, uint32_t data_size, hks_bytebuf *out)
 		HKS_TRY(fields_of(w, it->type, &fs));
 		for (uint32_t e = 0; e < it->count; e++)
 			for (uint32_t f = 0; f < fs->n; f++) {
-				uint32_t at = it->pos + e * it->elem_size + fs->f[f].offset;
-				uint32_t idx = hks_le32(data + at);
+				uint32_t in_item = e * it->elem_size + fs->f[f].offset;
+				uint32_t at = it->pos + in_item;
+				/* the source index: a field sharing its offset with one
+				 * already renumbered must not renumber the new number */
+				uint32_t idx = hks_le32(it->bytes + in_item);
 				if (!idx)
 					continue;
 				hks_put_le32(data + at, w->items[idx].number); /* checked in scan */
@@ -554,8 +588,15 @@ static hks_result emit(writer *w, uint32_t data_size, hks_bytebuf *out)
 				np++;
 			}
 	}
-	if (np)
+	if (np) {
 		qsort(patches, np, sizeof(patch), patch_cmp);
+		/* fields sharing an offset and a declared type are patched once */
+		size_t kept = 1;
+		for (size_t i = 1; i < np; i++)
+			if (patch_cmp(&patches[i], &patches[kept - 1]) != 0)
+				patches[kept++] = patches[i];
+		np = kept;
+	}
 
 	size_t start = out->size;
 	HKS_TRY(section_header(out, tf->is_compendium ? "TCM0" : "TAG0", 0, 0));
