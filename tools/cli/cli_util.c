@@ -64,10 +64,7 @@ bool cli_write_file(const char *path, const void *data, size_t size)
 hks_loader *cli_loader_open(const char *const *compendiums, size_t num_compendiums, const char *const *paths,
                             size_t num_paths)
 {
-	hks_load_options lo;
-	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = compendiums;
-	lo.num_compendium_paths = num_compendiums;
+	const hks_load_options lo = {.compendium_paths = compendiums, .num_compendium_paths = num_compendiums};
 	hks_loader *loader = NULL;
 	hks_error err;
 	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {

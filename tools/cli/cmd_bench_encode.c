@@ -116,10 +116,7 @@ static int time_one_encode(uint32_t mfpb, uint32_t tracks, uint32_t frames, hks_
 		return 2;
 	synth(tr, frames, tracks, (float)(frames - 1) / 30.0f);
 	hks_frames_in in = {frames, tracks, 0, (float)(frames - 1) / 30.0f, tr, NULL};
-	hks_encode_options o;
-	memset(&o, 0, sizeof(o));
-	o.max_frames_per_block = mfpb;
-	o.solver = solver;
+	const hks_encode_options o = {.max_frames_per_block = mfpb, .solver = solver};
 	hks_packed_spline *p = NULL;
 	hks_error err;
 	double t0 = cpu_seconds();
