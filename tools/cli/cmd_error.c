@@ -458,6 +458,36 @@ static void json_opt_f64(cli_json *j, bool present, double v)
 		cli_json_null(j);
 }
 
+/* An index, or null when there is none (negative). */
+static void json_opt_index(cli_json *j, int32_t v)
+{
+	if (v >= 0)
+		cli_json_int(j, v);
+	else
+		cli_json_null(j);
+}
+
+/* The largest finite value of column `col` of a frames × `width` matrix and
+ * its first frame (*worst_frame -1 when no value is finite); *non_finite
+ * counts the others (NaN, inf: excluded samples) when not NULL. */
+static double column_max(const double *values, uint32_t frames, uint32_t width, uint32_t col, int32_t *worst_frame,
+                         uint64_t *non_finite)
+{
+	double mx = 0;
+	*worst_frame = -1;
+	for (uint32_t f = 0; f < frames; f++) {
+		double v = values[(size_t)f * width + col];
+		if (!isfinite(v)) {
+			if (non_finite)
+				(*non_finite)++;
+		} else if (*worst_frame < 0 || v > mx) {
+			mx = v;
+			*worst_frame = (int32_t)f;
+		}
+	}
+	return mx;
+}
+
 static void json_metric(cli_json *j, const hks_metric_summary *m)
 {
 	cli_json_begin_object(j);
@@ -559,22 +589,13 @@ static void write_json(FILE *out, const names *n, const char *skeleton_path, dou
 	cli_json_key(&j, "under_threshold");
 	cli_json_f64(&j, r->under_threshold);
 	cli_json_key(&j, "worst_track");
-	if (r->worst_track >= 0)
-		cli_json_int(&j, r->worst_track);
-	else
-		cli_json_null(&j);
+	json_opt_index(&j, r->worst_track);
 	cli_json_key(&j, "worst_bone");
 	cli_json_string(&j, bone_name(n, r->worst_bone, r->worst_track));
 	cli_json_key(&j, "worst_bone_index");
-	if (r->worst_bone >= 0)
-		cli_json_int(&j, r->worst_bone);
-	else
-		cli_json_null(&j);
+	json_opt_index(&j, r->worst_bone);
 	cli_json_key(&j, "worst_frame");
-	if (r->worst_frame >= 0)
-		cli_json_int(&j, r->worst_frame);
-	else
-		cli_json_null(&j);
+	json_opt_index(&j, r->worst_frame);
 	cli_json_key(&j, "nan_samples");
 	cli_json_uint(&j, r->nan_samples);
 	cli_json_key(&j, "metrics");
@@ -612,18 +633,9 @@ static void write_json(FILE *out, const names *n, const char *skeleton_path, dou
 			cli_json_key(&j, "bone_index");
 			cli_json_int(&j, r->track_bone[t]);
 			for (int k = 0; k < 5; k++) {
-				double mx = 0;
-				int32_t wf = -1;
+				int32_t wf;
 				uint64_t nan = 0;
-				for (uint32_t f = 0; f < r->num_frames; f++) {
-					double v = r->values[local[k]][(size_t)f * r->num_transform_tracks + t];
-					if (!isfinite(v))
-						nan++;
-					else if (wf < 0 || v > mx) {
-						mx = v;
-						wf = (int32_t)f;
-					}
-				}
+				double mx = column_max(r->values[local[k]], r->num_frames, r->num_transform_tracks, t, &wf, &nan);
 				char key[64];
 				snprintf(key, sizeof(key), "max_%s", hks_metric_name(local[k]));
 				cli_json_key(&j, key);
@@ -642,15 +654,8 @@ static void write_json(FILE *out, const names *n, const char *skeleton_path, dou
 			cli_json_key(&j, "per_bone");
 			cli_json_begin_array(&j);
 			for (uint32_t b = 0; b < r->num_bones; b++) {
-				double mx = 0;
-				int32_t wf = -1;
-				for (uint32_t f = 0; f < r->num_frames; f++) {
-					double v = r->values[HKS_METRIC_OBJECT_SPACE][(size_t)f * r->num_bones + b];
-					if (isfinite(v) && (wf < 0 || v > mx)) {
-						mx = v;
-						wf = (int32_t)f;
-					}
-				}
+				int32_t wf;
+				double mx = column_max(r->values[HKS_METRIC_OBJECT_SPACE], r->num_frames, r->num_bones, b, &wf, NULL);
 				cli_json_begin_object(&j);
 				cli_json_key(&j, "bone");
 				cli_json_string(&j, bone_name(n, (int32_t)b, -1));
