@@ -46,6 +46,8 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
  * (hks_compare_summary_line, docs/METRICS.md §5). */
 void cli_print_encode_summary(FILE *out, const char *label, const hks_frames_in *reference,
                               const hks_packed_spline *packed);
+/* A CSV field in double quotes, inner quotes doubled (RFC 4180); NULL as "". */
+void cli_csv_quoted(FILE *out, const char *s);
 /* Print an hks_error to stderr as "hkspline: <formatted error>". */
 void cli_print_error(const hks_error *err);
 

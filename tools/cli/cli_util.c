@@ -124,6 +124,17 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
 	return 0;
 }
 
+void cli_csv_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 void cli_print_error(const hks_error *err)
 {
 	char buf[2048];

@@ -266,18 +266,12 @@ static void csv_f32(FILE *out, const decode_opts *o, float v)
 		fprintf(out, ",%.9g", (double)v);
 }
 
+/* A bone name column: empty when the track has no bone name. */
 static void csv_name(FILE *out, const char *s)
 {
 	fputc(',', out);
-	if (!s)
-		return;
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	if (s)
+		cli_csv_quoted(out, s);
 }
 
 static void write_csv(FILE *out, const decoded_anim *ds, size_t n, const decode_opts *o)

@@ -706,15 +706,8 @@ static void csv_field_sep(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	if (!s)
-		return;
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	if (s)
+		cli_csv_quoted(out, s);
 }
 
 static void csv_field(FILE *out, const char *s) { csv_field_sep(out, s, false); }
@@ -925,6 +918,27 @@ static const hks_skeleton *cached_skeleton(folder_job *J, size_t u, skeleton_cac
 	return c->loaded ? cli_pick_skeleton(c->loaded->file, NULL, bind) : NULL;
 }
 
+/* Folder mode, --json: the object of a pair that could not be compared, one
+ * line; `animation` -1 when the files themselves failed to load. */
+static void json_pair_failure(FILE *out, const char *pa, const char *pb, int64_t animation, const char *msg)
+{
+	cli_json j;
+	cli_json_init(&j, out, false);
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "a");
+	cli_json_string(&j, pa);
+	cli_json_key(&j, "b");
+	cli_json_string(&j, pb);
+	if (animation >= 0) {
+		cli_json_key(&j, "animation");
+		cli_json_uint(&j, (unsigned long long)animation);
+	}
+	cli_json_key(&j, "error");
+	cli_json_string(&j, msg);
+	cli_json_end_object(&j);
+	fputc('\n', out);
+}
+
 static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
 {
 	folder_pair *p = &J->pairs[k];
@@ -943,18 +957,9 @@ static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
 		p->failed++;
 		if (J->csv)
 			write_csv_row(out, pa, pb, -1, NULL, msg);
-		else if (J->json) {
-			cli_json j;
-			cli_json_init(&j, out, false);
-			cli_json_begin_object(&j);
-			cli_json_key(&j, "a");
-			cli_json_string(&j, pa);
-			cli_json_key(&j, "b");
-			cli_json_string(&j, pb);
-			cli_json_key(&j, "error");
-			cli_json_string(&j, msg);
-			cli_json_end_object(&j);
-		} else
+		else if (J->json)
+			json_pair_failure(out, pa, pb, -1, msg);
+		else
 			fprintf(out, "FAIL %s: %s\n", pa, msg);
 		goto done;
 	}
@@ -1002,19 +1007,7 @@ static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
 			write_csv_row(out, pa, pb, ai, msg[0] ? NULL : &nm, msg);
 		else if (J->json) {
 			if (msg[0]) {
-				cli_json j;
-				cli_json_init(&j, out, false);
-				cli_json_begin_object(&j);
-				cli_json_key(&j, "a");
-				cli_json_string(&j, pa);
-				cli_json_key(&j, "b");
-				cli_json_string(&j, pb);
-				cli_json_key(&j, "animation");
-				cli_json_uint(&j, ai);
-				cli_json_key(&j, "error");
-				cli_json_string(&j, msg);
-				cli_json_end_object(&j);
-				fputc('\n', out);
+				json_pair_failure(out, pa, pb, (int64_t)ai, msg);
 			} else {
 				hks_seam_report seams[2]; /* folder mode reports no seams (has[] false) */
 				memset(seams, 0, sizeof(seams));

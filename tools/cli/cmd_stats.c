@@ -86,26 +86,15 @@ static void csv_header(FILE *out)
 	      out);
 }
 
-static void csv_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void csv_row(FILE *out, const char *path, long anim, const char *sdk, const hks_spline_stats *s,
                     const char *error)
 {
-	csv_string(out, path);
+	cli_csv_quoted(out, path);
 	fprintf(out, ",%ld,", anim);
-	csv_string(out, sdk);
+	cli_csv_quoted(out, sdk);
 	if (error) {
 		fputs(",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,", out);
-		csv_string(out, error);
+		cli_csv_quoted(out, error);
 		fputc('\n', out);
 		return;
 	}
