@@ -46,8 +46,15 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
  * (hks_compare_summary_line, docs/METRICS.md §5). */
 void cli_print_encode_summary(FILE *out, const char *label, const hks_frames_in *reference,
                               const hks_packed_spline *packed);
-/* A CSV field in double quotes, inner quotes doubled (RFC 4180); NULL as "". */
+/* `s` between two `quote` characters, every inner `quote` doubled (the escape
+ * of CSV fields, RFC 4180, and of gnuplot's single-quoted strings); NULL as
+ * an empty quoted string. */
+void cli_write_quoted(FILE *out, const char *s, char quote);
+/* A CSV field: cli_write_quoted with double quotes. */
 void cli_csv_quoted(FILE *out, const char *s);
+/* --solver havok|quality of `encode` and `bench encode`; false after printing
+ * "hkspline CMD: --solver takes havok or quality". */
+bool cli_parse_solver(const char *cmd, const char *value, hks_encode_solver *out);
 /* Print an hks_error to stderr as "hkspline: <formatted error>". */
 void cli_print_error(const hks_error *err);
 

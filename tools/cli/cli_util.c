@@ -124,15 +124,30 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
 	return 0;
 }
 
-void cli_csv_quoted(FILE *out, const char *s)
+void cli_write_quoted(FILE *out, const char *s, char quote)
 {
-	fputc('"', out);
+	fputc(quote, out);
 	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
+		if (*s == quote)
+			fputc(quote, out);
 		fputc(*s, out);
 	}
-	fputc('"', out);
+	fputc(quote, out);
+}
+
+void cli_csv_quoted(FILE *out, const char *s) { cli_write_quoted(out, s, '"'); }
+
+bool cli_parse_solver(const char *cmd, const char *value, hks_encode_solver *out)
+{
+	if (!strcmp(value, "havok"))
+		*out = HKS_SOLVER_HAVOK;
+	else if (!strcmp(value, "quality"))
+		*out = HKS_SOLVER_QUALITY;
+	else {
+		fprintf(stderr, "hkspline %s: --solver takes havok or quality\n", cmd);
+		return false;
+	}
+	return true;
 }
 
 void cli_print_error(const hks_error *err)

@@ -200,15 +200,8 @@ int cmd_bench_encode(int argc, char **argv)
 		else if (!strcmp(argv[i], "--scaling"))
 			scaling = true;
 		else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
-			const char *s = argv[++i];
-			if (!strcmp(s, "havok"))
-				solver = HKS_SOLVER_HAVOK;
-			else if (!strcmp(s, "quality"))
-				solver = HKS_SOLVER_QUALITY;
-			else {
-				fprintf(stderr, "hkspline bench encode: --solver takes havok or quality\n");
+			if (!cli_parse_solver("bench encode", argv[++i], &solver))
 				goto done;
-			}
 		} else if (!strcmp(argv[i], "--compendium") && i + 1 < argc)
 			comps[ncomps++] = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -780,16 +780,7 @@ static void write_text(FILE *out, const names *n, const char *skeleton_path, dou
 
 /* ---- --plot: error over frames of the worst tracks (gnuplot) ---- */
 
-static void gnuplot_string(FILE *g, const char *s)
-{
-	fputc('\'', g);
-	for (; s && *s; s++) {
-		if (*s == '\'')
-			fputc('\'', g);
-		fputc(*s, g);
-	}
-	fputc('\'', g);
-}
+static void gnuplot_string(FILE *g, const char *s) { cli_write_quoted(g, s, '\''); }
 
 static int write_plot(const char *png, const names *n)
 {
