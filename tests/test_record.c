@@ -188,11 +188,13 @@ static void test_exact_round_trip(void **state)
 	decode(&s.anim, &d);
 	/* the encoder under another CPU model makes the prediction differ: entries */
 	static const hks_cpu_model cpus[] = {HKS_CPU_AUTO, HKS_CPU_INTEL, HKS_CPU_EXACT};
-	for (unsigned v = 0; v < 3 * 2 * 2; v++) {
+	/* one candidate, two, and every ladder step (the selection runs on both sides) */
+	static const unsigned ladders[] = {1, 2, HKS_RECORD_LADDER_MAX};
+	for (unsigned v = 0; v < 3 * 2 * 3; v++) {
 		uint8_t *rec = NULL;
 		size_t size = 0;
 		hks_recompress_report rep;
-		recompress(&s, (int)(v & 1), 1 + ((v >> 1) & 1), cpus[v / 4], &rec, &size, &rep);
+		recompress(&s, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], &rec, &size, &rep);
 		assert_int_equal(rep.parts, 3u * (3 * NT + NFL));
 		assert_int_equal(rep.verbatim_animation, 0);
 		assert_int_equal(rep.record_bytes, size);
@@ -204,6 +206,9 @@ static void test_exact_round_trip(void **state)
 		assert_true(ar.data_matches);
 		assert_int_equal(ar.applied, ar.entries);
 		hks_packed_spline_free(out);
+		/* a version-1 record (entries row by row, "no entry" = step 0) is no longer read */
+		rec[4] = 1;
+		assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_UNSUPPORTED);
 		hks_buffer_free(NULL, rec, size);
 	}
 	hks_packed_spline_free(s.packed);
