@@ -2,14 +2,15 @@
  * Corpus test of the re-compressor (docs/RECORD.md, ENCODER.md §13).
  *
  * For every STRIDE-th spline animation in loader order (a fixed rule:
- * HKSPLINE_RECOMPRESS_STRIDE, default 8: 448 of 3,585 animations, about 40 s on
- * the shared machine; 1 runs all): hks_recompress builds the record, then the test
+ * HKSPLINE_RECOMPRESS_STRIDE, default 8: 448 of 3,585 animations, about 90 s of
+ * CPU with the 12-step ladder; 1 runs all): hks_recompress builds the record, then the test
  * decodes the original's frames itself and applies the record with
  * hks_recompress_apply: data, blockOffsets and floatBlockOffsets must equal
  * the original's byte for byte (record_exact). Printed per SDK: animations,
  * record_exact, animations stored whole, prediction-alone exact animations,
  * record bytes against data bytes (and the three header durations), spline parts and the prediction-alone
- * exact rate per part type, the first-difference histogram.
+ * exact rate per part type, the first-difference histogram, the spline parts
+ * exact by each selected ladder step and the self-consistent but wrong ones.
  *
  * Floors: asserted at the measured figures (docs/RECORD.md), may only rise.
  *
@@ -261,9 +262,10 @@ static void test_recompress_corpus(void **state)
 		assert_true(g->anims > 0);
 		if (stride != 8)
 			continue;
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 7.9 : 6.5));
-		assert_true(pct(g->spline_exact[1], g->spline[1]) >= (er ? 56.5 : 62.0));
-		assert_true(pct(g->spline_exact[0], g->spline[0]) >= (er ? 8.4 : 6.9));
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 6.8 : 5.5));
+		assert_true(pct(g->spline_exact[1], g->spline[1]) >= (er ? 60.2 : 68.0));
+		assert_true(pct(g->spline_exact[0], g->spline[0]) >= (er ? 8.4 : 7.0));
+		assert_true(pct(g->spline_exact[2], g->spline[2]) >= (er ? 14.0 : 34.0));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);
 	}
 }

@@ -45,13 +45,17 @@ static const ladder_step ladder_tab[HKS_RECORD_LADDER_MAX] = {
 	{0.00005f, 0.00005f},
 	{0.00075f, 0.0008f},
 	{0.0004f, 0.00045f},
+	{0.00002f, 0.00002f},
+	{0.000001f, 0.000001f},
+	{0.00001f, 0.00001f},
+	{0.0000001f, 0.0000001f},
 };
 
 /* Havok's default tolerance (ENCODER.md §3.1): the predictor classifies lanes
  * with it (§5.4) whatever tolerance a step fits with. */
 #define HAVOK_TOLERANCE 0.001f
 
-#define DEFAULT_LADDER 8u
+#define DEFAULT_LADDER 12u
 
 const char *hks_diff_category_name(hks_diff_category c)
 {
