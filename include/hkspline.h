@@ -1110,7 +1110,7 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * afresh.
  */
 #define HKS_RECORD_VERSION 2
-#define HKS_RECORD_LADDER_MAX 8   /* predictor candidates (tolerance steps, docs/RECORD.md) */
+#define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */
 typedef enum hks_diff_category {
