@@ -4,11 +4,14 @@
  * hks_recompress: walk the original, sample every frame (raw rotations, as
  * hks_sample_frames gives them: the frames a modder gets from `decode`),
  * detect the CPU model from the stored 16-bit lanes (§11.4), run the encoder
- * on the frames once per predictor tolerance step ("ladder"), and compare each
- * (block, track, part) with the original in a canonical form (below). A part
- * the first step reproduces needs nothing; otherwise the record keeps the
+ * on the frames once per predictor tolerance step ("ladder"; a later step only
+ * on the parts no earlier step reproduced), select per (block, track, part) the
+ * first step whose decoded samples equal the frames bit for bit, and compare
+ * the selection with the original in a canonical form (below). A part the
+ * selected step reproduces needs nothing; otherwise the record keeps the
  * cheapest of: another step that reproduces it, an XOR patch of the canonical
- * form of the closest step, the canonical form whole. The record is then
+ * form of the closest step, the original's knots and bounds with control
+ * points solved from the frames (REFIT), the canonical form whole. The record is then
  * verified by applying it (same code as hks_recompress_apply) and packing;
  * when that does not give the original bytes, the record keeps the data whole.
  *

@@ -1,5 +1,5 @@
 /*
- * The reconstruction record, format v1 (docs/RECORD.md): varints, the
+ * The reconstruction record, format v2 (docs/RECORD.md): varints, the
  * FNV-1a 64 hash, the per-animation record (optionally zlib-compressed body)
  * and the record file that lists one record per spline animation.
  *

@@ -1,5 +1,5 @@
 /*
- * The reconstruction record, format v1 (docs/RECORD.md): in-memory form,
+ * The reconstruction record, format v2 (docs/RECORD.md): in-memory form,
  * serializer and parser (record.c). The re-compressor (recompress.c) builds
  * and applies it.
  */
