@@ -506,6 +506,7 @@ int cli_encode_gltf(int argc, char **argv)
 	hks_gltf_read_options ro;
 	memset(&ro, 0, sizeof(ro));
 	ro.base.name = in;
+	ro.source_path = in; /* external .bin buffers resolve beside IN.gltf (docs/GLTF.md "Buffers") */
 	ro.animation = -1;
 	if (anim_sel) {
 		char *end = NULL;
