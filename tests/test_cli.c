@@ -517,6 +517,18 @@ static void test_encode_json_source(void **state)
 	assert_int_equal(run(cmd, &out), 0);
 	free(out);
 	check_written(path_in("enc/ng.hkx"), NULL, path_in("enc/s.json"), "hk_2010.2.0-r1", NULL);
+	/* a relative source.path (decode run inside the folder) is found beside the JSON when the
+	 * encode runs elsewhere */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' decode sample.hkx --skeleton ../Skeleton.HKX -o rel.json",
+	         path_in("tree/sub"), cli);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "cd / && '%s' encode '%s' -o '%s' 2>&1", cli, path_in("tree/sub/rel.json"),
+	         path_in("enc/rel.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "(the JSON's source.path)"));
+	free(out);
+	assert_true(files_equal(path_in("enc/rel.hkx"), path_in("enc/like.hkx")));
 }
 
 /* Path b: no usable source; a donor through --skeleton (its folder) or --into

@@ -31,6 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void usage(FILE *out)
 {
@@ -149,6 +150,39 @@ static bool read_rows(const json_t *rows, uint32_t frames, size_t n, float *dst,
 	return true;
 }
 
+/* A relative source.path names the file as seen from where `decode` ran. When
+ * it does not exist from here but does beside the JSON (decode and the JSON in
+ * one folder, run from elsewhere), use that. Only the file part before a
+ * BINDER:MEMBER colon is checked. Returns a new string or NULL (keep as is). */
+static char *source_beside_json(const char *json_path, const char *source)
+{
+	const char *slash = strrchr(json_path, '/');
+	if (!slash || source[0] == '/')
+		return NULL;
+	size_t file_len = strcspn(source, ":");
+	char *file = strndup(source, file_len);
+	if (!file)
+		return NULL;
+	struct stat st;
+	int here = stat(file, &st) == 0;
+	free(file);
+	if (here)
+		return NULL;
+	size_t dir_len = (size_t)(slash - json_path) + 1, n = dir_len + strlen(source) + 1;
+	char *joined = (char *)malloc(n);
+	if (!joined)
+		return NULL;
+	snprintf(joined, n, "%.*s%s", (int)dir_len, json_path, source);
+	char *jfile = strndup(joined, dir_len + file_len);
+	int there = jfile && stat(jfile, &st) == 0;
+	free(jfile);
+	if (!there) {
+		free(joined);
+		return NULL;
+	}
+	return joined;
+}
+
 static bool load_json(const char *path, long want_index, json_frames *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -169,6 +203,11 @@ static bool load_json(const char *path, long want_index, json_frames *out)
 	}
 	if (src) {
 		out->source_path = dup_string(json_object_get(src, "path"));
+		char *beside = out->source_path ? source_beside_json(path, out->source_path) : NULL;
+		if (beside) {
+			free(out->source_path);
+			out->source_path = beside;
+		}
 		out->source_sdk = dup_string(json_object_get(src, "sdk"));
 	}
 	const json_t *anims = json_object_get(root, "animations");
