@@ -35,24 +35,6 @@ static inline void fuzz_options(hks_options *o)
 		}                                                                                                      \
 	} while (0)
 
-/*
- * Contracts that currently fail on known inputs (reported, not yet fixed: see
- * docs/RELIABILITY.md, "Open findings": the zero-track encode/walk and the
- * tagfile write/read-back of fuzz_file / fuzz_packfile) are
- * checked only when HKS_FUZZ_STRICT=1, so that the CI fuzz step reports
- * memory errors and crashes while those are open. Memory safety is always
- * checked.
- */
-static inline int fuzz_strict(void)
-{
-	static int strict = -1;
-	if (strict < 0) {
-		const char *e = getenv("HKS_FUZZ_STRICT");
-		strict = e && e[0] == '1';
-	}
-	return strict;
-}
-
 /* Sample every frame of a walked animation (bounded), then a few times
  * including the clamps (negative, past the end, NaN, infinity). Errors are
  * fine (a part the sampler rejects); crashes are not. */
