@@ -568,15 +568,8 @@ int cmd_encode(int argc, char **argv)
 				goto done;
 			}
 		} else if (!strcmp(a, "--solver") && has) {
-			const char *s = argv[++i];
-			if (!strcmp(s, "havok"))
-				solver = HKS_SOLVER_HAVOK;
-			else if (!strcmp(s, "quality"))
-				solver = HKS_SOLVER_QUALITY;
-			else {
-				fprintf(stderr, "hkspline encode: --solver takes havok or quality\n");
+			if (!cli_parse_solver("encode", argv[++i], &solver))
 				goto done;
-			}
 		} else if (!strcmp(a, "--continuity")) {
 			continuity = 1;
 		} else if (!strcmp(a, "--no-guard")) {
