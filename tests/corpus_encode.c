@@ -13,13 +13,16 @@
  *  3. pack (trailing guard by SDK), walk our bytes strictly, sample every
  *     frame and compare per component with the decoded frames: the bound is
  *     0.001 + one quantization step of our stored lane (rotations: 3
- *     ThreeComp40 steps for the reconstructed component, §9.5) + the move of
- *     the §9.3 control-point normalization
- *     (hks_encode_stats.rotation_renormalization) + 1e-5 f32 slack. No 1.1
- *     factor: the §7.6 refit acceptance lets Havok's fit end up to 1.1·E (and
- *     the §7.3 odd-case flaw far beyond), but the encoder's tolerance guard
- *     checks every fitted part against E per component before quantization
- *     and refits those that leave it (docs/ENCODE.md "Tolerance guarantee").
+ *     ThreeComp40 steps for the reconstructed component, §9.5) + 1e-5 f32
+ *     slack; rotations add the sample's own distance from unit length (the
+ *     guard bounds the stored rotation, the curve of the normalized control
+ *     points, against the normalized samples). No 1.1 factor and no
+ *     allowance for the §9.3 normalization: the §7.6 refit acceptance lets
+ *     Havok's fit end up to 1.1·E, the §7.3 odd-case flaw far beyond, and
+ *     normalizing the control points of a fit moves the curve by up to a few
+ *     E, but the encoder's tolerance guard checks every fitted part as it
+ *     will be stored against E per component before quantization and refits
+ *     those that leave it (docs/ENCODE.md "Tolerance guarantee").
  *     The assertion: ZERO components beyond the bound;
  *  4. the prediction-alone figure for the re-compressor: for every spline
  *     part of the original, whether our mask byte and part bytes equal the
@@ -267,12 +270,18 @@ static void encode_mode(const hks_loaded *ld, uint32_t ai, group *g, int mode, c
 		for (int k = 0; k < 10; k++) {
 			int part = k < 3 ? 0 : k < 7 ? 1 : 2;
 			int lane = part == 0 ? k : part == 1 ? k - 3 : k - 7;
-			double bound = TOLERANCE + lane_step(sn, t, part, lane) + F32_SLACK;
-			if (part == 1)
-				bound += st.rotation_renormalization;
+			double lane_bound = TOLERANCE + lane_step(sn, t, part, lane) + F32_SLACK;
 			for (uint32_t f = 0; f < n; f++) {
 				size_t idx = ((size_t)f * T + t) * 10 + (size_t)k;
-				double d = fabs((double)dr[idx] - (double)fr[idx]);
+				double d = fabs((double)dr[idx] - (double)fr[idx]), bound = lane_bound;
+				if (part == 1) {
+					/* the guard bounds the stored rotation against the unit-length sample
+					 * (docs/FIT.md): a sample off unit length adds its distance from it */
+					const float *q = &fr[((size_t)f * T + t) * 10 + 3];
+					double norm = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+					                   (double)q[3] * q[3]);
+					bound += fabs(1.0 - norm);
+				}
 				g->components += (uint64_t)(mode == 0);
 				if (d > bound || (mode == 0 && d / bound > g->worst_ratio))
 					snprintf(where, sizeof(where), "%s animation %u track %u component %d frame %u", ld->path, ai, t,

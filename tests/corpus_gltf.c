@@ -78,6 +78,9 @@ static double part_step(const hks_stored_animation *s, uint32_t t, int p)
 	return step;
 }
 
+/* Samples over the bound per part (translation, rotation, scale), printed per game. */
+static unsigned long long over_part[3];
+
 /* Compare decoded frames `b` against the original `a`; returns samples over the bound. */
 static unsigned long long compare(const hks_stored_animation *sa, const hks_stored_animation *sb, const float *a,
                                   const float *b, uint32_t n, uint32_t T, double *worst, unsigned long long *samples)
@@ -96,15 +99,29 @@ static unsigned long long compare(const hks_stored_animation *sa, const hks_stor
 				norm += (double)x[k] * x[k];
 			}
 			double sign = dot < 0 ? -1 : 1, unit = fabs(1 - sqrt(norm));
+			/* ThreeComp packers drop the largest component and rebuild it from the other three
+			 * (FORMAT.md §3, ENCODER.md §9.5): its error is up to three steps of the others' */
+			int largest_x = 3, largest_y = 3;
+			for (int k = 4; k < 7; k++) {
+				if (fabs((double)x[k]) > fabs((double)x[largest_x]))
+					largest_x = k;
+				if (fabs((double)y[k]) > fabs((double)y[largest_y]))
+					largest_y = k;
+			}
 			for (int k = 0; k < HKS_TRACK_SAMPLE_FLOATS; k++) {
 				int p = k < 3 ? 0 : k < 7 ? 1 : 2;
 				double d = fabs((double)x[k] - (p == 1 ? sign : 1) * y[k]);
 				if (!isfinite(d))
 					continue;
-				double bound = 0.001 + step[p] + (p == 1 ? unit : 0) + 1e-6;
+				double steps = p == 1 && (k == largest_x || k == largest_y) ? 3.0 : 1.0;
+				double bound = 0.001 + steps * step[p] + (p == 1 ? unit : 0) + 1e-6;
 				*samples += 1;
-				if (d > bound)
+				if (d > bound) {
 					over++;
+					if (over_part[p]++ < 3)
+						printf("over: track %u frame %u component %d: %.9g vs %.9g (bound %.6g, |q| - 1 = %.3g)\n", t,
+						       f, k, (double)x[k], (double)y[k], bound, sqrt(norm) - 1);
+				}
 				*worst = fmax(*worst, d - bound + 0.001);
 			}
 		}
@@ -577,6 +594,10 @@ static void test_gltf_corpus(void **state)
 		printf("%s: %llu track-samples with a stored NaN (replaced by the export, not compared)\n", games[g],
 		       nonfinite_samples);
 		nonfinite_samples = 0;
+		printf("%s: samples over the bound (glTF path and baseline together) by part: translation %llu, rotation "
+		       "%llu, scale %llu\n",
+		       games[g], over_part[0], over_part[1], over_part[2]);
+		memset(over_part, 0, sizeof(over_part));
 		printf("%s: %zu candidate clips, every %zu-th: %u clips; exported %u; imported frames exact %u; encoded %u;\n"
 		       "  within 0.001 + one step: %u clips (%llu of %llu samples over, worst excess %.6g)\n"
 		       "  baseline (decoded frames encoded directly): %u clips within (%llu samples over, worst %.6g)\n"
@@ -590,8 +611,11 @@ static void test_gltf_corpus(void **state)
 		assert_int_equal(c.imported_exact, c.clips);
 		assert_int_equal(c.separate_exact, c.imported_exact);
 		assert_int_equal(c.root_motion_ok, c.root_motion_clips);
-		/* the glTF path adds no error of its own: it is not worse than encoding the decoded frames */
-		assert_true(c.over <= c.baseline_over + c.samples / 10000);
+		/* issue 7: every imported clip's encode is within 0.001 + one quantization step of the
+		 * original's decoded frames (the guard bounds rotations as stored, docs/FIT.md) */
+		assert_int_equal(c.over, 0);
+		assert_int_equal(c.within, c.clips);
+		assert_int_equal(c.baseline_over, 0);
 		total.clips += c.clips;
 		free(cand);
 		free(skel);

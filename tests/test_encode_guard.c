@@ -327,6 +327,13 @@ static void test_encoder_untouched(void **state)
 	tr[(size_t)(FRAMES - 1) * 10] = 0.5f + 0.3f * TOL;
 	for (uint32_t f = 0; f < FRAMES; f++)
 		tr[(size_t)f * 10 + 1] = 0.3f * sinf(0.7f * (float)f / FPS);
+	/* a rotation slow enough that its normalized control points (§9.3) stay within E too:
+	 * the guard bounds the rotation as stored (docs/FIT.md) */
+	for (uint32_t f = 0; f < FRAMES; f++) {
+		float t = (float)f / FPS;
+		tr[(size_t)f * 10 + 4] = sinf(0.004f * t);
+		tr[(size_t)f * 10 + 6] = cosf(0.004f * t);
+	}
 	hks_encode_options o;
 	memset(&o, 0, sizeof(o));
 	hks_encode_stats st;

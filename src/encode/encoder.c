@@ -189,7 +189,10 @@ static hks_result fit_part(encoder *e, int frames, const part_params *pp, hks_en
 	memset(&fs, 0, sizeof(fs));
 	if (e->guard) {
 		hks_fit_guard_report g;
-		HKS_TRY(hks_fit_part_guarded(e->ctx, e->ws, m, e->Q, e->ub, pp->degree, pp->tolerance, &e->cfg, lanes,
+		/* a rotation is stored as normalized control points (§9.3): the guard bounds that curve */
+		hks_fit_config gcfg = e->cfg;
+		gcfg.guard_unit_points = part == HKS_ENC_ROTATION;
+		HKS_TRY(hks_fit_part_guarded(e->ctx, e->ws, m, e->Q, e->ub, pp->degree, pp->tolerance, &gcfg, lanes,
 		                             e->curve, &fs, &g));
 		e->stats.guard_unchecked_parts += (uint64_t)g.unchecked;
 		if (g.rung != HKS_FIT_GUARD_NONE) {

@@ -86,6 +86,11 @@ typedef struct hks_fit_config {
 	bool removal_scan_from_max;
 	hks_fit_odd_bound removal_odd_bound;
 	hks_fit_linspace_rule linspace;
+	/* The tolerance guard only (fit_guard.c): measure the curve the decoder will see for a
+	 * rotation, i.e. with every control point normalized to unit length (the packer stores
+	 * normU(P), ENCODER.md §9.3), against the samples normalized to unit length. Without it
+	 * the guard bounds the fitted curve, and the normalization's move is unbounded. */
+	bool guard_unit_points;
 } hks_fit_config;
 
 /* Havok's settings as ENCODER.md reconstructs them. */
@@ -266,6 +271,10 @@ hks_result hks_fit_part(hks_ctx *ctx, hks_fit_workspace *ws, int m, const hks_fi
  * `lanes` (bit i = lane i), with the curve evaluated as §7.8 does; a NaN
  * distance counts as +∞. Per component, as the acceptance of issue 5 reads. */
 float hks_fit_max_lane_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q, const float *ub, unsigned lanes);
+/* The same for a rotation as it is stored: the curve of the control points normalized to unit
+ * length against the samples normalized to unit length (a zero-length point or sample gives
+ * INFINITY: such a curve is never accepted; the polyline rung then stores the samples). */
+float hks_fit_max_unit_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q, const float *ub, unsigned lanes);
 
 /* Which step of the guard's ladder produced the curve. */
 typedef enum hks_fit_guard_rung {

@@ -33,6 +33,49 @@ float hks_fit_max_lane_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q,
 	return worst;
 }
 
+static int unit_v4(const hks_fit_v4 *q, hks_fit_v4 *out)
+{
+	float d = q->v[0] * q->v[0] + q->v[1] * q->v[1] + q->v[2] * q->v[2] + q->v[3] * q->v[3];
+	if (!(d > 0.0f) || !isfinite(d))
+		return 0;
+	float r = 1.0f / sqrtf(d);
+	for (int i = 0; i < 4; i++)
+		out->v[i] = q->v[i] * r;
+	return 1;
+}
+
+float hks_fit_max_unit_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q, const float *ub, unsigned lanes)
+{
+	hks_fit_v4 P[HKS_FIT_MAX_POINTS]; /* 12 KiB of normalized points */
+	int n = c->num_points - 1;
+	for (int j = 0; j <= n; j++)
+		if (!unit_v4(&c->points[j], &P[j]))
+			return INFINITY;
+	float worst = 0.0f;
+	for (int k = 0; k <= m; k++) {
+		hks_fit_v4 q;
+		if (!unit_v4(&Q[k], &q))
+			return INFINITY;
+		hks_fit_v4 C = hks_nurbs_curve_point(n, c->degree, c->knots, P, ub[k]);
+		for (int i = 0; i < 4; i++) {
+			if (!(lanes & (1u << i)))
+				continue;
+			float d = fabsf(q.v[i] - C.v[i]);
+			if (!(d <= worst))
+				worst = d != d ? INFINITY : d;
+		}
+	}
+	return worst;
+}
+
+/* The error the guard bounds: the fitted curve's, or for rotations the stored one's. */
+static float guard_error(const hks_fit_config *cfg, const hks_fit_curve *c, int m, const hks_fit_v4 *Q,
+                         const float *ub, unsigned lanes)
+{
+	return cfg->guard_unit_points ? hks_fit_max_unit_error(c, m, Q, ub, lanes)
+	                              : hks_fit_max_lane_error(c, m, Q, ub, lanes);
+}
+
 /* The polyline through every sample: degree 1, knots [ub0, ub0, ub1 … ub(m−1), ubm, ubm]
  * (the start of §7.2), so C(ub[k]) = Q[k] up to one rounding of the basis value. */
 static void polyline(int m, const hks_fit_v4 *Q, const float *ub, hks_fit_curve *out)
@@ -74,7 +117,7 @@ hks_result hks_fit_part_guarded(hks_ctx *ctx, hks_fit_workspace *ws, int m, cons
 		report->unchecked = 1;
 		return HKS_OK;
 	}
-	float err = hks_fit_max_lane_error(out, m, Q, ub, lanes);
+	float err = guard_error(cfg, out, m, Q, ub, lanes);
 	report->havok_error = err;
 	report->havok_degree = out->degree;
 	if (err <= E)
@@ -88,7 +131,7 @@ hks_result hks_fit_part_guarded(hks_ctx *ctx, hks_fit_workspace *ws, int m, cons
 		rung_cfg.removal_odd_bound = HKS_FIT_ODD_BOUND_KEPT_POINT;
 		memset(&scratch, 0, sizeof(scratch));
 		HKS_TRY(hks_fit_part(ctx, ws, m, Q, ub, degree, E, &rung_cfg, out, &scratch));
-		if (hks_fit_max_lane_error(out, m, Q, ub, lanes) <= E) {
+		if (guard_error(cfg, out, m, Q, ub, lanes) <= E) {
 			report->rung = HKS_FIT_GUARD_KEPT_POINT;
 			return HKS_OK;
 		}
@@ -98,7 +141,7 @@ hks_result hks_fit_part_guarded(hks_ctx *ctx, hks_fit_workspace *ws, int m, cons
 		rung_cfg.accept_factor = 1.0f;
 		memset(&scratch, 0, sizeof(scratch));
 		HKS_TRY(hks_fit_part(ctx, ws, m, Q, ub, degree, E, &rung_cfg, out, &scratch));
-		if (hks_fit_max_lane_error(out, m, Q, ub, lanes) <= E) {
+		if (guard_error(cfg, out, m, Q, ub, lanes) <= E) {
 			report->rung = HKS_FIT_GUARD_STRICT;
 			return HKS_OK;
 		}
@@ -108,7 +151,7 @@ hks_result hks_fit_part_guarded(hks_ctx *ctx, hks_fit_workspace *ws, int m, cons
 	if (degree > 1) {
 		memset(&scratch, 0, sizeof(scratch));
 		HKS_TRY(hks_fit_curve_run(ctx, ws, m, Q, ub, 1, E, &rung_cfg, out, &scratch));
-		if (hks_fit_max_lane_error(out, m, Q, ub, lanes) <= E) {
+		if (guard_error(cfg, out, m, Q, ub, lanes) <= E) {
 			report->rung = HKS_FIT_GUARD_DEGREE1;
 			return HKS_OK;
 		}
@@ -117,6 +160,6 @@ hks_result hks_fit_part_guarded(hks_ctx *ctx, hks_fit_workspace *ws, int m, cons
 	 * curve is off by the quantization alone. */
 	polyline(m, Q, ub, out);
 	report->rung = HKS_FIT_GUARD_POLYLINE;
-	report->residual = hks_fit_max_lane_error(out, m, Q, ub, lanes) > E;
+	report->residual = guard_error(cfg, out, m, Q, ub, lanes) > E;
 	return HKS_OK;
 }
