@@ -272,8 +272,9 @@ hks_result hks_fit_part(hks_ctx *ctx, hks_fit_workspace *ws, int m, const hks_fi
  * distance counts as +∞. Per component, as the acceptance of issue 5 reads. */
 float hks_fit_max_lane_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q, const float *ub, unsigned lanes);
 /* The same for a rotation as it is stored: the curve of the control points normalized to unit
- * length against the samples normalized to unit length (a zero-length point or sample gives
- * INFINITY: such a curve is never accepted; the polyline rung then stores the samples). */
+ * length, per sample against the nearer of the sample and the sample normalized to unit length
+ * (a zero-length point or sample gives INFINITY: such a curve is never accepted; the polyline
+ * rung then stores the samples). */
 float hks_fit_max_unit_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q, const float *ub, unsigned lanes);
 
 /* Which step of the guard's ladder produced the curve. */

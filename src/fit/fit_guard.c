@@ -57,13 +57,23 @@ float hks_fit_max_unit_error(const hks_fit_curve *c, int m, const hks_fit_v4 *Q,
 		if (!unit_v4(&Q[k], &q))
 			return INFINITY;
 		hks_fit_v4 C = hks_nurbs_curve_point(n, c->degree, c->knots, P, ub[k]);
+		/* per sample, the nearer of the sample as given and its unit form: a curve between
+		 * unit control points passes inside the sphere, so a decoded (retail) sample off unit
+		 * length can be met exactly as given, and a unit curve can always meet the unit form;
+		 * either bounds the stored value within E + | |Q| - 1 | of the sample as given */
+		float raw = 0.0f, unit = 0.0f;
 		for (int i = 0; i < 4; i++) {
 			if (!(lanes & (1u << i)))
 				continue;
-			float d = fabsf(q.v[i] - C.v[i]);
-			if (!(d <= worst))
-				worst = d != d ? INFINITY : d;
+			float dr = fabsf(Q[k].v[i] - C.v[i]), du = fabsf(q.v[i] - C.v[i]);
+			if (!(dr <= raw))
+				raw = dr != dr ? INFINITY : dr;
+			if (!(du <= unit))
+				unit = du != du ? INFINITY : du;
 		}
+		float d = raw < unit ? raw : unit;
+		if (!(d <= worst))
+			worst = d;
 	}
 	return worst;
 }
