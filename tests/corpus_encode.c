@@ -80,41 +80,6 @@ static group *group_of(const char *sdk)
 	return g;
 }
 
-static hks_animation animation_of(const hks_packed_spline *p)
-{
-	hks_animation a;
-	memset(&a, 0, sizeof(a));
-	a.kind = HKS_ANIMATION_SPLINE;
-	a.type = 3;
-	a.duration = p->duration;
-	a.number_of_transform_tracks = p->num_transform_tracks;
-	a.number_of_float_tracks = p->num_float_tracks;
-	a.reference_frame = -1;
-	a.spline = p->header;
-	a.object_offset = -1;
-	a.data_offset = -1;
-	return a;
-}
-
-static double lane_step(const hks_stored_animation *s, uint32_t t, int part, int lane)
-{
-	double step = 0;
-	for (uint32_t b = 0; b < s->num_blocks; b++) {
-		const hks_stored_part *p = part < 3 ? &s->blocks[b].tracks[t].part[part] : &s->blocks[b].floats[t];
-		double st = 0;
-		if (part == 1) {
-			static const double q[6] = {0.0, 1.0 / 2894.8953, 1.0 / 23169.061, 1.0 / 89.095451, 1.0 / 23169.0, 0.0};
-			if (p->is_spline || (p->flags & 0x0F))
-				st = 3.0 * q[p->quantization % 6];
-		} else if (p->flags & (0x10 << lane)) {
-			st = ((double)p->max[lane] - (double)p->min[lane]) / (p->quantization ? 65535.0 : 255.0);
-		}
-		if (st > step)
-			step = st;
-	}
-	return step;
-}
-
 /* Mask byte + the part's bytes [offset, end) equal? */
 static int part_bytes_equal(const uint8_t *da, const hks_stored_block *ba, const hks_stored_part *pa, uint8_t ma,
                             const uint8_t *db, const hks_stored_block *bb, const hks_stored_part *pb, uint8_t mb)
@@ -240,7 +205,7 @@ static void encode_mode(const hks_loaded *ld, uint32_t ai, group *g, int mode, c
 	}
 	if (mode == 0)
 		add_guard_stats(&g->guard, &st);
-	hks_animation na = animation_of(p);
+	hks_animation na = hks_test_animation_of(p);
 	hks_walk_options wo;
 	memset(&wo, 0, sizeof(wo));
 	wo.strict = finite; /* NaN data may give NaN bounds: a conformance matter */
@@ -270,7 +235,7 @@ static void encode_mode(const hks_loaded *ld, uint32_t ai, group *g, int mode, c
 		for (int k = 0; k < 10; k++) {
 			int part = k < 3 ? 0 : k < 7 ? 1 : 2;
 			int lane = part == 0 ? k : part == 1 ? k - 3 : k - 7;
-			double lane_bound = TOLERANCE + lane_step(sn, t, part, lane) + F32_SLACK;
+			double lane_bound = TOLERANCE + hks_test_lane_step(sn, t, part, lane) + F32_SLACK;
 			for (uint32_t f = 0; f < n; f++) {
 				size_t idx = ((size_t)f * T + t) * 10 + (size_t)k;
 				double d = fabs((double)dr[idx] - (double)fr[idx]), bound = lane_bound;
@@ -290,7 +255,7 @@ static void encode_mode(const hks_loaded *ld, uint32_t ai, group *g, int mode, c
 			}
 		}
 	for (uint32_t i = 0; i < F; i++) {
-		double bound = TOLERANCE + lane_step(sn, i, 3, 0) + F32_SLACK;
+		double bound = TOLERANCE + hks_test_lane_step(sn, i, 3, 0) + F32_SLACK;
 		for (uint32_t f = 0; f < n; f++) {
 			double d = fabs((double)df[(size_t)f * F + i] - (double)ff[(size_t)f * F + i]);
 			g->components += (uint64_t)(mode == 0);

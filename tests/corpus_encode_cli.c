@@ -99,28 +99,6 @@ static int strip_source(const char *in, const char *out)
 	return ok;
 }
 
-/* One quantization step of a lane over all blocks (FORMAT.md §3: 8/16-bit
- * scalars over [min, max]; rotations: the packed component step, tripled for
- * the derived component), as corpus_encode bounds it. */
-static double lane_step(const hks_stored_animation *s, uint32_t t, int part, int lane)
-{
-	double step = 0;
-	for (uint32_t b = 0; b < s->num_blocks; b++) {
-		const hks_stored_part *p = &s->blocks[b].tracks[t].part[part];
-		double st = 0;
-		if (part == 1) {
-			static const double q[6] = {0.0, 1.0 / 2894.8953, 1.0 / 23169.061, 1.0 / 89.095451, 1.0 / 23169.0, 0.0};
-			if (p->is_spline || (p->flags & 0x0F))
-				st = 3.0 * q[p->quantization % 6];
-		} else if (p->flags & (0x10 << lane)) {
-			st = ((double)p->max[lane] - (double)p->min[lane]) / (p->quantization ? 65535.0 : 255.0);
-		}
-		if (st > step)
-			step = st;
-	}
-	return step;
-}
-
 /* Decoded frames of a stored animation (malloc'd, T·10 per frame). */
 static float *sample_all(const hks_stored_animation *s)
 {
@@ -150,7 +128,7 @@ static void count_beyond(counts *c, const hks_stored_animation *s, const float *
 	for (uint32_t t = 0; t < T; t++)
 		for (int k = 0; k < 10; k++) {
 			int part = k < 3 ? 0 : k < 7 ? 1 : 2, lane = part == 0 ? k : part == 1 ? k - 3 : k - 7;
-			double bound = TOLERANCE + lane_step(s, t, part, lane) + F32_SLACK;
+			double bound = TOLERANCE + hks_test_lane_step(s, t, part, lane) + F32_SLACK;
 			for (uint32_t f = 0; f < n; f++) {
 				size_t i = ((size_t)f * T + t) * 10 + (size_t)k;
 				if (!isfinite(want[i]) || !isfinite(got[i]))

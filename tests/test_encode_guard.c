@@ -234,22 +234,6 @@ static float *step_frames(hks_frames_in *in)
 	return tr;
 }
 
-static hks_animation animation_of(const hks_packed_spline *p)
-{
-	hks_animation a;
-	memset(&a, 0, sizeof(a));
-	a.kind = HKS_ANIMATION_SPLINE;
-	a.type = 3;
-	a.duration = p->duration;
-	a.number_of_transform_tracks = p->num_transform_tracks;
-	a.number_of_float_tracks = p->num_float_tracks;
-	a.reference_frame = -1;
-	a.spline = p->header;
-	a.object_offset = -1;
-	a.data_offset = -1;
-	return a;
-}
-
 /* Encode, pack, walk strictly, sample; the largest translation error beyond
  * E + one 16-bit step of its lane (negative when within). */
 static double translation_excess(const hks_frames_in *in, const hks_encode_options *o, hks_packed_spline **keep)
@@ -257,7 +241,7 @@ static double translation_excess(const hks_frames_in *in, const hks_encode_optio
 	hks_error err;
 	hks_packed_spline *p = NULL;
 	assert_int_equal(hks_encode_spline(in, o, &p, &err), HKS_OK);
-	hks_animation a = animation_of(p);
+	hks_animation a = hks_test_animation_of(p);
 	hks_walk_options wo;
 	memset(&wo, 0, sizeof(wo));
 	wo.strict = 1;

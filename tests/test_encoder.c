@@ -107,22 +107,6 @@ static void build_signal(frames *f, uint32_t n, float duration)
 	}
 }
 
-static hks_animation animation_of(const hks_packed_spline *p)
-{
-	hks_animation a;
-	memset(&a, 0, sizeof(a));
-	a.kind = HKS_ANIMATION_SPLINE;
-	a.type = 3;
-	a.duration = p->duration;
-	a.number_of_transform_tracks = p->num_transform_tracks;
-	a.number_of_float_tracks = p->num_float_tracks;
-	a.reference_frame = -1;
-	a.spline = p->header;
-	a.object_offset = -1;
-	a.data_offset = -1;
-	return a;
-}
-
 /* Largest quantization step of each (track, part, lane) over the blocks:
  * 16-bit (hi − lo)/65535 or 8-bit /255 for spline lanes; ThreeComp40 1/2894.8953
  * (one truncation step of a stored component, §9.5), ThreeComp48 1/23169.061,
@@ -180,7 +164,7 @@ static roundtrip_result roundtrip(frames *f, const hks_encode_options *opts, flo
 		hks_error_format(&err, buf, sizeof(buf));
 		fail_msg("encode: %s", buf);
 	}
-	hks_animation a = animation_of(p);
+	hks_animation a = hks_test_animation_of(p);
 	hks_walk_options wo;
 	memset(&wo, 0, sizeof(wo));
 	wo.strict = 1; /* the encoder must produce conformant data (FORMAT.md §6) */
@@ -452,7 +436,7 @@ static void test_nonfinite_frames(void **state)
 			hks_result r = hks_encode_spline(&f.in, &o, &p, &err);
 			assert_int_equal(r, HKS_OK);
 			/* the bytes walk (not strict: NaN bounds are a conformance matter) */
-			hks_animation a = animation_of(p);
+			hks_animation a = hks_test_animation_of(p);
 			hks_stored_animation *s = NULL;
 			assert_int_equal(hks_stored_read(&a, NULL, &s, &err), HKS_OK);
 			if (where == 1 && v == 0)

@@ -145,3 +145,39 @@ void hks_test_free_list(char **list_, size_t count)
 		free(list_[i]);
 	free(list_);
 }
+
+hks_animation hks_test_animation_of(const hks_packed_spline *p)
+{
+	hks_animation a;
+	memset(&a, 0, sizeof(a));
+	a.kind = HKS_ANIMATION_SPLINE;
+	a.type = 3;
+	a.duration = p->duration;
+	a.number_of_transform_tracks = p->num_transform_tracks;
+	a.number_of_float_tracks = p->num_float_tracks;
+	a.reference_frame = -1;
+	a.spline = p->header;
+	a.object_offset = -1;
+	a.data_offset = -1;
+	return a;
+}
+
+double hks_test_lane_step(const hks_stored_animation *s, uint32_t t, int part, int lane)
+{
+	/* 1 / (levels of one ThreeComp component over [-1/sqrt 2, 1/sqrt 2]) per selector */
+	static const double q[6] = {0.0, 1.0 / 2894.8953, 1.0 / 23169.061, 1.0 / 89.095451, 1.0 / 23169.0, 0.0};
+	double step = 0;
+	for (uint32_t b = 0; b < s->num_blocks; b++) {
+		const hks_stored_part *p = part < 3 ? &s->blocks[b].tracks[t].part[part] : &s->blocks[b].floats[t];
+		double st = 0;
+		if (part == 1) {
+			if (p->is_spline || (p->flags & 0x0F))
+				st = 3.0 * q[p->quantization % 6];
+		} else if (p->flags & (0x10 << lane)) {
+			st = ((double)p->max[lane] - (double)p->min[lane]) / (p->quantization ? 65535.0 : 255.0);
+		}
+		if (st > step)
+			step = st;
+	}
+	return step;
+}

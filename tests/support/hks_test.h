@@ -28,4 +28,14 @@ uint8_t *hks_test_read_file(const char *path, size_t *size);
 char **hks_test_list_files(const char *dir, const char *suffixes, size_t *count);
 void hks_test_free_list(char **list, size_t count);
 
+/* The animation object of an encoder's packed output (hks_encode_spline), so
+ * the tests can walk and sample it as if read from a file (no byte offsets). */
+hks_animation hks_test_animation_of(const hks_packed_spline *p);
+
+/* One quantization step of a lane (part 0 T, 1 R, 2 S, 3 float track t)
+ * over all blocks of `s`: 8/16-bit scalars over [min, max] (FORMAT.md §3);
+ * rotations the packed component step, tripled for the component the
+ * ThreeComp packers rebuild from the others (ENCODER.md §9.5). */
+double hks_test_lane_step(const hks_stored_animation *s, uint32_t t, int part, int lane);
+
 #endif
