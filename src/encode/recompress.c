@@ -870,8 +870,8 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			             i, e->ladder, pr->last_step[e->index]);
 			break;
 		}
-		const uint8_t *bytes;
-		size_t size;
+		const uint8_t *bytes = NULL;
+		size_t size = 0;
 		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
 			bytes = e->payload;
 			size = e->payload_size;
@@ -924,20 +924,14 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
 			if (r == HKS_OK)
 				r = diff_apply(ctx, cn.bytes.data, cn.bytes.size, e->payload + c.pos, e->payload_size - c.pos);
-			if (r != HKS_OK)
-				break;
-			uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn.bytes.data, cn.bytes.size ? cn.bytes.size : 1);
-			if (!copy) {
-				r = hks_fail_nomem(ctx, 0);
-				break;
-			}
-			bytes = copy;
-			size = cn.bytes.size;
 		} else {
 			pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
 			r = canon_part(&cn, kind, m0, mb, pp);
 			if (r == HKS_OK)
 				r = diff_apply(ctx, cn.bytes.data, cn.bytes.size, e->payload, e->payload_size);
+		}
+		if (e->kind != HKS_REC_ENTRY_VERBATIM) {
+			/* REFIT and DIFF leave the patched canonical form in cn: keep a copy for the parse */
 			if (r != HKS_OK)
 				break;
 			uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn.bytes.data, cn.bytes.size ? cn.bytes.size : 1);
