@@ -502,7 +502,7 @@ static void test_parser(void **state)
 	size_t nw = sizeof(want) / sizeof(want[0]);
 	assert_int_equal(cs.n, nw);
 	for (size_t i = 0; i < nw; i++) {
-		char why[256];
+		char why[512];
 		assert_string_equal(cs.c[i].name, want[i].name);
 		assert_string_equal(cs.c[i].section, want[i].section);
 		assert_string_equal(cs.c[i].item, want[i].item);
@@ -570,7 +570,7 @@ static void test_repository_citations(void **state)
 		scan_text(text, size, &cs);
 		if (cs.n) files_citing++;
 		for (size_t k = 0; k < cs.n; k++) {
-			char why[256];
+			char why[512];
 			if (resolve(&ds, &cs.c[k], why, sizeof(why))) {
 				printf("%s:%zu: %s §%s%s%s: %s\n", fl.paths[i] + strlen(g_root) + 1, cs.c[k].line,
 				       cs.c[k].path, cs.c[k].section, cs.c[k].item[0] ? " " : "", cs.c[k].item, why);
