@@ -11,6 +11,12 @@
  *     used by two headings,
  *   - the cited item (H4, B2, Q1, ...) is not defined inside that section, as
  *     the first cell of a table row, a heading or a bold list item.
+ * A bare `§X` (no file named just before it) must be a section of one of the
+ * documents the citing file names (a document may cite itself; a file naming
+ * none: FORMAT.md, ENCODER.md or CONTAINERS.md); a § right after "glTF",
+ * "Book" or "RFC", and in files that cite the glTF specification, belongs to
+ * that specification. Any text naming REFERENCE.txt fails (it is not in the
+ * repository: cite REFERENCE.md).
  * The parser itself is checked first on hand-made text (including citations
  * that must be reported), so the test cannot pass by finding nothing.
  *
@@ -282,7 +288,32 @@ static const char *read_items_and_push(citations *cs, citation *base, const char
 
 /* Find every file-qualified citation in text; `consumed` marks '§' already read as part
  * of a chain. */
-static void scan_text(const char *text, size_t size, citations *cs)
+/* Does `what` occur in the `n` bytes before `at`? */
+static int occurs_before(const char *text, const char *at, size_t n, const char *what)
+{
+	const char *from = (size_t)(at - text) > n ? at - n : text;
+	size_t wl = strlen(what);
+	for (const char *p = from; p + wl <= at; p++)
+		if (memcmp(p, what, wl) == 0) return 1;
+	return 0;
+}
+
+/* A bare "§X" (no file named before it): recorded in `bare` unless the words just before it
+ * name another specification (glTF, The NURBS Book, an RFC). */
+static void push_bare(const char *text, const char *s, const char *end, citations *bare)
+{
+	if (!bare) return;
+	if (occurs_before(text, s, 60, "glTF") || occurs_before(text, s, 60, "Book") || occurs_before(text, s, 60, "RFC"))
+		return;
+	citation c;
+	memset(&c, 0, sizeof(c));
+	const char *p = s + 2;
+	if (!read_section(&p, end, c.section, sizeof(c.section))) return;
+	c.line = line_of(text, s);
+	push(bare, &c);
+}
+
+static void scan_text2(const char *text, size_t size, citations *cs, citations *bare)
 {
 	const char *end = text + size;
 	const char *skip_until = text;
@@ -296,10 +327,12 @@ static void scan_text(const char *text, size_t size, citations *cs)
 		const char *fs = fe;
 		while (fs > text && is_path_char(fs[-1])) fs--;
 		size_t flen = (size_t)(fe - fs);
-		if (flen < 4) continue;
 		int md = flen > 3 && memcmp(fe - 3, ".md", 3) == 0;
 		int txt = flen > 4 && memcmp(fe - 4, ".txt", 4) == 0;
-		if (!md && !txt) continue;
+		if (!md && !txt) {
+			push_bare(text, s, end, bare);
+			continue;
+		}
 		citation base;
 		memset(&base, 0, sizeof(base));
 		if (flen >= sizeof(base.path)) flen = sizeof(base.path) - 1;
@@ -348,6 +381,8 @@ static void scan_text(const char *text, size_t size, citations *cs)
 	}
 }
 
+static void scan_text(const char *text, size_t size, citations *cs) { scan_text2(text, size, cs, NULL); }
+
 /* ---- resolution ------------------------------------------------------------ */
 
 typedef struct {
@@ -388,6 +423,36 @@ static const char *resolve(const doc_set *ds, const citation *c, char *why, size
 		return why;
 	}
 	return NULL;
+}
+
+/* A bare "§X": resolves when one of the documents the citing text names (or, for a document,
+ * the document itself; when it names none, FORMAT.md, ENCODER.md, CONTAINERS.md) has a heading
+ * numbered X. */
+static int resolve_bare(const doc_set *ds, const char *text, const char *path, const citation *c)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	int named = 0;
+	for (size_t i = 0; i < ds->ndocs; i++) {
+		const doc *d = &ds->docs[i];
+		int self = strstr(path, "/docs/") != NULL && strcmp(base, d->name) == 0;
+		if (!self && !strstr(text, d->name)) continue;
+		int numbered = 0;
+		for (size_t k = 0; k < d->nh && !numbered; k++) numbered = d->h[k].num[0] != 0;
+		if (!numbered) continue;
+		named = 1;
+		for (size_t k = 0; k < d->nh; k++)
+			if (strcmp(d->h[k].num, c->section) == 0) return 1;
+	}
+	if (named) return 0;
+	const char *defaults[] = {"FORMAT.md", "ENCODER.md", "CONTAINERS.md"};
+	for (size_t j = 0; j < 3; j++) {
+		const doc *d = find_doc(ds, defaults[j]);
+		if (!d) continue;
+		for (size_t k = 0; k < d->nh; k++)
+			if (strcmp(d->h[k].num, c->section) == 0) return 1;
+	}
+	return 0;
 }
 
 /* ---- the tree -------------------------------------------------------------- */
@@ -514,6 +579,21 @@ static void test_parser(void **state)
 	assert_int_equal(cs.c[6].line, 2);
 	free(cs.c);
 
+	/* bare citations: kept unless another specification is named just before */
+#define S_ "\xC2\xA7"
+	const char *bsrc = "as X.md says: see " S_ "6.1 and " S_ "9; glTF 2.0 " S_ "3.11; X.md " S_ "6, " S_ "7\n";
+#undef S_
+	citations q = {0}, bare = {0};
+	scan_text2(bsrc, strlen(bsrc), &q, &bare);
+	assert_int_equal(q.n, 2);   /* X.md §6 and the chained §7 */
+	assert_int_equal(bare.n, 2); /* §6.1 and §9; glTF's §3.11 is not ours */
+	assert_string_equal(bare.c[0].section, "6.1");
+	assert_string_equal(bare.c[1].section, "9");
+	assert_true(resolve_bare(&ds, bsrc, "src/x.c", &bare.c[0]));
+	assert_false(resolve_bare(&ds, bsrc, "src/x.c", &bare.c[1]));
+	free(q.c);
+	free(bare.c);
+
 	/* two headings with one number are reported */
 	const char *dup = "## 2. A\n## 2. B\n";
 	doc d2;
@@ -558,7 +638,7 @@ static void test_repository_citations(void **state)
 	}
 	qsort(fl.paths, fl.n, sizeof(*fl.paths), cmp_str);
 
-	size_t total = 0, files_citing = 0;
+	size_t total = 0, files_citing = 0, bare_ok = 0, bare_external = 0;
 	for (size_t i = 0; i < fl.n; i++) {
 		/* this file's own examples are test input, not citations */
 		if (strstr(fl.paths[i], "/tests/test_doc_citations.c")) continue;
@@ -566,9 +646,24 @@ static void test_repository_citations(void **state)
 		char *text = read_all(fl.paths[i], &size);
 		if (!text) continue;
 		if (memchr(text, 0, size)) { free(text); continue; } /* binary (images, fuzz inputs) */
-		citations cs = {0};
-		scan_text(text, size, &cs);
+		citations cs = {0}, bare = {0};
+		scan_text2(text, size, &cs, &bare);
 		if (cs.n) files_citing++;
+		/* files that cite the glTF specification use bare § for it */
+		int gltf_spec = strstr(text, "glTF 2.0") || strstr(text, "glTF \xC2\xA7") || strstr(text, "glTF specification");
+		for (size_t k = 0; k < bare.n; k++) {
+			if (resolve_bare(&ds, text, fl.paths[i], &bare.c[k])) {
+				bare_ok++;
+			} else if (gltf_spec) {
+				bare_external++;
+			} else {
+				printf("%s:%zu: bare \xC2\xA7%s resolves in none of the documents this file names\n",
+				       fl.paths[i] + strlen(g_root) + 1, bare.c[k].line, bare.c[k].section);
+				fflush(stdout);
+				bad++;
+			}
+		}
+		free(bare.c);
 		for (size_t k = 0; k < cs.n; k++) {
 			char why[512];
 			if (resolve(&ds, &cs.c[k], why, sizeof(why))) {
@@ -589,8 +684,9 @@ static void test_repository_citations(void **state)
 		free(cs.c);
 		free(text);
 	}
-	printf("%zu citations in %zu files checked against %zu documents in docs/: %d unresolved\n", total,
-	       files_citing, ds.ndocs, bad);
+	printf("%zu citations in %zu files checked against %zu documents in docs/; %zu bare \xC2\xA7 citations "
+	       "resolved in the documents their file names (%zu left to the glTF specification); %d unresolved\n",
+	       total, files_citing, ds.ndocs, bare_ok, bare_external, bad);
 	for (size_t i = 0; i < fl.n; i++) free(fl.paths[i]);
 	free(fl.paths);
 	for (size_t i = 0; i < ds.ndocs; i++) free_doc(&ds.docs[i]);
