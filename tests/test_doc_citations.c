@@ -16,7 +16,8 @@
  * none: FORMAT.md, ENCODER.md or CONTAINERS.md); a § right after "glTF",
  * "Book" or "RFC", and in files that cite the glTF specification, belongs to
  * that specification. Any text naming REFERENCE.txt fails (it is not in the
- * repository: cite REFERENCE.md).
+ * repository: cite REFERENCE.md), and so does a relative Markdown link to a
+ * document that does not exist.
  * The parser itself is checked first on hand-made text (including citations
  * that must be reported), so the test cannot pass by finding nothing.
  *
@@ -531,6 +532,30 @@ static void load_docs(doc_set *ds)
 	closedir(d);
 }
 
+/* Relative Markdown links "](NAME.md)" / "](dir/NAME.md#anchor)" in a document: the number that
+ * point at no file (printed). `dir` is the folder of the document. */
+static int check_links(const char *text, const char *dir, const char *shown)
+{
+	int bad = 0;
+	for (const char *p = text; (p = strstr(p, "](")) != NULL; p += 2) {
+		const char *t = p + 2;
+		const char *e = t;
+		while (*e && *e != ')' && *e != '#' && *e != ' ' && *e != '\n') e++;
+		size_t n = (size_t)(e - t);
+		if (n < 4 || n > 200 || memcmp(e - 3, ".md", 3) != 0) continue;
+		if (memchr(t, ':', n)) continue; /* a URL */
+		char path[1500];
+		snprintf(path, sizeof(path), "%s/%.*s", dir, (int)n, t);
+		struct stat st;
+		if (stat(path, &st) != 0) {
+			printf("%s:%zu: link to %.*s, which does not exist\n", shown, line_of(text, p), (int)n, t);
+			fflush(stdout);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 /* ---- tests ----------------------------------------------------------------- */
 
 static void test_parser(void **state)
@@ -593,6 +618,9 @@ static void test_parser(void **state)
 	assert_false(resolve_bare(&ds, bsrc, "src/x.c", &bare.c[1]));
 	free(q.c);
 	free(bare.c);
+
+	/* relative links to missing documents are reported; URLs are not links to check */
+	assert_int_equal(check_links("[a](nope.md) [b](https://example.org/x.md) [c](y.md#z)\n", "/nonexistent-dir", "t"), 2);
 
 	/* two headings with one number are reported */
 	const char *dup = "## 2. A\n## 2. B\n";
@@ -674,6 +702,16 @@ static void test_repository_citations(void **state)
 			}
 		}
 		total += cs.n;
+		{ /* Markdown documents: relative links resolve */
+			size_t pl = strlen(fl.paths[i]);
+			if (pl > 3 && strcmp(fl.paths[i] + pl - 3, ".md") == 0) {
+				char dir[1100];
+				copy_str(dir, sizeof(dir), fl.paths[i]);
+				char *sl = strrchr(dir, '/');
+				if (sl) *sl = 0;
+				bad += check_links(text, dir, fl.paths[i] + strlen(g_root) + 1);
+			}
+		}
 		/* the spec's unnumbered reference text is not in the repository: cite docs/REFERENCE.md */
 		for (const char *r = text; (r = strstr(r, "REFERENCE.txt")) != NULL; r++) {
 			printf("%s:%zu: names REFERENCE.txt, which is not in the repository (cite REFERENCE.md §N)\n",
