@@ -10,7 +10,9 @@
  *     (headings "## 6. Validation", "### 6.1 Header rules"), or a number is
  *     used by two headings,
  *   - the cited item (H4, B2, Q1, ...) is not defined inside that section, as
- *     the first cell of a table row, a heading or a bold list item.
+ *     the first cell of a table row, a heading or a bold list item, or a cited
+ *     "item N" / "point N" / "step N" / "rule N" is not a numbered list item
+ *     "N." of that section.
  * A bare `§X` (no file named just before it) must be a section of one of the
  * documents the citing file names (a document may cite itself; a file naming
  * none: FORMAT.md, ENCODER.md or CONTAINERS.md); a § right after "glTF",
@@ -124,6 +126,18 @@ static void parse_doc(doc *d, const char *text, size_t size)
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol) eol = end;
+		if (!fence) { /* a numbered list item "N. ...": the target of "§X item N" / "point N" / ... */
+			const char *q = p;
+			while (q < eol && *q == ' ') q++;
+			const char *d0 = q;
+			while (q < eol && is_digit(*q) && q - d0 < 4) q++;
+			if (q > d0 && eol - q >= 2 && q[0] == '.' && q[1] == ' ') {
+				char ord[8];
+				ord[0] = '#';
+				memcpy(ord + 1, d0, (size_t)(q - d0));
+				add_item(d, ord, (size_t)(q - d0) + 1, line);
+			}
+		}
 		if (eol - p >= 3 && strncmp(p, "```", 3) == 0) {
 			fence = !fence;
 		} else if (!fence && *p == '#') {
@@ -281,7 +295,20 @@ static const char *read_items_and_push(citations *cs, citation *base, const char
 		}
 	}
 	if (!any) {
+		/* "§9 item 6", "§7.3 point 3", "§2.11 step 3", "§5.3 rule 4": the Nth numbered list item */
+		const char *words[] = {" item ", " point ", " step ", " rule ", NULL};
 		base->item[0] = 0;
+		for (int k = 0; words[k]; k++) {
+			size_t wl = strlen(words[k]);
+			if (!starts(p, end, words[k])) continue;
+			const char *n0 = p + wl, *n1 = n0;
+			while (n1 < end && is_digit(*n1) && n1 - n0 < 4) n1++;
+			if (n1 == n0 || (n1 < end && is_alnum(*n1))) continue;
+			base->item[0] = '#';
+			memcpy(base->item + 1, n0, (size_t)(n1 - n0));
+			base->item[1 + (n1 - n0)] = 0;
+			break;
+		}
 		push(cs, base);
 	}
 	return any ? q : p;
@@ -311,7 +338,7 @@ static void push_bare(const char *text, const char *s, const char *end, citation
 	const char *p = s + 2;
 	if (!read_section(&p, end, c.section, sizeof(c.section))) return;
 	c.line = line_of(text, s);
-	push(bare, &c);
+	read_items_and_push(bare, &c, p, end);
 }
 
 static void scan_text2(const char *text, size_t size, citations *cs, citations *bare)
@@ -432,10 +459,27 @@ static const char *resolve(const doc_set *ds, const citation *c, char *why, size
 	if (c->item[0]) {
 		for (size_t i = 0; i < d->nit; i++)
 			if (strcmp(d->it[i].item, c->item) == 0 && d->it[i].line >= h->line && d->it[i].line < h->end) return NULL;
-		snprintf(why, cap, "%s §%s defines no item %s", c->name, c->section, c->item);
+		if (c->item[0] == '#')
+			snprintf(why, cap, "%s §%s has no numbered item %s", c->name, c->section, c->item + 1);
+		else
+			snprintf(why, cap, "%s §%s defines no item %s", c->name, c->section, c->item);
 		return why;
 	}
 	return NULL;
+}
+
+/* Document d has the section c cites (and its item, if any). */
+static int section_has(const doc *d, const citation *c)
+{
+	for (size_t k = 0; k < d->nh; k++) {
+		if (strcmp(d->h[k].num, c->section) != 0) continue;
+		if (!c->item[0]) return 1;
+		for (size_t i = 0; i < d->nit; i++)
+			if (strcmp(d->it[i].item, c->item) == 0 && d->it[i].line >= d->h[k].line && d->it[i].line < d->h[k].end)
+				return 1;
+		return 0;
+	}
+	return 0;
 }
 
 /* A bare "§X": resolves when one of the documents the citing text names (or, for a document,
@@ -454,16 +498,13 @@ static int resolve_bare(const doc_set *ds, const char *text, const char *path, c
 		for (size_t k = 0; k < d->nh && !numbered; k++) numbered = d->h[k].num[0] != 0;
 		if (!numbered) continue;
 		named = 1;
-		for (size_t k = 0; k < d->nh; k++)
-			if (strcmp(d->h[k].num, c->section) == 0) return 1;
+		if (section_has(d, c)) return 1;
 	}
 	if (named) return 0;
 	const char *defaults[] = {"FORMAT.md", "ENCODER.md", "CONTAINERS.md"};
 	for (size_t j = 0; j < 3; j++) {
 		const doc *d = find_doc(ds, defaults[j]);
-		if (!d) continue;
-		for (size_t k = 0; k < d->nh; k++)
-			if (strcmp(d->h[k].num, c->section) == 0) return 1;
+		if (d && section_has(d, c)) return 1;
 	}
 	return 0;
 }
@@ -631,6 +672,24 @@ static void test_parser(void **state)
 	free(q.c);
 	free(bare.c);
 
+	/* "§X item N": the Nth numbered list item of the section */
+	const char *omd = "## 3. Steps\n1. first\n2. second\n## 4. Next\n3. third\n";
+	doc od;
+	memset(&od, 0, sizeof(od));
+	snprintf(od.name, sizeof(od.name), "O.md");
+	parse_doc(&od, omd, strlen(omd));
+	doc_set ods = {&od, 1};
+	const char *osrc = "O.md \xC2\xA7" "3 step 2, O.md \xC2\xA7" "3 item 3, O.md \xC2\xA7" "4 rule 3\n";
+	citations oc = {0};
+	scan_text(osrc, strlen(osrc), &oc);
+	assert_int_equal(oc.n, 3);
+	char owhy[512];
+	assert_null(resolve(&ods, &oc.c[0], owhy, sizeof(owhy)));
+	assert_non_null(resolve(&ods, &oc.c[1], owhy, sizeof(owhy))); /* item 3 is in §4, not §3 */
+	assert_null(resolve(&ods, &oc.c[2], owhy, sizeof(owhy)));
+	free(oc.c);
+	free_doc(&od);
+
 	/* relative links to missing documents are reported; URLs are not links to check */
 	assert_int_equal(check_links("[a](nope.md) [b](https://example.org/x.md) [c](y.md#z)\n", "/nonexistent-dir", "t", 0), 2);
 
@@ -712,8 +771,9 @@ static void test_repository_citations(void **state)
 			} else if (gltf_spec) {
 				bare_external++;
 			} else {
-				printf("%s:%lu: bare \xC2\xA7%s resolves in none of the documents this file names\n",
-				       fl.paths[i] + strlen(g_root) + 1, (unsigned long)bare.c[k].line, bare.c[k].section);
+				printf("%s:%lu: bare \xC2\xA7%s%s%s resolves in none of the documents this file names\n",
+				       fl.paths[i] + strlen(g_root) + 1, (unsigned long)bare.c[k].line, bare.c[k].section,
+				       bare.c[k].item[0] ? " " : "", bare.c[k].item);
 				fflush(stdout);
 				bad++;
 			}
