@@ -11,7 +11,7 @@
  * structure is exact there and the durations are compared to a relative 1e-4.
  */
 #include "internal.h"
-#include "spline_walk_internal.h"
+#include "stored_format.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * quantizations: a disagreement is a bug of the producer (HKS_E_ARGUMENT).
  */
 #include "internal.h"
-#include "spline_walk_internal.h"
+#include "stored_format.h"
 
 #include <stdio.h>
 

@@ -19,7 +19,7 @@
  */
 #include "encode_internal.h"
 #include "fit.h"
-#include "spline_walk_internal.h"
+#include "stored_format.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,10 +1,11 @@
 /*
- * Helpers shared by the spline walk (src/decode/spline_walk.c), the header
- * check (src/decode/spline_header.c) and the block packer
- * (src/encode/block_pack.c).
+ * Format rules of the stored structure that are not in the public header,
+ * shared by the decoder (src/decode/spline_walk.c, spline_header.c) and the
+ * encoder (src/encode/block_pack.c, encoder.c, recompress.c). Definitions in
+ * src/format/stored_format.c.
  */
-#ifndef HKS_SPLINE_WALK_INTERNAL_H
-#define HKS_SPLINE_WALK_INTERNAL_H
+#ifndef HKS_STORED_FORMAT_H
+#define HKS_STORED_FORMAT_H
 
 #include "internal.h"
 
