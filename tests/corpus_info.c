@@ -3,7 +3,9 @@
  * named by base name is the only file described, with its binder and member
  * in the JSON; a member the binder does not hold exits 1 and describes
  * nothing; with --skeleton the binder's skeleton lists every bone, each
- * parent before its child.
+ * parent before its child. A tagfile copied away from its compendium gets
+ * one missing-compendium message naming where the loader looked, and loads
+ * with --compendium.
  */
 #define _DEFAULT_SOURCE
 #include "hks_test.h"
@@ -81,6 +83,41 @@ static void test_binder_member(void **state)
 	json_decref(root);
 }
 
+static void test_missing_compendium_message(void **state)
+{
+	(void)state;
+	char folder[4096];
+	snprintf(folder, sizeof(folder), "%s/elden_ring/c1000", corpus);
+	size_t count = 0;
+	char **files = hks_test_list_files(folder, ".hkx", &count);
+	const char *pick = NULL;
+	for (size_t i = 0; i < count && !pick; i++)
+		if (!strstr(files[i], "keleton"))
+			pick = files[i];
+	assert_non_null(pick);
+	char tmp[] = "/tmp/hks_cmsg_XXXXXX";
+	assert_non_null(mkdtemp(tmp));
+	char cmd[16384], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/clip.hkx'", pick, tmp);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' info '%s/clip.hkx' 2>&1", cli, tmp);
+	assert_int_equal(run(cmd, &out), 1);
+	const char *m = strstr(out, "not found: searched ");
+	assert_non_null(m);
+	assert_null(strstr(m + strlen("not found: searched "), "searched")); /* one count, not two */
+	assert_null(strstr(out, "searched 0 compendiums"));
+	assert_non_null(strstr(out, "folder"));
+	assert_non_null(strstr(out, tmp));
+	assert_non_null(strstr(out, "--compendium"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' info --compendium '%s' '%s/clip.hkx' 2>&1", cli, folder, tmp);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+	hks_test_free_list(files, count);
+}
+
 int main(void)
 {
 	corpus = hks_test_require_corpus("corpus_info");
@@ -91,6 +128,7 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_binder_member),
+		cmocka_unit_test(test_missing_compendium_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
