@@ -369,6 +369,17 @@ hks_result hks_dcx_decompress(const void *data, size_t size, const hks_options *
 hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *like, const hks_options *opts,
                             uint8_t **out, size_t *out_size, hks_error *err);
 
+/* ---- DCX deflate matching (owner: src/encode/dcx_match.c; `bnd pack`, `bnd replace`) ---- */
+
+/*
+ * The zlib level (1-9) at which hks_dcx_compress(raw, like = the DCX's header)
+ * reproduces the DFLT DCX `dcx` byte for byte, `raw` being its decompressed
+ * content; 0 when no level does (another deflate implementation, or not DFLT).
+ * The header's level byte is tried first, then 9 down to 1; zlib's default
+ * strategy and memory level are the writer's.
+ */
+int hks_dcx_match_level(const void *raw, size_t raw_size, const void *dcx, size_t dcx_size);
+
 /*
  * BND4 binders (CONTAINERS.md §6). hks_bnd4_read copies the input: entries
  * point into memory owned by the binder (its arena) until hks_bnd4_free.
