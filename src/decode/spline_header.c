@@ -138,11 +138,11 @@ static hks_result relations(header_check *hc, const hks_file *file, const hks_an
 		                     (int)h->max_frames_per_block);
 
 	/* The durations (FORMAT.md §1.1), each operation rounded to f32. */
-	float frame = a->duration / (float)(h->num_frames - 1);
+	float frame = hks_rule_frame_duration(a->duration, h->num_frames);
 	HKS_TRY(check_f32(hc, "frameDuration", "duration / (numFrames - 1)", h->frame_duration, frame, retail));
-	float block = h->frame_duration * (float)(h->max_frames_per_block - 1);
+	float block = hks_rule_block_duration(h->frame_duration, h->max_frames_per_block);
 	HKS_TRY(check_f32(hc, "blockDuration", "frameDuration * (maxFramesPerBlock - 1)", h->block_duration, block, retail));
-	float inverse = 1.0f / h->block_duration;
+	float inverse = hks_rule_block_inverse_duration(h->block_duration);
 	HKS_TRY(check_f32(hc, "blockInverseDuration", "1 / blockDuration", h->block_inverse_duration, inverse, retail));
 
 	uint32_t nb = hks_expected_num_blocks(h->num_frames, h->max_frames_per_block);

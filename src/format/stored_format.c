@@ -68,6 +68,21 @@ int32_t hks_expected_mask_size(int32_t num_transform_tracks, int32_t num_float_t
 	return v > INT32_MAX ? -1 : (int32_t)v;
 }
 
+float hks_rule_frame_duration(float duration, int32_t num_frames)
+{
+	return duration / (float)(num_frames - 1);
+}
+
+float hks_rule_block_duration(float frame_duration, int32_t max_frames_per_block)
+{
+	return frame_duration * (float)(max_frames_per_block - 1);
+}
+
+float hks_rule_block_inverse_duration(float block_duration)
+{
+	return 1.0f / block_duration;
+}
+
 void hks_stored_free(hks_stored_animation *stored)
 {
 	if (stored)

@@ -14,4 +14,12 @@ uint32_t hks_expected_num_blocks(int32_t num_frames, int32_t max_frames_per_bloc
 /* FORMAT.md §1.1: (4·T + F + 3) & ~3; -1 when it overflows. */
 int32_t hks_expected_mask_size(int32_t num_transform_tracks, int32_t num_float_tracks);
 
+/* FORMAT.md §1.1, the header's durations as FromSoftware's writer computes
+ * them, each a single f32 operation: frameDuration = duration / (numFrames − 1),
+ * blockDuration = frameDuration · (mfpb − 1), blockInverseDuration =
+ * 1 / blockDuration. The encoder writes them, the header check compares. */
+float hks_rule_frame_duration(float duration, int32_t num_frames);
+float hks_rule_block_duration(float frame_duration, int32_t max_frames_per_block);
+float hks_rule_block_inverse_duration(float block_duration);
+
 #endif
