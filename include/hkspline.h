@@ -369,6 +369,17 @@ hks_result hks_dcx_decompress(const void *data, size_t size, const hks_options *
 hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *like, const hks_options *opts,
                             uint8_t **out, size_t *out_size, hks_error *err);
 
+/* ---- DCX deflate matching (owner: src/encode/dcx_match.c; `bnd pack`, `bnd replace`) ---- */
+
+/*
+ * The zlib level (1-9) at which hks_dcx_compress(raw, like = the DCX's header)
+ * reproduces the DFLT DCX `dcx` byte for byte, `raw` being its decompressed
+ * content; 0 when no level does (another deflate implementation, or not DFLT).
+ * The header's level byte is tried first, then 9 down to 1; zlib's default
+ * strategy and memory level are the writer's.
+ */
+int hks_dcx_match_level(const void *raw, size_t raw_size, const void *dcx, size_t dcx_size);
+
 /*
  * BND4 binders (CONTAINERS.md §6). hks_bnd4_read copies the input: entries
  * point into memory owned by the binder (its arena) until hks_bnd4_free.
@@ -628,6 +639,30 @@ hks_result hks_spline_repack_compare(const hks_animation *anim, int guard, hks_e
  * relation and both values.
  */
 hks_result hks_spline_check_header(const hks_file *file, uint32_t animation, hks_error *err);
+
+/* ---- graded conformance (owner: src/decode/spline_header.c; `hkspline check`) ---- */
+
+/*
+ * An error: the animation cannot be read, walked or sampled as stored (a
+ * structural relation is broken, or the durations are off by more than a
+ * relative 1e-4). A warning: it decodes, but breaks a producer rule that
+ * FromSoftware's writer always follows (FromSoftware tagfiles only: the f32
+ * durations bit for bit while within a relative 1e-4, maskAndQuantizationSize
+ * larger than (4T + F + 3) & ~3, non-empty transformOffsets / floatOffsets).
+ * The walk's conformance issues (hks_stored_animation.conformance_issues) are
+ * warnings too.
+ */
+typedef enum hks_level {
+	HKS_LEVEL_NONE = 0,
+	HKS_LEVEL_WARNING = 1,
+	HKS_LEVEL_ERROR = 2
+} hks_level;
+
+/* hks_spline_check_header, graded: the worst level found. `warning` (may be
+ * NULL) gets the first producer-rule violation, `error` (may be NULL) the
+ * first structural one; each is cleared first. HKS_LEVEL_NONE exactly when
+ * hks_spline_check_header passes. */
+hks_level hks_spline_grade_header(const hks_file *file, uint32_t animation, hks_error *warning, hks_error *error);
 
 /* ====================================================================== */
 /* === SECTION: sampling (owner: src/decode/sample.c) =================== */

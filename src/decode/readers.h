@@ -26,9 +26,4 @@ hks_result hks_packfile_parse(hks_ctx *ctx, const uint8_t *data, size_t size, hk
 /* Havok XML (src/decode/xml.c). */
 hks_result hks_xml_parse(hks_ctx *ctx, const uint8_t *data, size_t size, hks_file *file);
 
-/* Writers: append the serialized file to `out` (src/encode/tagfile_write.c,
- * src/encode/packfile_write.c). */
-hks_result hks_tagfile_write(hks_ctx *ctx, const hks_file *file, hks_bytebuf *out);
-hks_result hks_packfile_write(hks_ctx *ctx, const hks_file *file, hks_bytebuf *out);
-
 #endif

@@ -13,64 +13,10 @@
  * ever read past the buffer (ThreeComp40 at the very end included).
  */
 #include "internal.h"
-#include "spline_walk_internal.h"
+#include "stored_format.h"
 
 #include <math.h>
 #include <stdio.h>
-
-/* FORMAT.md §3.2: packed size and alignment per rotation selector. */
-static const uint8_t rotation_sizes[6] = {4, 5, 6, 3, 2, 16};
-static const uint8_t rotation_alignments[6] = {4, 1, 2, 1, 2, 4};
-
-uint32_t hks_rotation_size(unsigned selector)
-{
-	return selector < 6 ? rotation_sizes[selector] : 0;
-}
-
-uint32_t hks_rotation_alignment(unsigned selector)
-{
-	return selector < 6 ? rotation_alignments[selector] : 0;
-}
-
-uint32_t hks_block_frames(int32_t num_frames, int32_t max_frames_per_block, uint32_t block)
-{
-	if (num_frames < 2 || max_frames_per_block < 2)
-		return 0;
-	uint64_t first = (uint64_t)block * (uint64_t)(max_frames_per_block - 1);
-	if (first >= (uint64_t)num_frames)
-		return 0;
-	uint64_t left = (uint64_t)num_frames - first;
-	return (uint32_t)(left < (uint64_t)max_frames_per_block ? left : (uint64_t)max_frames_per_block);
-}
-
-int hks_guard_rule(unsigned last_rotation_selector, uint32_t rotation_end, uint32_t padded_block_end)
-{
-	/* FORMAT.md §2.8: selector ThreeComp40 and A − E < 3. */
-	return last_rotation_selector == HKS_ROT_THREECOMP40 && rotation_end <= padded_block_end &&
-	       padded_block_end - rotation_end < 3;
-}
-
-int hks_guard_for_sdk(const char *sdk)
-{
-	/* Only the 2018.1 writer (Elden Ring) appends the guard [P]; 2016.2 never. */
-	return sdk && strcmp(sdk, "20180100") == 0;
-}
-
-uint32_t hks_expected_num_blocks(int32_t num_frames, int32_t max_frames_per_block)
-{
-	/* FORMAT.md §1.1: max(1, (numFrames + mfpb − 3) / (mfpb − 1)). */
-	if (num_frames < 2 || max_frames_per_block < 2)
-		return 0;
-	int64_t n = ((int64_t)num_frames + max_frames_per_block - 3) / (max_frames_per_block - 1);
-	return n < 1 ? 1u : (uint32_t)n;
-}
-
-int32_t hks_expected_mask_size(int32_t num_transform_tracks, int32_t num_float_tracks)
-{
-	/* FORMAT.md §1.1: (4·T + F + 3) & ~3. */
-	int64_t v = ((int64_t)4 * num_transform_tracks + num_float_tracks + 3) & ~(int64_t)3;
-	return v > INT32_MAX ? -1 : (int32_t)v;
-}
 
 /* ---- the walker ------------------------------------------------------ */
 
@@ -425,7 +371,7 @@ static hks_result check_threecomp40(walker *w, const uint8_t *q, uint32_t count,
 /* The rotation part: FORMAT.md §2.5. */
 static hks_result read_rotation(walker *w, hks_stored_part *p, uint8_t m, unsigned selector)
 {
-	uint32_t size = rotation_sizes[selector];
+	uint32_t size = hks_rotation_size(selector);
 	p->flags = m;
 	p->quantization = (uint8_t)selector;
 	p->offset = w->pos;
@@ -438,7 +384,7 @@ static hks_result read_rotation(walker *w, hks_stored_part *p, uint8_t m, unsign
 		count = 1;
 	}
 	if (count) {
-		HKS_TRY(align_to(w, rotation_alignments[selector], "quaternion alignment"));
+		HKS_TRY(align_to(w, hks_rotation_alignment(selector), "quaternion alignment"));
 		uint32_t bytes = count * size;
 		if (!have(w, bytes))
 			return overrun(w, bytes, "packed quaternions");
@@ -795,10 +741,4 @@ hks_result hks_stored_read(const hks_animation *anim, const hks_walk_options *op
 	hks_arena_set_ctx(arena, NULL);
 	*out = s;
 	return HKS_OK;
-}
-
-void hks_stored_free(hks_stored_animation *stored)
-{
-	if (stored)
-		hks_arena_free(stored->arena);
 }

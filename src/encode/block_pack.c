@@ -13,7 +13,7 @@
  * quantizations: a disagreement is a bug of the producer (HKS_E_ARGUMENT).
  */
 #include "internal.h"
-#include "spline_walk_internal.h"
+#include "stored_format.h"
 
 #include <stdio.h>
 
@@ -288,9 +288,9 @@ hks_result hks_stored_pack(const hks_stored_animation *s, const hks_pack_options
 	(void)guard_bytes;
 
 	/* ENCODER.md §5.1: the header in f32 arithmetic, each operation rounded. */
-	float frame_duration = s->duration / (float)(s->num_frames - 1);
-	float block_duration = frame_duration * (float)(s->max_frames_per_block - 1);
-	float block_inverse_duration = 1.0f / block_duration;
+	float frame_duration = hks_rule_frame_duration(s->duration, s->num_frames);
+	float block_duration = hks_rule_block_duration(frame_duration, s->max_frames_per_block);
+	float block_inverse_duration = hks_rule_block_inverse_duration(block_duration);
 
 	hks_spline_header *h = &p->header;
 	h->num_frames = s->num_frames;

@@ -19,7 +19,7 @@
  */
 #include "encode_internal.h"
 #include "fit.h"
-#include "spline_walk_internal.h"
+#include "stored_format.h"
 
 #include <float.h>
 #include <math.h>
@@ -595,9 +595,9 @@ static hks_result encode_all(encoder *e, const hks_encode_options *opts, hks_sto
 	s->max_frames_per_block = (int32_t)mfpb;
 	s->mask_and_quantization_size = hks_expected_mask_size((int32_t)T, (int32_t)F);
 	s->duration = in->duration;
-	s->frame_duration = in->duration / (float)(in->num_frames - 1);
-	s->block_duration = s->frame_duration * (float)(mfpb - 1);
-	s->block_inverse_duration = 1.0f / s->block_duration;
+	s->frame_duration = hks_rule_frame_duration(in->duration, s->num_frames);
+	s->block_duration = hks_rule_block_duration(s->frame_duration, s->max_frames_per_block);
+	s->block_inverse_duration = hks_rule_block_inverse_duration(s->block_duration);
 	s->num_blocks = hks_expected_num_blocks(s->num_frames, s->max_frames_per_block);
 	s->data_offset = -1; /* not read from a file: no byte offsets in messages */
 	e->knot_factor = hks_knot_factor(s->num_frames, s->duration);

@@ -15,6 +15,7 @@
  * comes out byte for byte as it went in.
  */
 #include "packfile.h"
+#include "file_write.h"
 
 #include <stdlib.h>
 

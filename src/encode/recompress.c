@@ -26,7 +26,7 @@
  */
 #include "encode_internal.h"
 #include "record.h"
-#include "spline_walk_internal.h"
+#include "stored_format.h"
 
 #include <math.h>
 

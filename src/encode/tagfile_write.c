@@ -7,6 +7,7 @@
  * whose spline members were replaced (hks_file_replace_spline).
  */
 #include "tagfile.h"
+#include "file_write.h"
 
 #include <stdlib.h>
 

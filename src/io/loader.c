@@ -809,15 +809,27 @@ static void build_input_set(hks_loader *L)
 	}
 }
 
+/* One searched location for the missing-compendium message: "; what PATH (n files)". */
+static void where_add(char *where, size_t cap, const char *what, const char *path, size_t files)
+{
+	size_t len = strlen(where);
+	if (len + 1 < cap)
+		snprintf(where + len, cap - len, "%s%s%s%s (%zu file%s)", len ? "; " : "", what, path ? " " : "",
+		         path ? path : "", files, files == 1 ? "" : "s");
+}
+
 /*
  * The compendium set for a TCRF file with `id` loaded from `src`: the first
  * location (binder, folder, options) that holds the ID. When none does, the
  * reader still gets a set (or NULL) and reports the missing ID itself;
- * *searched_files / *searched_locations describe the search for the message.
+ * *searched_files / *searched_locations and `where` (each location with its
+ * compendium files) describe the search for the message.
  */
 static const hks_compendium_set *resolve_compendium(hks_loader *L, const source *src, const uint8_t id[8],
-                                                    size_t *searched_files, size_t *searched_locations)
+                                                    size_t *searched_files, size_t *searched_locations,
+                                                    char *where, size_t where_cap)
 {
+	where[0] = '\0';
 	const hks_compendium_set *fallback = NULL;
 	*searched_files = 0;
 	*searched_locations = 0;
@@ -831,6 +843,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		}
 		(*searched_locations)++;
 		*searched_files += a->num_compendium_files;
+		where_add(where, where_cap, "own binder", a->disk_path, a->num_compendium_files);
 		if (a->compendiums && hks_compendium_set_contains(a->compendiums, id)) {
 			pthread_mutex_unlock(&L->mutex);
 			return a->compendiums;
@@ -846,6 +859,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		}
 		(*searched_locations)++;
 		*searched_files += f->num_compendium_files;
+		where_add(where, where_cap, "folder", f->path, f->num_compendium_files);
 		if (f->compendiums && hks_compendium_set_contains(f->compendiums, id)) {
 			pthread_mutex_unlock(&L->mutex);
 			return f->compendiums;
@@ -859,6 +873,11 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 	}
 	*searched_locations += L->opts.num_compendium_paths;
 	*searched_files += L->global_files;
+	for (size_t i = 0; i < L->opts.num_compendium_paths; i++)
+		where_add(where, where_cap, "--compendium", L->opts.compendium_paths[i],
+		          L->opts.num_compendium_paths == 1 ? L->global_files : 0);
+	if (L->opts.num_compendium_paths > 1)
+		where_add(where, where_cap, "--compendium paths together", NULL, L->global_files);
 	if (L->global) {
 		if (hks_compendium_set_contains(L->global, id)) {
 			pthread_mutex_unlock(&L->mutex);
@@ -872,6 +891,8 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 	}
 	*searched_locations += L->num_inputs;
 	*searched_files += L->input_files;
+	if (L->num_inputs)
+		where_add(where, where_cap, L->num_inputs == 1 ? "the path given" : "the paths given", NULL, L->input_files);
 	if (L->input_set && hks_compendium_set_contains(L->input_set, id))
 		fallback = L->input_set;
 	pthread_mutex_unlock(&L->mutex);
@@ -1201,8 +1222,9 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 	memcpy(ld->sdk, sn.sdk, sizeof(ld->sdk));
 	const hks_compendium_set *set = NULL;
 	size_t searched_files = 0, searched_locations = 0;
+	char where[600] = "";
 	if (sn.container == HKS_CONTAINER_TAGFILE && sn.has_tcrf)
-		set = resolve_compendium(L, src, sn.tcrf_id, &searched_files, &searched_locations);
+		set = resolve_compendium(L, src, sn.tcrf_id, &searched_files, &searched_locations, where, sizeof(where));
 
 	hks_read_options ro;
 	memset(&ro, 0, sizeof(ro));
@@ -1218,13 +1240,15 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 		if (!ld->error.file[0])
 			snprintf(ld->error.file, sizeof(ld->error.file), "%s", ld->path);
 		if (r == HKS_E_COMPENDIUM) {
-			/* CONTAINERS.md §2.11 step 3: say where we looked and what to do */
-			size_t len = strlen(ld->error.message);
-			snprintf(ld->error.message + len, sizeof(ld->error.message) - len,
-			         " [the loader searched %zu compendium file%s in %zu location%s: own binder, folder, "
-			         "--compendium paths]",
-			         searched_files, searched_files == 1 ? "" : "s", searched_locations,
-			         searched_locations == 1 ? "" : "s");
+			/* CONTAINERS.md §2.11 step 3: say where we looked and what to do (one
+			 * message: the reader's own count only knows the set it was given) */
+			char id[17];
+			hks_format_id(sn.tcrf_id, id);
+			snprintf(ld->error.message, sizeof(ld->error.message),
+			         "compendium %s not found: searched %zu compendium file%s in %zu location%s (%s); pass the "
+			         "folder or binder that holds it (--compendium)",
+			         id, searched_files, searched_files == 1 ? "" : "s", searched_locations,
+			         searched_locations == 1 ? "" : "s", where[0] ? where : "none");
 		}
 	}
 	return HKS_OK;

@@ -22,8 +22,12 @@
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: hkspline bench decode [--json] [--repeat N] [--compendium P]... PATH...\n"
-	             "  walk + sample every frame of every spline animation found, single thread,\n"
-	             "  file loading excluded; reports ns per track-sample and MB/s of output\n");
+	             "       hkspline bench encode [--json] [--solver havok|quality] [--compendium P]... PATH...\n"
+	             "       hkspline bench encode --scaling [--json] [--solver havok|quality]\n"
+	             "  decode: walk + sample every frame of every spline animation found, single thread,\n"
+	             "  file loading excluded; reports ns per track-sample and MB/s of output\n"
+	             "  encode: re-encode the decoded frames of every spline animation found\n"
+	             "  ('hkspline bench encode --help'; figures in docs/BENCHMARKS.md)\n");
 }
 
 static double now_seconds(void)

@@ -28,13 +28,15 @@ static void usage(FILE *out)
 	        "      put FILE's bytes in place of MEMBER; OUT is a DCX when BINDER was\n"
 	        "  hkspline bnd pack DIR -o OUT [--dcx|--no-dcx] [--deflate-level N]\n"
 	        "      rebuild a binder from a folder written by 'extract' (byte for byte when\n"
-	        "      nothing changed); OUT is a DCX when the extracted binder was\n"
+	        "      nothing changed and a zlib level reproduces the DCX: a note says so);\n"
+	        "      OUT is a DCX when the extracted binder was\n"
 	        "\n"
 	        "BINDER is a .anibnd (BND4) or .anibnd.dcx (DCX DFLT around a BND4). MEMBER is\n"
 	        "a member's full name or its base name (case-insensitive), e.g. a000_003000.hkx.\n"
 	        "DCX archives are written as DFLT (zlib) keeping the input's DCX header; zlib\n"
-	        "deflates at the header's level byte unless --deflate-level N (1-9) is given\n"
-	        "(6 reproduces archives written by .NET-based binder tools; docs/BINDERS.md).\n");
+	        "deflates at the level that reproduces the source's compressed bytes when one\n"
+	        "does (found by extract and replace: the header's level, then 9 to 1), else at\n"
+	        "the header's level byte; --deflate-level N (1-9) overrides (docs/BINDERS.md).\n");
 }
 
 /* ---- loading a binder (plain or DCX) -------------------------------- */
@@ -43,9 +45,25 @@ typedef struct loaded_binder {
 	hks_bnd4 *bnd;
 	bool was_dcx;
 	hks_dcx_info dcx;
+	int match_level; /* with load_binder_match: the zlib level that reproduces the DCX, 0 none */
 } loaded_binder;
 
-static bool load_binder(const char *path, loaded_binder *lb)
+static bool load_binder_match(const char *path, loaded_binder *lb, bool match);
+static bool load_binder(const char *path, loaded_binder *lb) { return load_binder_match(path, lb, false); }
+
+/* The note line on how the DCX stream will be written (bnd extract / pack / replace). */
+static void deflate_note(int match_level, int header_level, bool from_manifest)
+{
+	if (match_level)
+		printf("note: zlib level %d reproduces the original DCX stream%s\n", match_level,
+		       from_manifest ? " (found by 'bnd extract')" : "");
+	else
+		printf("note: no zlib level reproduces the original DCX stream (another deflate implementation); "
+		       "deflating at the header's level %d, the archive will differ in its compressed bytes\n",
+		       header_level >= 1 && header_level <= 9 ? header_level : 9);
+}
+
+static bool load_binder_match(const char *path, loaded_binder *lb, bool match)
 {
 	memset(lb, 0, sizeof(*lb));
 	size_t size = 0;
@@ -68,6 +86,8 @@ static bool load_binder(const char *path, loaded_binder *lb)
 		lb->was_dcx = true;
 		bytes = inflated;
 		bytes_size = inflated_size;
+		if (match)
+			lb->match_level = hks_dcx_match_level(inflated, inflated_size, data, size);
 	}
 	hks_result r = hks_bnd4_read(bytes, bytes_size, &opts, &lb->bnd, &err);
 	if (inflated)
@@ -396,7 +416,7 @@ static int bnd_extract(int argc, char **argv)
 		dir = default_dir;
 	}
 	loaded_binder lb;
-	if (!load_binder(path, &lb)) {
+	if (!load_binder_match(path, &lb, num_members == 0)) {
 		free(members);
 		return 1;
 	}
@@ -439,6 +459,9 @@ static int bnd_extract(int argc, char **argv)
 			fprintf(manifest, "dcx-header\t");
 			put_hex(manifest, lb.dcx.header, HKS_DCX_HEADER_SIZE);
 			fputc('\n', manifest);
+			/* the zlib level that reproduces the stream (0: none), for pack */
+			fprintf(manifest, "dcx-deflate-level\t%d\n", lb.match_level);
+			deflate_note(lb.match_level, lb.dcx.level, false);
 		}
 	}
 	uint32_t written = 0;
@@ -557,7 +580,7 @@ static int bnd_replace(int argc, char **argv)
 	if (!new_data)
 		return 1;
 	loaded_binder lb;
-	if (!load_binder(pos[0], &lb)) {
+	if (!load_binder_match(pos[0], &lb, o.deflate_level == 0)) {
 		free(new_data);
 		return 1;
 	}
@@ -593,7 +616,10 @@ static int bnd_replace(int argc, char **argv)
 		goto done;
 	}
 	bool dcx = o.force_dcx >= 0 ? o.force_dcx == 1 : lb.was_dcx;
-	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, o.deflate_level, o.out);
+	if (dcx && lb.was_dcx && !o.deflate_level)
+		deflate_note(lb.match_level, lb.dcx.level, false);
+	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, o.deflate_level ? o.deflate_level : lb.match_level,
+	                           o.out);
 	if (!wrote)
 		goto done;
 	printf("replaced entry %u (%s): %llu -> %llu bytes; wrote %s (%zu bytes%s)\n", index, e->name,
@@ -655,6 +681,7 @@ static int bnd_pack(int argc, char **argv)
 	hks_bnd4 *bnd = NULL;
 	hks_dcx_info dcx;
 	bool have_dcx = false, have_magic = false;
+	int manifest_level = -1; /* dcx-deflate-level: -1 not given (older manifests) */
 	memset(&dcx, 0, sizeof(dcx));
 	hks_error err;
 	unsigned line_no = 0;
@@ -698,6 +725,10 @@ static int bnd_pack(int argc, char **argv)
 			memcpy(dcx.compression, dcx.header + 0x28, 4);
 			dcx.level = dcx.header[0x30];
 			have_dcx = true;
+		} else if (!strcmp(f[0], "dcx-deflate-level") && nf == 2) {
+			manifest_level = atoi(f[1]);
+			if (manifest_level < 0 || manifest_level > 9)
+				manifest_level = 0;
 		} else if (!strcmp(f[0], "entry") && nf == 6 && bnd) {
 			char *end = NULL;
 			long long id = strtoll(f[1], &end, 10);
@@ -732,7 +763,12 @@ static int bnd_pack(int argc, char **argv)
 		goto done;
 	}
 	bool want_dcx = o.force_dcx >= 0 ? o.force_dcx == 1 : have_dcx;
-	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, o.deflate_level, o.out);
+	int level = o.deflate_level;
+	if (want_dcx && have_dcx && !level && manifest_level >= 0) {
+		level = manifest_level;
+		deflate_note(manifest_level, dcx.level, true);
+	}
+	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, level, o.out);
 	if (!wrote)
 		goto done;
 	printf("packed %u members from %s into %s (%zu bytes%s)\n", bnd->num_entries, dir, o.out, wrote,

@@ -9,6 +9,11 @@
  * (hks_spline_repack_compare) and "roundtrip" (hks_file_write reproduces the
  * file's bytes). Files are processed by N worker threads; each file's result
  * is stored in its own slot, so the output is the same for every -j.
+ *
+ * Graded conformance: each entry is an error (the file cannot be read, walked
+ * or sampled, or a requested stage fails) or a warning (it decodes, but breaks
+ * a producer rule: hks_spline_grade_header's warnings and the walk's
+ * conformance issues). Only errors fail a file, unless --strict.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_units.h"
@@ -20,7 +25,7 @@
 #define SAMPLE_CHUNK_FRAMES 256u
 
 typedef struct check_counts {
-	uint64_t files, files_failed, animations, header_ok, decoded, walk_exact, repack_exact, roundtrip_exact;
+	uint64_t files, files_failed, warnings, animations, header_ok, decoded, walk_exact, repack_exact, roundtrip_exact;
 	/* --reencode (docs/RECORD.md) */
 	uint64_t reencode_exact, reencode_spline_parts, reencode_spline_parts_exact, record_exact, record_bytes, data_bytes;
 	uint64_t reencode_first_diff[HKS_DIFF_COUNT];
@@ -29,6 +34,7 @@ typedef struct check_counts {
 typedef struct check_failure {
 	int32_t animation;   /* -1: the file as a whole */
 	const char *stage;   /* "parse", "header", "decode", "repack", "roundtrip" */
+	bool warning;        /* level "warning" (else "error") */
 	char *error;
 } check_failure;
 
@@ -45,9 +51,10 @@ typedef struct check_job {
 	bool repack;
 	bool roundtrip;
 	bool reencode;
+	bool strict;          /* warnings fail files too */
 } check_job;
 
-static void add_failure(file_result *fr, int32_t animation, const char *stage, const char *message)
+static void add_entry(file_result *fr, int32_t animation, const char *stage, bool warning, const char *message)
 {
 	check_failure *p = (check_failure *)realloc(fr->failures, (fr->num_failures + 1) * sizeof(check_failure));
 	if (!p)
@@ -55,15 +62,26 @@ static void add_failure(file_result *fr, int32_t animation, const char *stage, c
 	fr->failures = p;
 	p[fr->num_failures].animation = animation;
 	p[fr->num_failures].stage = stage;
+	p[fr->num_failures].warning = warning;
 	p[fr->num_failures].error = strdup(message ? message : "");
 	fr->num_failures++;
 }
 
-static void add_error(file_result *fr, int32_t animation, const char *stage, const hks_error *err)
+static void add_failure(file_result *fr, int32_t animation, const char *stage, const char *message)
+{
+	add_entry(fr, animation, stage, false, message);
+}
+
+static void add_level(file_result *fr, int32_t animation, const char *stage, bool warning, const hks_error *err)
 {
 	char buf[2048];
 	hks_error_format(err, buf, sizeof(buf));
-	add_failure(fr, animation, stage, buf);
+	add_entry(fr, animation, stage, warning, buf);
+}
+
+static void add_error(file_result *fr, int32_t animation, const char *stage, const hks_error *err)
+{
+	add_level(fr, animation, stage, false, err);
 }
 
 /* Walk every block, then sample every frame. *walk_exact: no conformance issue. */
@@ -229,10 +247,13 @@ static void check_one(void *ctx, size_t index, const char *path, hks_result r, c
 		if (anim->kind != HKS_ANIMATION_SPLINE)
 			continue;
 		fr->counts.animations++;
-		hks_error err;
-		if (hks_spline_check_header(file, i, &err) == HKS_OK)
+		hks_error err, warning;
+		hks_level level = hks_spline_grade_header(file, i, &warning, &err);
+		if (level == HKS_LEVEL_NONE)
 			fr->counts.header_ok++;
-		else
+		if (warning.code != HKS_OK)
+			add_level(fr, (int32_t)i, "header", true, &warning);
+		if (level == HKS_LEVEL_ERROR)
 			add_error(fr, (int32_t)i, "header", &err);
 		bool exact = false;
 		hks_error_clear(&err);
@@ -241,7 +262,7 @@ static void check_one(void *ctx, size_t index, const char *path, hks_result r, c
 			if (exact)
 				fr->counts.walk_exact++;
 			else
-				add_error(fr, (int32_t)i, "decode", &err);
+				add_level(fr, (int32_t)i, "decode", true, &err);
 		} else {
 			add_error(fr, (int32_t)i, "decode", &err);
 		}
@@ -262,8 +283,12 @@ static void check_one(void *ctx, size_t index, const char *path, hks_result r, c
 		else
 			add_failure(fr, -1, "roundtrip", msg);
 	}
-	if (fr->num_failures)
-		fr->counts.files_failed = 1;
+	for (size_t f = 0; f < fr->num_failures; f++) {
+		if (fr->failures[f].warning)
+			fr->counts.warnings++;
+		if (!fr->failures[f].warning || job->strict)
+			fr->counts.files_failed = 1;
+	}
 }
 
 /* ---- aggregation and output ---- */
@@ -277,6 +302,7 @@ static void add_counts(check_counts *a, const check_counts *b)
 {
 	a->files += b->files;
 	a->files_failed += b->files_failed;
+	a->warnings += b->warnings;
 	a->animations += b->animations;
 	a->header_ok += b->header_ok;
 	a->decoded += b->decoded;
@@ -304,6 +330,8 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 	cli_json_uint(j, c->files);
 	cli_json_key(j, "files_failed");
 	cli_json_uint(j, c->files_failed);
+	cli_json_key(j, "warnings");
+	cli_json_uint(j, c->warnings);
 	cli_json_key(j, "animations");
 	cli_json_uint(j, c->animations);
 	cli_json_key(j, "header_ok");
@@ -345,8 +373,8 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 
 static void text_counts(FILE *out, const char *label, const check_counts *c, const check_job *job)
 {
-	fprintf(out, "%-16s %7llu files %6llu failed %7llu animations %7llu header_ok %7llu decoded %7llu walk_exact",
-	        label, (unsigned long long)c->files, (unsigned long long)c->files_failed,
+	fprintf(out, "%-16s %7llu files %6llu failed %6llu warnings %7llu animations %7llu header_ok %7llu decoded %7llu walk_exact",
+	        label, (unsigned long long)c->files, (unsigned long long)c->files_failed, (unsigned long long)c->warnings,
 	        (unsigned long long)c->animations, (unsigned long long)c->header_ok, (unsigned long long)c->decoded,
 	        (unsigned long long)c->walk_exact);
 	if (job->repack)
@@ -365,9 +393,11 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: hkspline check [--json] [--no-progress] [-j N] [--repack] [--roundtrip] [--reencode]\n"
-	        "                      [--compendium FILE|DIR]... PATH...\n"
+	        "                      [--strict] [--compendium FILE|DIR]... PATH...\n"
 	        "Verify every spline animation in the files, folders (recursive), binders and DCX\n"
-	        "archives given. Exit status 0 when every file passes, 1 when any fails, 2 on usage errors.\n");
+	        "archives given. Errors (a file cannot be read, walked or sampled) fail a file; warnings\n"
+	        "(it decodes but breaks a producer rule of FromSoftware's files) do not, unless --strict.\n"
+	        "Exit status 0 when no file fails, 1 when any fails, 2 on usage errors.\n");
 }
 
 int cmd_check(int argc, char **argv)
@@ -375,7 +405,8 @@ int cmd_check(int argc, char **argv)
 	check_job job;
 	memset(&job, 0, sizeof(job));
 	const cli_flag flags[] = {
-	    {"--repack", &job.repack}, {"--roundtrip", &job.roundtrip}, {"--reencode", &job.reencode}, {NULL, NULL}};
+	    {"--repack", &job.repack}, {"--roundtrip", &job.roundtrip}, {"--reencode", &job.reencode},
+	    {"--strict", &job.strict}, {NULL, NULL}};
 	cli_unit_args args;
 	int status = cli_unit_args_parse(&args, argc, argv, "check", flags, usage);
 	if (status >= 0)
@@ -463,6 +494,8 @@ int cmd_check(int argc, char **argv)
 				cli_json_int(&j, fr->failures[f].animation);
 				cli_json_key(&j, "stage");
 				cli_json_string(&j, fr->failures[f].stage);
+				cli_json_key(&j, "level");
+				cli_json_string(&j, fr->failures[f].warning ? "warning" : "error");
 				cli_json_key(&j, "error");
 				cli_json_string(&j, fr->failures[f].error);
 				cli_json_end_object(&j);
@@ -474,11 +507,12 @@ int cmd_check(int argc, char **argv)
 		for (size_t k = 0; k < all; k++) {
 			file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
 			for (size_t f = 0; f < fr->num_failures; f++) {
+				const char *tag = fr->failures[f].warning && !job.strict ? "WARN" : "FAIL";
 				if (fr->failures[f].animation >= 0)
-					printf("FAIL %s: animation %d: %s: %s\n", fr->path, (int)fr->failures[f].animation,
+					printf("%s %s: animation %d: %s: %s\n", tag, fr->path, (int)fr->failures[f].animation,
 					       fr->failures[f].stage, fr->failures[f].error);
 				else
-					printf("FAIL %s: %s: %s\n", fr->path, fr->failures[f].stage, fr->failures[f].error);
+					printf("%s %s: %s: %s\n", tag, fr->path, fr->failures[f].stage, fr->failures[f].error);
 			}
 		}
 		for (size_t s = 0; sdks && s < num_sdks; s++)

@@ -23,7 +23,7 @@ static void usage(FILE *out)
 	        "usage: hkspline decode [--compendium P]... [--skeleton S] [--hex] [--time-step T] IN -o OUT.json|OUT.csv\n"
 	        "       hkspline decode [--compendium P]... [--skeleton S] IN -o OUT.glb|OUT.gltf   (docs/GLTF.md)\n"
 	        "  IN          a Havok file, or BINDER:MEMBER for one file inside a binder / DCX\n"
-	        "  -o OUT      .json or .csv by extension ('-' writes JSON to stdout)\n"
+	        "  -o OUT      .json, .csv, .glb or .gltf by extension ('-' writes JSON to stdout)\n"
 	        "  --hex       every float as its 8-hex-digit bit pattern\n"
 	        "  --time-step T  sample in time mode at t = 0, T, 2T, ... <= duration (seconds)\n"
 	        "  --skeleton S   skeleton file for bone names (default: the file's own, its binder's or folder's)\n");
@@ -361,7 +361,8 @@ int cmd_decode(int argc, char **argv)
 	if (olen >= 4 && !strcasecmp(out_path + olen - 4, ".csv"))
 		csv = true;
 	else if (strcmp(out_path, "-") && !(olen >= 5 && !strcasecmp(out_path + olen - 5, ".json"))) {
-		fprintf(stderr, "hkspline decode: -o wants a .json or .csv file (or '-')\n");
+		fprintf(stderr, "hkspline decode: -o wants a .json, .csv, .glb or .gltf file (or '-' for JSON on stdout), not '%s'\n",
+		        out_path);
 		free(comps);
 		return 2;
 	}

@@ -1,13 +1,17 @@
 /*
  * hkspline info: describe every Havok file under the given paths: container,
  * SDK, animations (with the rotation selectors their blocks use), bindings
- * and skeletons. Text or --json (docs/CLI.md).
+ * and skeletons. Text or --json (docs/CLI.md). A PATH may be BINDER:MEMBER
+ * (one member of a binder, by full or base name) as in the other commands;
+ * --skeleton adds every skeleton's bones, parents, reference pose and float
+ * slots.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_units.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Selector codes are 4 bits (FORMAT.md §2.3): 0-5 valid, 6-15 invalid. */
 #define SELECTOR_CODES 16
@@ -52,6 +56,93 @@ static const char *blend_hint_name(int8_t hint)
 	default: return "unknown";
 	}
 }
+
+static void print_vec(FILE *out, const char *label, const float *v, int n)
+{
+	fprintf(out, " %s (", label);
+	for (int k = 0; k < n; k++)
+		fprintf(out, "%s%.9g", k ? " " : "", (double)v[k]);
+	fputc(')', out);
+}
+
+/* --skeleton: one line per bone (index, name, parent, reference pose), then the float slots. */
+static void print_skeleton_text(FILE *out, const hks_skeleton *s)
+{
+	for (uint32_t b = 0; b < s->num_bones; b++) {
+		const char *name = s->bone_names && s->bone_names[b] ? s->bone_names[b] : "";
+		fprintf(out, "    bone %u: \"%s\", parent %d", b, name,
+		        b < s->num_parent_indices && s->parent_indices ? (int)s->parent_indices[b] : -1);
+		if (b < s->num_reference_pose && s->reference_pose) {
+			const hks_qs_transform *t = &s->reference_pose[b];
+			print_vec(out, "translation", t->translation, 3);
+			print_vec(out, "rotation", t->rotation, 4);
+			print_vec(out, "scale", t->scale, 3);
+		}
+		fputc('\n', out);
+	}
+	for (uint32_t k = 0; k < s->num_float_slots; k++) {
+		fprintf(out, "    float slot %u: \"%s\"", k, s->float_slots && s->float_slots[k] ? s->float_slots[k] : "");
+		if (k < s->num_reference_floats && s->reference_floats)
+			fprintf(out, ", reference %.9g", (double)s->reference_floats[k]);
+		fputc('\n', out);
+	}
+}
+
+static void json_vec(cli_json *j, const char *key, const float *v, int n)
+{
+	cli_json_key(j, key);
+	cli_json_begin_array(j);
+	for (int k = 0; k < n; k++)
+		cli_json_f32(j, v[k]);
+	cli_json_end_array(j);
+}
+
+static void print_skeleton_json(cli_json *j, const hks_skeleton *s)
+{
+	cli_json_key(j, "bone_list");
+	cli_json_begin_array(j);
+	for (uint32_t b = 0; b < s->num_bones; b++) {
+		cli_json_begin_object(j);
+		cli_json_key(j, "index");
+		cli_json_uint(j, b);
+		cli_json_key(j, "name");
+		if (s->bone_names && s->bone_names[b])
+			cli_json_string(j, s->bone_names[b]);
+		else
+			cli_json_null(j);
+		cli_json_key(j, "parent");
+		cli_json_int(j, b < s->num_parent_indices && s->parent_indices ? s->parent_indices[b] : -1);
+		if (b < s->num_reference_pose && s->reference_pose) {
+			const hks_qs_transform *t = &s->reference_pose[b];
+			json_vec(j, "translation", t->translation, 3);
+			json_vec(j, "rotation", t->rotation, 4);
+			json_vec(j, "scale", t->scale, 3);
+		}
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_key(j, "float_slot_list");
+	cli_json_begin_array(j);
+	for (uint32_t k = 0; k < s->num_float_slots; k++) {
+		cli_json_begin_object(j);
+		cli_json_key(j, "index");
+		cli_json_uint(j, k);
+		cli_json_key(j, "name");
+		if (s->float_slots && s->float_slots[k])
+			cli_json_string(j, s->float_slots[k]);
+		else
+			cli_json_null(j);
+		cli_json_key(j, "reference");
+		if (k < s->num_reference_floats && s->reference_floats)
+			cli_json_f32(j, s->reference_floats[k]);
+		else
+			cli_json_null(j);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static bool show_skeleton; /* --skeleton (set once before the workers start) */
 
 static void print_text(FILE *out, const hks_loaded *ld)
 {
@@ -120,6 +211,8 @@ static void print_text(FILE *out, const hks_loaded *ld)
 		const hks_skeleton *s = &f->skeletons[i];
 		fprintf(out, "  skeleton %u: \"%s\", %u bones, %u float slots\n", i, s->name ? s->name : "", s->num_bones,
 		       s->num_float_slots);
+		if (show_skeleton)
+			print_skeleton_text(out, s);
 	}
 }
 
@@ -265,6 +358,8 @@ static void print_json(cli_json *j, const hks_loaded *ld)
 		cli_json_uint(j, s->num_bones);
 		cli_json_key(j, "float_slots");
 		cli_json_uint(j, s->num_float_slots);
+		if (show_skeleton)
+			print_skeleton_json(j, s);
 		cli_json_end_object(j);
 	}
 	cli_json_end_array(j);
@@ -282,6 +377,7 @@ typedef struct info_unit {
 
 typedef struct info_job {
 	info_unit *units; /* one slot per loader unit */
+	bool *skip;       /* per unit: another member of a BINDER:MEMBER path (not shown); NULL: none */
 	cli_json *json;   /* the writer of the "files" array; NULL for text */
 	int status;
 } info_job;
@@ -292,6 +388,8 @@ static void describe_one(void *ctx, size_t index, const char *path, hks_result r
 	info_unit *u = &job->units[index];
 	u->path = path ? path : "?";
 	u->load = r;
+	if (job->skip && job->skip[index])
+		return;
 	if (r != HKS_OK || !ld)
 		return;
 	u->parsed = ld->status == HKS_OK;
@@ -318,6 +416,8 @@ static void print_one(void *ctx, size_t index)
 {
 	info_job *job = (info_job *)ctx;
 	info_unit *u = &job->units[index];
+	if (job->skip && job->skip[index])
+		return;
 	if (u->load != HKS_OK || !u->text) {
 		fprintf(stderr, "hkspline info: %s: %s\n", u->path, hks_result_name(u->load));
 		job->status = 1;
@@ -335,37 +435,102 @@ static void print_one(void *ctx, size_t index)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: hkspline info [--json] [-j N] [--compendium FILE|DIR]... PATH...\n"
+	fprintf(out, "usage: hkspline info [--json] [-j N] [--skeleton] [--compendium FILE|DIR]... PATH...\n"
 	             "Describe the containers, animations, bindings and skeletons of the files, folders\n"
-	             "(recursive), binders and DCX archives given. Exit status 1 when a file cannot be read.\n");
+	             "(recursive), binders and DCX archives given; BINDER:MEMBER names one member of a\n"
+	             "binder. --skeleton: every skeleton's bones (name, parent, reference pose) and float\n"
+	             "slots. Exit status 1 when a file cannot be read.\n");
+}
+
+/* A PATH the loader does not take as it is, read as BINDER:MEMBER: the
+ * binder's units are added, and the range they take and the member's index
+ * are kept in `pick` (the other members are not shown). Returns false after
+ * printing why. */
+typedef struct member_pick {
+	size_t first, count, chosen;
+} member_pick;
+
+static bool add_member_path(hks_loader *loader, const char *in, const hks_error *first_err, member_pick *pick)
+{
+	const char *colon = strrchr(in, ':');
+	if (!colon || colon == in || !colon[1]) {
+		cli_print_error(first_err);
+		return false;
+	}
+	char *prefix = strndup(in, (size_t)(colon - in));
+	const char *member = colon + 1;
+	hks_error err;
+	pick->first = hks_loader_count(loader);
+	pick->count = 0;
+	if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
+		cli_print_error(first_err);
+		free(prefix);
+		return false;
+	}
+	size_t n = hks_loader_count(loader), mlen = strlen(member);
+	pick->count = n - pick->first;
+	pick->chosen = n;
+	for (size_t i = pick->first; i < n && pick->chosen == n; i++) {
+		const char *p = hks_loader_path(loader, i);
+		size_t plen = p ? strlen(p) : 0;
+		if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
+			pick->chosen = i;
+	}
+	if (pick->chosen == n)
+		fprintf(stderr, "hkspline info: %s has no member '%s'\n", prefix, member);
+	free(prefix);
+	return pick->chosen != n;
 }
 
 int cmd_info(int argc, char **argv)
 {
 	cli_unit_args args;
-	int status = cli_unit_args_parse(&args, argc, argv, "info", NULL, usage);
+	bool skeleton = false;
+	const cli_flag flags[] = {{"--skeleton", &skeleton}, {NULL, NULL}};
+	int status = cli_unit_args_parse(&args, argc, argv, "info", flags, usage);
 	if (status >= 0)
 		goto done;
 	status = 2;
 	hks_loader *loader = cli_unit_loader(&args);
 	if (!loader)
 		goto done;
+	show_skeleton = skeleton;
 	info_job job;
 	memset(&job, 0, sizeof(job));
 	hks_error err;
+	member_pick *picks = (member_pick *)calloc(args.num_paths + 1, sizeof(member_pick));
+	size_t num_picks = 0;
 	for (size_t i = 0; i < args.num_paths; i++) {
-		if (hks_loader_add_path(loader, args.paths[i], &err) != HKS_OK) {
+		if (hks_loader_add_path(loader, args.paths[i], &err) == HKS_OK)
+			continue;
+		if (!picks) {
 			cli_print_error(&err);
 			job.status = 1;
+			continue;
 		}
+		member_pick *pk = &picks[num_picks];
+		memset(pk, 0, sizeof(*pk));
+		if (!add_member_path(loader, args.paths[i], &err, pk))
+			job.status = 1;
+		if (pk->count) /* the binder's units: only the member (if found) is shown */
+			num_picks++;
 	}
 	size_t count = hks_loader_count(loader);
 	job.units = (info_unit *)calloc(count + 1, sizeof(info_unit));
-	if (!job.units) {
+	if (num_picks)
+		job.skip = (bool *)calloc(count + 1, sizeof(bool));
+	if (!job.units || (num_picks && !job.skip) || !picks) {
 		fprintf(stderr, "hkspline info: out of memory\n");
+		free(job.units);
+		free(job.skip);
+		free(picks);
 		hks_loader_free(loader);
 		goto done;
 	}
+	for (size_t k = 0; k < num_picks; k++)
+		for (size_t i = picks[k].first; i < picks[k].first + picks[k].count; i++)
+			job.skip[i] = i != picks[k].chosen;
+	free(picks);
 	cli_json j;
 	if (args.json) {
 		cli_json_init(&j, stdout, true);
@@ -384,6 +549,7 @@ int cmd_info(int argc, char **argv)
 	fflush(stdout);
 	status = job.status;
 	free(job.units);
+	free(job.skip);
 	hks_loader_free(loader);
 done:
 	cli_unit_args_free(&args);

@@ -12,14 +12,14 @@ typedef struct command {
 static const command commands[] = {
 	{"info", cmd_info, "describe containers, animations, bindings and skeletons"},
 	{"check", cmd_check, "verify every spline animation found under the given paths"},
-	{"decode", cmd_decode, "decode animations to frames (JSON or CSV)"},
-	{"bench", cmd_bench, "benchmarks (decode)"},
+	{"decode", cmd_decode, "decode animations to frames (JSON, CSV, or glTF .glb/.gltf)"},
+	{"bench", cmd_bench, "decode and encode benchmarks (bench decode, bench encode)"},
 	{"repack", cmd_repack, "decode to the stored structure and write it back"},
-	{"encode", cmd_encode, "encode decoded frames (JSON) into a Havok file (--like ORIGINAL)"},
+	{"encode", cmd_encode, "encode decoded frames (JSON) or a glTF animation into a Havok file"},
 	{"bnd", cmd_bnd, "list, extract, replace and pack BND4 / DCX binders"},
 	{"error", cmd_error, "compression error between two animations (local and object space)"},
-	{"stats", cmd_stats, "compression statistics: sizes, ratio, bytes per category, lanes"},
-	{"recompress", cmd_recompress, "predict with the encoder and write the reconstruction record (exact)"},
+	{"stats", cmd_stats, "compression statistics: ratio, bytes per category, lane counts"},
+	{"recompress", cmd_recompress, "re-encode from decoded frames plus a reconstruction record, byte for byte"},
 };
 
 static void usage(FILE *out)
@@ -28,7 +28,8 @@ static void usage(FILE *out)
 	        HKS_VERSION_STRING);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nRun 'hkspline COMMAND --help' for a command's options. See docs/CLI.md.\n");
+	fprintf(out, "\nRun 'hkspline COMMAND --help' for a command's options (bench: 'hkspline bench encode --help',\n"
+	             "glTF import: 'hkspline encode IN.glb --help'). See docs/CLI.md and docs/GLTF.md.\n");
 }
 
 int main(int argc, char **argv)
