@@ -129,8 +129,14 @@ static void test_structure_is_an_error(void **state)
 	(void)state;
 	fixture f;
 	good(&f);
-	f.anim.spline.num_block_offsets = 1; /* one blockOffsets entry for two blocks */
+	f.anim.spline.num_block_offsets = 0; /* no blockOffsets entry for two blocks */
 	expect(&f, HKS_LEVEL_ERROR, "blockOffsets");
+
+	/* one entry for two blocks (modder clips): the lenient walk reads block 1
+	 * where block 0 ends, so it is a warning (FORMAT.md §6 H4) */
+	good(&f);
+	f.anim.spline.num_block_offsets = 1;
+	expect(&f, HKS_LEVEL_WARNING, "blockOffsets");
 
 	good(&f);
 	f.anim.spline.num_blocks = 3;
@@ -153,7 +159,7 @@ static void test_structure_is_an_error(void **state)
 	f.anim.spline.frame_duration = 0.033333f;
 	f.anim.spline.block_duration = f.anim.spline.frame_duration * 255.0f;
 	f.anim.spline.block_inverse_duration = 1.0f / f.anim.spline.block_duration;
-	f.anim.spline.num_block_offsets = 1;
+	f.anim.spline.num_block_offsets = 0;
 	hks_error w, e;
 	assert_int_equal(grade(&f, &w, &e), HKS_LEVEL_ERROR);
 	assert_string_equal(w.member, "frameDuration");

@@ -585,6 +585,30 @@ static void test_two_blocks(void **state)
 	expect_error(&f, HKS_E_MALFORMED, 16, 0, -1, HKS_PART_NONE);
 	teardown(&f);
 
+	/* H4 lenient (modder clips): one blockOffsets / floatBlockOffsets entry for
+	 * two blocks. A lenient walk reads block 1 where block 0 ends, with a
+	 * conformance issue; a strict walk refuses it */
+	setup(&f, &b, 1, 0, 300, 2, bo, fbo);
+	f.a.spline.num_block_offsets = 1;
+	f.a.spline.num_float_block_offsets = 1;
+	assert_int_equal(walk(&f, 0), HKS_OK);
+	assert_int_equal(f.s->num_blocks, 2);
+	assert_int_equal(f.s->blocks[1].offset, 16);
+	assert_int_equal(hks_f32_bits(f.s->blocks[1].tracks[0].part[0].static_value[0]), 0x3F800001);
+	assert_true(f.s->conformance_issues >= 1);
+	assert_string_equal(f.s->conformance.member, "data");
+	assert_non_null(strstr(f.s->conformance.message, "blockOffsets holds 1 entries for 2 blocks"));
+	assert_int_equal(walk(&f, 1), HKS_E_MALFORMED);
+	assert_string_equal(f.e.member, "blockOffsets");
+	/* the inferred start past the data: an error, not a read */
+	f.a.spline.data_size = 16;
+	assert_int_equal(walk(&f, 0), HKS_E_MALFORMED);
+	/* no entry at all: still refused */
+	f.a.spline.data_size = 32;
+	f.a.spline.num_block_offsets = 0;
+	assert_int_equal(walk(&f, 0), HKS_E_MALFORMED);
+	teardown(&f);
+
 	/* blockOffsets not 16-aligned, not ascending, numBlocks wrong */
 	uint32_t bad[2] = {0, 8};
 	setup(&f, &b, 1, 0, 300, 2, bad, fbo);

@@ -164,9 +164,19 @@ static hks_result relations(header_check *hc, const hks_file *file, const hks_an
 		                     "maskAndQuantizationSize: stored %d, the masks of %d transform and %d float tracks need %lld",
 		                     (int)h->mask_and_quantization_size, (int)T, (int)F, (long long)4 * T + F);
 	}
-	if (h->num_block_offsets != nb || (nb && !h->block_offsets))
+	uint32_t nbo = nb;
+	if (nb > 1 && h->num_block_offsets >= 1 && h->num_block_offsets < nb && h->block_offsets &&
+	    h->num_float_block_offsets >= 1 && h->num_float_block_offsets <= nb && h->float_block_offsets) {
+		/* fewer offsets than blocks (modder clips): a lenient walk reads the
+		 * missing blocks where the previous one ends (FORMAT.md §6 H4) */
+		nbo = h->num_block_offsets;
+		HKS_TRY(rule_fail(hc, "blockOffsets",
+		                  "blockOffsets: %u entries, numBlocks is %u (the walk reads the missing blocks where the previous "
+		                  "one ends)",
+		                  nbo, nb));
+	} else if (h->num_block_offsets != nb || (nb && !h->block_offsets))
 		return relation_fail(hc, "blockOffsets", "blockOffsets: %u entries, numBlocks is %u", h->num_block_offsets, nb);
-	for (uint32_t b = 0; b < nb; b++) {
+	for (uint32_t b = 0; b < nbo; b++) {
 		uint32_t o = h->block_offsets[b];
 		if (b == 0 && o != 0)
 			return relation_fail(hc, "blockOffsets", "blockOffsets[0]: stored %u, must be 0", o);
@@ -179,7 +189,7 @@ static hks_result relations(header_check *hc, const hks_file *file, const hks_an
 			return relation_fail(hc, "blockOffsets", "blockOffsets[%u]: stored %u, must lie inside the %u bytes of data", b,
 			                     o, h->data_size);
 	}
-	if (h->num_float_block_offsets != nb)
+	if (h->num_float_block_offsets != nb && nbo == nb)
 		return relation_fail(hc, "floatBlockOffsets", "floatBlockOffsets: %u entries, numBlocks is %u",
 		                     h->num_float_block_offsets, nb);
 	if (retail && h->num_transform_offsets)

@@ -35,6 +35,10 @@ typedef struct walker {
 	uint32_t pos;     /* read position relative to the block start */
 	uint32_t frames;  /* F_b */
 	int last_block;
+	/* Blocks whose offsets the header stores (blockOffsets / floatBlockOffsets
+	 * entries); a lenient walk reads the others where the previous block ends
+	 * (FORMAT.md §6 H4). next_start: where block `known_blocks` and later begin. */
+	uint32_t known_blocks, known_float_blocks, next_start;
 	/* current location, for messages */
 	int32_t track;
 	hks_part part;
@@ -435,12 +439,29 @@ static hks_result read_block(walker *w, hks_stored_block *blk, uint32_t b)
 	w->block = (int32_t)b;
 	w->track = -1;
 	w->part = HKS_PART_NONE;
-	w->start = h->block_offsets[b];
 	w->last_block = b + 1 == s->num_blocks;
-	uint32_t next = w->last_block ? w->data_size : h->block_offsets[b + 1];
+	if (b < w->known_blocks)
+		w->start = h->block_offsets[b];
+	else {
+		/* H4 lenient: the header stores fewer offsets than blocks; this block
+		 * is read where the previous one ended (padded to 16) */
+		w->start = w->next_start;
+		if (w->start >= w->data_size)
+			return walk_fail(w, HKS_E_MALFORMED, 0,
+			                 "blockOffsets holds %u entries for %u blocks, and block %u would start at data byte %u, the "
+			                 "end of data (FORMAT.md §6 H4)",
+			                 w->known_blocks, s->num_blocks, b, w->start);
+		HKS_TRY(conformance(w, 0,
+		                    "blockOffsets holds %u entries for %u blocks: block %u is read where block %u ends, at data "
+		                    "byte %u (FORMAT.md §6 H4)",
+		                    w->known_blocks, s->num_blocks, b, b - 1, w->start));
+	}
+	bool next_known = b + 1 < w->known_blocks;
+	uint32_t next = w->last_block || !next_known ? w->data_size : h->block_offsets[b + 1];
 	w->limit = next - w->start;
 	w->frames = hks_block_frames(s->num_frames, s->max_frames_per_block, b);
-	uint32_t fbo = h->float_block_offsets[b];
+	bool float_known = b < w->known_float_blocks;
+	uint32_t fbo = float_known ? h->float_block_offsets[b] : 0;
 	blk->offset = w->start;
 	blk->float_offset = fbo;
 	blk->first_frame = b * (uint32_t)(s->max_frames_per_block - 1);
@@ -465,6 +486,11 @@ static hks_result read_block(walker *w, hks_stored_block *blk, uint32_t b)
 	 * while every other byte follows the format: with F = 0 the mismatch is a
 	 * conformance violation (B3 still checks the block end), else an error.
 	 */
+	if (!float_known) {
+		/* no floatBlockOffsets entry for this block (H4 lenient): the floats follow the transforms */
+		fbo = w->pos;
+		blk->float_offset = fbo;
+	}
 	if (w->pos != fbo) {
 		w->track = T ? (int32_t)T - 1 : -1;
 		w->part = T ? HKS_PART_SCALE : HKS_PART_NONE;
@@ -502,6 +528,10 @@ static hks_result read_block(walker *w, hks_stored_block *blk, uint32_t b)
 	}
 	HKS_TRY(align_to(w, 16, "block padding"));
 	blk->size = padded;
+	if (!w->last_block && !next_known) {
+		w->next_start = w->start + padded; /* the next block's offset is not stored: it starts here */
+		return HKS_OK;
+	}
 	if (padded == w->limit)
 		return HKS_OK;
 	uint32_t extra = w->limit - padded;
@@ -583,12 +613,23 @@ static hks_result check_header(walker *w)
 		                (int)h->mask_and_quantization_size, (int)a->number_of_transform_tracks,
 		                (int)a->number_of_float_tracks, (int)mq);
 	}
-	if (h->num_block_offsets != nb || (nb && !h->block_offsets)) {
+	/* Lenient H4: a header with fewer (block / float block) offsets than blocks
+	 * (modder clips store one entry for two blocks) is walked block after block,
+	 * the missing ones where the previous block ends; strict walks refuse it. */
+	w->known_blocks = h->num_block_offsets;
+	w->known_float_blocks = h->num_float_block_offsets;
+	bool lenient_offsets = !w->strict && nb > 1 && h->num_block_offsets >= 1 && h->num_block_offsets < nb &&
+	                       h->block_offsets && h->num_float_block_offsets >= 1 && h->num_float_block_offsets <= nb &&
+	                       h->float_block_offsets;
+	if (lenient_offsets) {
+		if (w->known_float_blocks > w->known_blocks)
+			w->known_float_blocks = w->known_blocks;
+	} else if (h->num_block_offsets != nb || (nb && !h->block_offsets)) {
 		hks_err_member(ctx, "blockOffsets");
 		return hks_fail(ctx, HKS_E_MALFORMED, a->object_offset, "%u blockOffsets for %u blocks (FORMAT.md §6 H4)",
 		                h->num_block_offsets, nb);
 	}
-	if (h->num_float_block_offsets != nb || (nb && !h->float_block_offsets)) {
+	if (!lenient_offsets && (h->num_float_block_offsets != nb || (nb && !h->float_block_offsets))) {
 		hks_err_member(ctx, "floatBlockOffsets");
 		return hks_fail(ctx, HKS_E_MALFORMED, a->object_offset, "%u floatBlockOffsets for %u blocks (FORMAT.md §6 H5)",
 		                h->num_float_block_offsets, nb);
@@ -597,9 +638,9 @@ static hks_result check_header(walker *w)
 		hks_err_member(ctx, "data");
 		return hks_fail(ctx, HKS_E_ARGUMENT, -1, "spline data pointer is NULL");
 	}
-	for (uint32_t b = 0; b < nb; b++) {
+	for (uint32_t b = 0; b < w->known_blocks; b++) {
 		uint32_t o = h->block_offsets[b];
-		uint32_t next = b + 1 < nb ? h->block_offsets[b + 1] : h->data_size;
+		uint32_t next = b + 1 < w->known_blocks ? h->block_offsets[b + 1] : h->data_size;
 		hks_err_member(ctx, "blockOffsets");
 		if (b == 0 && o != 0)
 			return hks_fail(ctx, HKS_E_MALFORMED, a->object_offset, "blockOffsets[0] is %u, not 0 (FORMAT.md §6 H4)", o);
@@ -612,6 +653,8 @@ static hks_result check_header(walker *w)
 		if (next <= o)
 			return hks_fail(ctx, HKS_E_MALFORMED, a->object_offset,
 			                "blockOffsets not strictly ascending: [%u] = %u, [%u] = %u (FORMAT.md §6 H4)", b, o, b + 1, next);
+		if (b >= w->known_float_blocks)
+			continue;
 		uint32_t fbo = h->float_block_offsets[b];
 		hks_err_member(ctx, "floatBlockOffsets");
 		if (fbo < (uint32_t)mq || fbo > next - o)
