@@ -33,7 +33,7 @@ static hks_result fail_at(hks_ctx *ctx, uint32_t anim, int32_t track, const char
 static bool json_f32(const json_t *v, float *out)
 {
 	if (json_is_number(v)) {
-		*out = (float)json_number_value(v); /* %.9g text: the f32 round-trips exactly */
+		*out = (float)json_number_value(v); /* %.9g text: the f32 round-trips exactly ("-0" too) */
 		return true;
 	}
 	if (!json_is_string(v))
@@ -63,6 +63,19 @@ static bool json_f32(const json_t *v, float *out)
 	return true;
 }
 
+/* An integer in 0 .. max: integers are parsed as reals (JSON_DECODE_INT_AS_REAL,
+ * so that "-0" keeps its sign), hence any integral number. */
+static bool json_count(const json_t *v, double max, uint64_t *out)
+{
+	if (!json_is_number(v))
+		return false;
+	double d = json_number_value(v);
+	if (!(d >= 0 && d <= max) || d != floor(d))
+		return false;
+	*out = (uint64_t)d;
+	return true;
+}
+
 static const char *dup_str(hks_arena *a, const json_t *v, bool *nomem)
 {
 	if (!json_is_string(v))
@@ -76,14 +89,12 @@ static const char *dup_str(hks_arena *a, const json_t *v, bool *nomem)
 static hks_result read_animation(hks_ctx *ctx, hks_arena *arena, const json_t *an, uint32_t ai, size_t doc_size,
                                  hks_decoded *d)
 {
-	const json_t *ix = json_object_get(an, "index");
-	if (!json_is_integer(ix) || json_integer_value(ix) < 0 || json_integer_value(ix) > INT32_MAX)
+	uint64_t index = 0, N = 0;
+	if (!json_count(json_object_get(an, "index"), (double)INT32_MAX, &index))
 		return fail_at(ctx, ai, -1, "\"index\" must be an integer from 0 to %d", INT32_MAX);
-	d->index = (uint32_t)json_integer_value(ix);
-	const json_t *jf = json_object_get(an, "frames");
+	d->index = (uint32_t)index;
 	const json_t *tracks = json_object_get(an, "tracks"), *ftracks = json_object_get(an, "float_tracks");
-	if (!json_is_integer(jf) || json_integer_value(jf) < 0 ||
-	    json_integer_value(jf) > (json_int_t)ctx->limits.max_frames)
+	if (!json_count(json_object_get(an, "frames"), (double)ctx->limits.max_frames, &N))
 		return fail_at(ctx, ai, -1, "\"frames\" must be an integer from 0 to %u", ctx->limits.max_frames);
 	if (!json_is_array(tracks))
 		return fail_at(ctx, ai, -1, "no \"tracks\" array");
@@ -94,7 +105,7 @@ static hks_result read_animation(hks_ctx *ctx, hks_arena *arena, const json_t *a
 	const json_t *fd = json_object_get(an, "frame_duration");
 	if (fd && !json_f32(fd, &d->frame_duration))
 		return fail_at(ctx, ai, -1, "\"frame_duration\" is not a float");
-	uint64_t N = (uint64_t)json_integer_value(jf), T = json_array_size(tracks);
+	uint64_t T = json_array_size(tracks);
 	uint64_t F = ftracks ? json_array_size(ftracks) : 0;
 	if (T + F > ctx->limits.max_tracks)
 		return fail_at(ctx, ai, -1, "%llu tracks exceed the limit of %u", (unsigned long long)(T + F),
@@ -218,7 +229,7 @@ hks_result hks_frames_json_read(const void *data, size_t size, const hks_options
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "no input or no output pointer");
 	*out = NULL;
 	json_error_t je;
-	json_t *root = json_loadb((const char *)data, size, 0, &je);
+	json_t *root = json_loadb((const char *)data, size, JSON_DECODE_INT_AS_REAL, &je);
 	if (!root) {
 		hks_err_object(&ctx, "line %d column %d", je.line, je.column);
 		return hks_fail(&ctx, HKS_E_MALFORMED, je.position, "not a decoded-frames JSON: %s", je.text);
