@@ -1537,6 +1537,53 @@ typedef struct hks_dir_summary {
 hks_result hks_compare_dirs(const char *dir_a, const char *dir_b, const hks_dir_options *opts,
                             hks_dir_summary *summary, hks_error *err);
 
+/* ---- encoding into an existing file (`encode --like`), re-compressing a file ---- */
+
+/*
+ * The options of `hkspline encode IN.json --like ORIGINAL` (docs/CLI.md),
+ * zero = the CLI's defaults: tolerances and degree Havok's (0.001, 3);
+ * quantization per track from the original's first block (mask byte 0: T, R,
+ * S; float mask: F) unless `rotation_quantization` (HKS_ENC_ROT_QUANT(sel))
+ * overrides every rotation; maxFramesPerBlock the original's; SDK the
+ * file's (guard rule, CPU model under AUTO).
+ */
+typedef struct hks_encode_like_options {
+	hks_options base;
+	float translation_tolerance, rotation_tolerance, scale_tolerance, float_tolerance; /* 0: 0.001 */
+	uint8_t degree;                  /* 0: 3; else 1..3 for every part */
+	uint8_t rotation_quantization;   /* 0: the original's; else HKS_ENC_ROT_QUANT(selector) */
+	uint32_t max_frames_per_block;   /* 0: the original's (2..256), else 256 */
+	hks_cpu_model cpu;
+	hks_encode_solver solver;
+	const char *sdk;                 /* NULL: the file's */
+	int rotation_continuity;         /* --continuity */
+	int havok_unguarded;             /* --no-guard */
+	const void *record;              /* a record file (`recompress --record`); NULL: encode */
+	size_t record_size;
+} hks_encode_like_options;
+
+typedef struct hks_encode_like_report {
+	hks_encode_stats stats;          /* encode only */
+	hks_record_apply_report record;  /* with a record */
+	uint32_t num_blocks, data_size;  /* of the new spline */
+	char sdk[32];                    /* the SDK encoded for */
+} hks_encode_like_report;
+
+/* Frames -> spline animation `animation` of `file` replaced (the frames must
+ * have its transform and float track counts) -> the file's bytes (free with
+ * hks_buffer_free(&opts->base, ...)). `file` is modified. `report` may be NULL.
+ * The same bytes as the CLI's `encode --like` with the same options. */
+hks_result hks_encode_like(hks_file *file, uint32_t animation, const hks_frames_in *frames,
+                           const hks_encode_like_options *opts, uint8_t **out, size_t *out_size,
+                           hks_encode_like_report *report, hks_error *err);
+
+/* Every spline animation of `file` re-compressed (hks_recompress, SDK the
+ * file's unless opts->sdk): *out the file with each animation replaced by the
+ * predictor's re-encode (`recompress -o`), *record the record file
+ * (`recompress --record`). Either output may be NULL. `file` is modified. */
+hks_result hks_recompress_file(hks_file *file, const hks_recompress_options *opts, uint8_t **out, size_t *out_size,
+                               uint8_t **record, size_t *record_size, hks_error *err);
+
 #ifdef __cplusplus
 }
 #endif
