@@ -13,6 +13,7 @@
 #include "../tests/fuzz/synth.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -543,13 +544,188 @@ static void test_open_unit(void **state)
 	hks_packed_spline_free(p);
 }
 
+
+/* encode --like as one call: the bytes of encode + replace + write; a record
+ * of the file (hks_recompress_file) gives the original bytes back. */
+static void test_encode_like_and_recompress_file(void **state)
+{
+	(void)state;
+	hks_packed_spline *p = synth_spline(3, 1, 40, 0, 0, "20160200");
+	assert_non_null(p);
+	size_t n = 0;
+	uint8_t *tag = synth_tagfile(p, "20160200", NULL, &n);
+	assert_non_null(tag);
+	hks_error err;
+	hks_file *f = NULL;
+	assert_int_equal(hks_file_read(tag, n, NULL, &f, &err), HKS_OK);
+	hks_decoded *d = NULL;
+	assert_int_equal(hks_decode_animation(f, 0, NULL, &d, &err), HKS_OK);
+	assert_int_equal(d->num_frames, 40);
+	assert_int_equal(d->num_transform_tracks, 3);
+	assert_int_equal(d->num_float_tracks, 1);
+	assert_int_equal(hks_decode_animation(f, 5, NULL, &(hks_decoded *){NULL}, &err), HKS_E_NOT_FOUND);
+
+	/* by hand: encode with the default options, replace, write */
+	hks_encode_options eo;
+	memset(&eo, 0, sizeof(eo));
+	eo.sdk = f->sdk;
+	eo.max_frames_per_block = (uint32_t)f->animations[0].spline.max_frames_per_block;
+	hks_track_params pal[3], fpal[1];
+	memset(pal, 0, sizeof(pal));
+	memset(fpal, 0, sizeof(fpal));
+	hks_stored_animation *orig = NULL;
+	assert_int_equal(hks_stored_read(&f->animations[0], NULL, &orig, &err), HKS_OK);
+	for (int t = 0; t < 3; t++) {
+		uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
+		pal[t].translation_quantization = (uint8_t)((m0 & 3) + 1);
+		pal[t].scale_quantization = (uint8_t)((m0 >> 6) + 1);
+		pal[t].rotation_quantization = HKS_ENC_ROT_QUANT((m0 >> 2) & 15);
+	}
+	fpal[0].float_quantization = (uint8_t)(((orig->blocks[0].float_masks[0] >> 1) & 3) + 1);
+	hks_stored_free(orig);
+	eo.per_track = pal;
+	eo.num_per_track = 3;
+	eo.per_float_track = fpal;
+	eo.num_per_float_track = 1;
+	eo.defaults.translation_tolerance = eo.defaults.rotation_tolerance = eo.defaults.scale_tolerance =
+	    eo.defaults.float_tolerance = 0.01f;
+	hks_packed_spline *q = NULL;
+	assert_int_equal(hks_encode_spline(&d->frames, &eo, &q, &err), HKS_OK);
+	hks_file *g = NULL;
+	assert_int_equal(hks_file_read(tag, n, NULL, &g, &err), HKS_OK);
+	assert_int_equal(hks_file_replace_spline(g, 0, q->duration, &q->header, &err), HKS_OK);
+	uint8_t *want = NULL, *got = NULL;
+	size_t want_size = 0, got_size = 0;
+	assert_int_equal(hks_file_write(g, NULL, &want, &want_size, &err), HKS_OK);
+
+	hks_encode_like_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.translation_tolerance = lo.rotation_tolerance = lo.scale_tolerance = lo.float_tolerance = 0.01f;
+	hks_encode_like_report rep;
+	hks_file *h = NULL;
+	assert_int_equal(hks_file_read(tag, n, NULL, &h, &err), HKS_OK);
+	assert_int_equal(hks_encode_like(h, 0, &d->frames, &lo, &got, &got_size, &rep, &err), HKS_OK);
+	assert_int_equal(got_size, want_size);
+	assert_memory_equal(got, want, got_size);
+	assert_string_equal(rep.sdk, "20160200");
+	assert_int_equal(rep.data_size, q->header.data_size);
+	hks_buffer_free(NULL, got, got_size);
+	hks_buffer_free(NULL, want, want_size);
+	/* frames of another shape, an animation that is not there, a bad option */
+	hks_frames_in fewer = d->frames;
+	fewer.num_transform_tracks = 2;
+	assert_int_equal(hks_encode_like(h, 0, &fewer, NULL, &got, &got_size, NULL, &err), HKS_E_MISMATCH);
+	assert_int_equal(hks_encode_like(h, 3, &d->frames, NULL, &got, &got_size, NULL, &err), HKS_E_NOT_FOUND);
+	lo.max_frames_per_block = 1;
+	assert_int_equal(hks_encode_like(h, 0, &d->frames, &lo, &got, &got_size, NULL, &err), HKS_E_ARGUMENT);
+
+	/* recompress the file, then the record applied to the decoded frames: the original bytes */
+	hks_file *r = NULL;
+	assert_int_equal(hks_file_read(tag, n, NULL, &r, &err), HKS_OK);
+	uint8_t *pred = NULL, *rec = NULL;
+	size_t pred_size = 0, rec_size = 0;
+	assert_int_equal(hks_recompress_file(r, NULL, &pred, &pred_size, &rec, &rec_size, &err), HKS_OK);
+	assert_true(pred_size > 0);
+	assert_memory_equal(rec, "HKSF", 4);
+	hks_file *o2 = NULL;
+	assert_int_equal(hks_file_read(tag, n, NULL, &o2, &err), HKS_OK);
+	memset(&lo, 0, sizeof(lo));
+	lo.record = rec;
+	lo.record_size = rec_size;
+	assert_int_equal(hks_encode_like(o2, 0, &d->frames, &lo, &got, &got_size, &rep, &err), HKS_OK);
+	assert_int_equal(got_size, n);
+	assert_memory_equal(got, tag, n);
+	assert_true(rep.record.data_matches);
+	hks_buffer_free(NULL, got, got_size);
+	/* a corrupted record: a clean error */
+	rec[rec_size / 2] ^= 0x5A;
+	lo.record_size = rec_size - 3;
+	hks_result rr = hks_encode_like(o2, 0, &d->frames, &lo, &got, &got_size, NULL, &err);
+	assert_int_not_equal(rr, HKS_OK);
+	assert_null(got);
+	hks_buffer_free(NULL, pred, pred_size);
+	hks_buffer_free(NULL, rec, rec_size);
+	hks_file_free(o2);
+	hks_file_free(r);
+	hks_file_free(h);
+	hks_file_free(g);
+	hks_packed_spline_free(q);
+	hks_decoded_free(d);
+	hks_file_free(f);
+	free(tag);
+	hks_packed_spline_free(p);
+}
+
+typedef struct pair_log {
+	unsigned calls, items, compared;
+	char a[8][512];
+	int64_t animation[8];
+	bool error[8];
+} pair_log;
+
+static void log_pair(void *user, size_t index, const hks_dir_pair *pair)
+{
+	pair_log *l = (pair_log *)user;
+	__atomic_fetch_add(&l->calls, 1, __ATOMIC_SEQ_CST);
+	if (index < 8) {
+		snprintf(l->a[index], sizeof(l->a[index]), "%s", pair->a);
+		l->animation[index] = pair->num_items ? pair->items[0].animation : -2;
+		l->error[index] = pair->num_items && pair->items[0].error != NULL;
+	}
+}
+
+/* Folder comparison: pairs by relative path, per-pair failures as items. */
+static void test_compare_dirs(void **state)
+{
+	(void)state;
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/dA/sub' '%s/dB/sub'", tmp_root, tmp_root);
+	assert_int_equal(system(cmd), 0);
+	hks_packed_spline *p = synth_spline(2, 0, 12, 0, 0, "20160200");
+	size_t n = 0;
+	uint8_t *tag = synth_tagfile(p, "20160200", NULL, &n);
+	assert_non_null(tag);
+	write_bytes(path_in("dA/x1.hkx"), tag, n);
+	write_bytes(path_in("dB/x1.hkx"), tag, n);
+	write_bytes(path_in("dA/sub/x2.hkx"), tag, n);
+	write_bytes(path_in("dB/sub/x2.hkx"), tag, n / 2); /* B's copy is cut: the pair fails, named */
+	write_bytes(path_in("dA/only_a.hkx"), tag, n);
+	hks_dir_options o;
+	memset(&o, 0, sizeof(o));
+	pair_log log;
+	memset(&log, 0, sizeof(log));
+	o.threads = 2;
+	o.on_pair = log_pair;
+	o.user = &log;
+	hks_dir_summary sum;
+	hks_error err;
+	assert_int_equal(hks_compare_dirs(path_in("dA"), path_in("dB"), &o, &sum, &err), HKS_OK);
+	assert_int_equal(sum.files_a, 3);
+	assert_int_equal(sum.pairs, 2);
+	assert_int_equal(sum.unmatched, 1);
+	assert_int_equal(sum.compared, 1);
+	assert_int_equal(sum.failed, 1);
+	assert_int_equal(log.calls, 2);
+	/* pairs in A's (sorted) order: sub/x2.hkx, then x1.hkx */
+	assert_non_null(strstr(log.a[0], "sub/x2.hkx"));
+	assert_true(log.error[0]);
+	assert_int_equal(log.animation[0], -1);
+	assert_non_null(strstr(log.a[1], "x1.hkx"));
+	assert_false(log.error[1]);
+	assert_int_equal(log.animation[1], 0);
+	assert_int_equal(hks_compare_dirs(path_in("dA"), path_in("nothing"), &o, &sum, &err), HKS_E_IO);
+	free(tag);
+	hks_packed_spline_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_frames_json_bytes),   cmocka_unit_test(test_frames_json_roundtrip),
 	    cmocka_unit_test(test_frames_json_hostile), cmocka_unit_test(test_animation_of_packed),
 	    cmocka_unit_test(test_compare_across_tools), cmocka_unit_test(test_donor_deterministic),
-	    cmocka_unit_test(test_open_unit),
+	    cmocka_unit_test(test_open_unit),           cmocka_unit_test(test_encode_like_and_recompress_file),
+	    cmocka_unit_test(test_compare_dirs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
