@@ -97,16 +97,18 @@ static void compare_pair(dir_job *J, size_t k, skel_cache *cache)
 	const hks_loaded *bad = !la || la->status != HKS_OK ? la : (!lb || lb->status != HKS_OK ? lb : NULL);
 	uint32_t na = la && !bad && lb ? la->file->num_animations : 0;
 	hks_dir_item *items = (hks_dir_item *)calloc((size_t)na + 1, sizeof(hks_dir_item));
-	char (*msgs)[1024] = (char (*)[1024])calloc((size_t)na + 1, 1024);
+	char **msgs = (char **)calloc((size_t)na + 1, sizeof(char *)); /* per failed item */
 	hks_comparison **cs = (hks_comparison **)calloc((size_t)na + 1, sizeof(*cs));
+	char msg[1024];
 	if (!items || !msgs || !cs) {
 		failed++;
 	} else if (!la || !lb || bad) {
-		snprintf(msgs[0], sizeof(msgs[0]), "cannot load");
+		snprintf(msg, sizeof(msg), "cannot load");
 		if (bad)
-			hks_error_format(&bad->error, msgs[0], sizeof(msgs[0]));
+			hks_error_format(&bad->error, msg, sizeof(msg));
+		msgs[0] = strdup(msg);
 		items[0].animation = -1;
-		items[0].error = msgs[0];
+		items[0].error = msgs[0] ? msgs[0] : "cannot load";
 		out.num_items = 1;
 		failed++;
 	} else {
@@ -127,8 +129,9 @@ static void compare_pair(dir_job *J, size_t k, skel_cache *cache)
 			co.no_seams = 1;
 			hks_error err;
 			if (hks_compare_loaded(la, lb, &co, sk, NULL, &cs[ai], &err) != HKS_OK) {
-				hks_error_format(&err, msgs[ai], sizeof(msgs[ai]));
-				it->error = msgs[ai];
+				hks_error_format(&err, msg, sizeof(msg));
+				msgs[ai] = strdup(msg);
+				it->error = msgs[ai] ? msgs[ai] : "out of memory";
 				failed++;
 			} else {
 				it->comparison = cs[ai];
@@ -141,6 +144,8 @@ static void compare_pair(dir_job *J, size_t k, skel_cache *cache)
 		J->o->on_pair(J->o->user, k, &out);
 	for (uint32_t ai = 0; cs && ai < na; ai++)
 		hks_comparison_free(cs[ai]);
+	for (uint32_t ai = 0; msgs && ai <= na; ai++)
+		free(msgs[ai]);
 	free(cs);
 	free(msgs);
 	free(items);

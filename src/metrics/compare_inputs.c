@@ -480,7 +480,7 @@ static hks_result create(hks_ctx *ctx, const hks_comparison_options *o, const ch
 
 static hks_result done(hks_comparison *c, hks_result r, hks_comparison **out)
 {
-	if (r != HKS_OK) {
+	if (r != HKS_OK || !c) {
 		hks_comparison_free(c);
 		return r;
 	}
@@ -506,7 +506,7 @@ hks_result hks_compare_paths(const char *a, const char *b, const hks_comparison_
 	hks_comparison *c = NULL;
 	cmp_state *st = NULL;
 	hks_result r = create(&ctx, o, a, b, &c, &st);
-	for (int k = 0; k < 2 && r == HKS_OK; k++)
+	for (int k = 0; k < 2 && r == HKS_OK && st; k++)
 		r = is_json_path(st->in[k].arg) ? load_json(&ctx, o, &st->in[k]) : load_havok(&ctx, o, &st->in[k]);
 	const hks_skeleton *sk = NULL;
 	const char *skp = NULL;
@@ -540,8 +540,10 @@ hks_result hks_compare_loaded(const hks_loaded *a, const hks_loaded *b, const hk
 	hks_comparison *c = NULL;
 	cmp_state *st = NULL;
 	hks_result r = create(&ctx, o, a->path ? a->path : "A", b->path ? b->path : "B", &c, &st);
-	st->in[0].loaded = (hks_loaded *)(uintptr_t)a;
-	st->in[1].loaded = (hks_loaded *)(uintptr_t)b;
+	if (r == HKS_OK) {
+		st->in[0].loaded = (hks_loaded *)(uintptr_t)a;
+		st->in[1].loaded = (hks_loaded *)(uintptr_t)b;
+	}
 	for (int k = 0; k < 2 && r == HKS_OK; k++)
 		r = decode_loaded(&ctx, o, &st->in[k], false);
 	if (r == HKS_OK) {
