@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char tmp_root[256];
@@ -718,6 +719,47 @@ static void test_compare_dirs(void **state)
 	hks_packed_spline_free(p);
 }
 
+/* The CLI on inputs whose tracks and frames differ: compared, said, exit 0;
+ * exit 1 with --strict (needs HKSPLINE_CLI, set by ctest; skipped without). */
+static void test_cli_error_strict(void **state)
+{
+	(void)state;
+	const char *cli = getenv("HKSPLINE_CLI");
+	if (!cli || access(cli, X_OK) != 0) {
+		fprintf(stderr, "test_cli_error_strict: HKSPLINE_CLI not set, skipped\n");
+		skip();
+	}
+	static const char *const na[3] = {"Root", "Child", "Extra"}, *const nb[2] = {"Child", "Root"};
+	clip a, b;
+	make_clip(&a, 0, 6, 3, 0, na, 0);
+	make_clip(&b, 0, 5, 2, 0, nb, 0);
+	write_clip_file(path_in("sa.json"), &a, 1);
+	write_clip_file(path_in("sb.json"), &b, 1);
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "'%s' error '%s' '%s' > '%s' 2>&1", cli, path_in("sa.json"), path_in("sb.json"),
+	         path_in("strict.out"));
+	int st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	size_t n = 0;
+	uint8_t *text = hks_test_read_file(path_in("strict.out"), &n);
+	assert_non_null(text);
+	char *t = strndup((const char *)text, n);
+	assert_non_null(strstr(t, "not everything compared: compared 5 common frames (A 6, B 5), 2 tracks (A 3, B 2) "
+	                          "matched by bone name, 1 only in A (Extra)"));
+	free(t);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "'%s' error --strict --json '%s' '%s' > /dev/null 2>&1", cli, path_in("sa.json"),
+	         path_in("sb.json"));
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	snprintf(cmd, sizeof(cmd), "'%s' error --strict '%s' '%s' > /dev/null 2>&1", cli, path_in("sa.json"),
+	         path_in("sa.json"));
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	free_clip(&a);
+	free_clip(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,7 +767,7 @@ int main(void)
 	    cmocka_unit_test(test_frames_json_hostile), cmocka_unit_test(test_animation_of_packed),
 	    cmocka_unit_test(test_compare_across_tools), cmocka_unit_test(test_donor_deterministic),
 	    cmocka_unit_test(test_open_unit),           cmocka_unit_test(test_encode_like_and_recompress_file),
-	    cmocka_unit_test(test_compare_dirs),
+	    cmocka_unit_test(test_compare_dirs),        cmocka_unit_test(test_cli_error_strict),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
