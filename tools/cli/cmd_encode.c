@@ -276,11 +276,12 @@ static bool is_tagfile_sdk(const char *sdk)
  * JSON's track layout: track t is bound to the skeleton bone named by its
  * "bone" (a null name keeps the identity, CONTAINERS.md §3.5), float track i to
  * float slot i (the JSON carries no slot names). The donor's SDK: --game, else
- * the JSON's source.sdk when it names a tagfile SDK. Returns 0, 1 when neither
+ * the JSON's source.sdk when it names a tagfile SDK; never the output file `out`
+ * (hks_donor_find: a re-run does not take its own earlier output). Returns 0, 1 when neither
  * --skeleton nor --into is given (nothing printed), 2 after printing why.
  */
 static int open_donor(const hks_load_options *lo, const json_frames *jf, const char *skeleton, const char *into,
-                      const char *sdk, container *c)
+                      const char *sdk, container *c, const char *out)
 {
 	if (!skeleton && !into)
 		return 1;
@@ -297,7 +298,7 @@ static int open_donor(const hks_load_options *lo, const json_frames *jf, const c
 	for (int k = 0; k < 2 && found == 1; k++)
 		if (where[k]) {
 			found = cli_find_donor_for(lo, where[k], want_sdk,
-			                           c->skel ? cli_pick_skeleton(c->skel->file, NULL, NULL)->name : NULL, NULL,
+			                           c->skel ? cli_pick_skeleton(c->skel->file, NULL, NULL)->name : NULL, out,
 			                           &c->loader, &c->ld, &c->anim);
 			c->donor_from = where[k];
 		}
@@ -499,7 +500,7 @@ int cmd_encode(int argc, char **argv)
 			}
 		}
 		if (from_source != 0) {
-			int from_donor = open_donor(&lo, &jf, skeleton, into, sdk, &c);
+			int from_donor = open_donor(&lo, &jf, skeleton, into, sdk, &c, out);
 			if (from_donor == 1)
 				fprintf(stderr,
 				        "hkspline encode: no container to write into%s%s%s; give one of\n"
