@@ -1312,6 +1312,313 @@ hks_result hks_loader_find_skeleton(hks_loader *loader, size_t index, hks_loaded
 void hks_loaded_free(hks_loaded *loaded);
 void hks_loader_free(hks_loader *loader);
 
+/* ====================================================================== */
+/* === SECTION: tool support: decoded frames, skeletons, donors,       == */
+/* ===          comparisons (owner: src/io/frames_json.c, decoded.c,   == */
+/* ===          skeleton.c, donor.c, src/metrics/compare_inputs.c,     == */
+/* ===          compare_dirs.c; docs/CLI.md, docs/DECODE.md)           == */
+/* ====================================================================== */
+
+/*
+ * What the `hkspline` tool does beyond parsing arguments and printing, as
+ * library calls that any program (the Python binding, a Blender add-on) can
+ * make: decoded frames of an animation, the decoded-frames JSON of
+ * `hkspline decode` (docs/DECODE.md) read and written, the skeleton of an
+ * animation, the donor container of `encode --skeleton / --into`, and the
+ * comparison of two animations or two folders (`hkspline error`). Results
+ * are plain data owned by one object with one free function.
+ */
+
+/* The hkaAnimation view of a packed spline (the encoder's or the
+ * re-compressor's output), for hks_stored_read: kind SPLINE, type 3, the
+ * packed header, duration and track counts, no reference frame, offsets -1.
+ * The result points into `packed`: keep it alive while the view is used. */
+hks_animation hks_animation_of_packed(const hks_packed_spline *packed);
+
+/* The binding of animation `anim` of `file` (binding.animation == anim; the
+ * single binding of a single-animation file counts too), or NULL. */
+const hks_binding *hks_file_binding_for(const hks_file *file, uint32_t anim);
+
+/* The skeleton a binding names (originalSkeletonName) in `own`, then `ext`;
+ * else the first skeleton of `own`, then of `ext`. Either file and `bind` may
+ * be NULL. NULL when neither file holds a skeleton. */
+const hks_skeleton *hks_file_pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind);
+
+/*
+ * Add `in` to `loader` and find its one unit: `in` itself when it holds one
+ * Havok file, or BINDER:MEMBER (the member by full or base name,
+ * case-insensitive). HKS_E_NOT_FOUND when the member is missing,
+ * HKS_E_ARGUMENT when `in` holds several Havok files and names none.
+ */
+hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit, hks_error *err);
+
+/*
+ * The skeleton file of a path (`encode --skeleton`, `error --skeleton`): the
+ * file itself or BINDER:MEMBER when that is one unit; else the first unit
+ * under the binder or folder that holds an hkaSkeleton, units whose path
+ * contains "skel" (any case) first, each group in the loader's order. On
+ * success *loader and *out are set (free both: hks_loaded_free, then
+ * hks_loader_free); HKS_E_NOT_FOUND when no skeleton is there.
+ */
+hks_result hks_skeleton_load(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
+                             hks_error *err);
+
+/* ---- decoded frames ---- */
+
+/* One animation's frames as `hkspline decode` writes them (frame mode). */
+typedef struct hks_decoded {
+	uint32_t index;                 /* the animation's index in its file */
+	uint32_t num_frames, num_transform_tracks, num_float_tracks;
+	float duration, frame_duration; /* stored values (interleaved: duration / (frames - 1)) */
+	float *transforms;              /* frame-major, HKS_TRACK_SAMPLE_FLOATS per track-sample */
+	float *floats;                  /* floats[f·F + i] */
+	float *times;                   /* time mode only (JSON "times"); else NULL */
+	const char **bone_names;        /* per transform track: the bone name, NULL when unknown */
+	hks_stored_animation *stored;   /* spline animations: the walk (block seams ...); else NULL */
+	hks_frames_in frames;           /* view of the above, for hks_encode_* and hks_compare_frames */
+	struct hks_arena *arena;        /* owns everything above but `stored` */
+} hks_decoded;
+
+typedef struct hks_decode_options {
+	hks_options base;
+	const hks_file *skeleton_file;  /* bone names: the file's own skeleton, else this file's; may be NULL */
+	int keep_stored;                /* nonzero: keep the stored structure in hks_decoded.stored */
+} hks_decode_options;
+
+/* Animation `anim` of `file` (spline: walked and sampled at every frame, raw
+ * values; interleaved: as stored) -> frames and bone names through the binding
+ * and the skeleton (hks_file_pick_skeleton). Other kinds: HKS_E_UNSUPPORTED. */
+hks_result hks_decode_animation(const hks_file *file, uint32_t anim, const hks_decode_options *opts,
+                                hks_decoded **out, hks_error *err);
+void hks_decoded_free(hks_decoded *d);
+
+/* ---- decoded-frames JSON (docs/DECODE.md) ---- */
+
+/* A decoded-frames JSON document: "source" and "animations". */
+typedef struct hks_frames_doc {
+	const char *source_path;        /* source.path (NULL when absent) */
+	const char *source_container;   /* source.container */
+	const char *source_sdk;         /* source.sdk */
+	const char *source_skeleton;    /* source.skeleton */
+	const char *mode;               /* "frame" or "time"; NULL when absent (read as frame mode) */
+	double time_step;               /* time mode */
+	int hex;                        /* floats as 8-hex-digit bit patterns */
+	hks_decoded *animations;        /* arena-owned entries (their `arena` and `stored` are NULL) */
+	uint32_t num_animations;
+	struct hks_arena *arena;        /* owns everything */
+} hks_frames_doc;
+
+/* Parse (jansson). Floats: numbers, "nan" / "inf" / "-inf", or an 8-hex-digit
+ * bit pattern (any document: NaN payloads kept). Every animation needs an
+ * integer "index" in 0 .. INT32_MAX (else HKS_E_MALFORMED), "frames" (0 ..
+ * limits.max_frames), "duration", "tracks" (each with translation / rotation
+ * / scale rows of 3 / 4 / 3 values per frame; "bone" a string or null) and
+ * optionally "float_tracks" (one value per frame each) and "times". Sizes are
+ * checked against limits before allocating. Errors name the animation, track
+ * and frame, with the byte offset of the JSON parse error when there is one. */
+hks_result hks_frames_json_read(const void *data, size_t size, const hks_options *opts, hks_frames_doc **out,
+                                hks_error *err);
+/* The animation with JSON "index" `index` (index < 0: the first), or NULL. */
+const hks_decoded *hks_frames_doc_find(const hks_frames_doc *doc, int64_t index);
+void hks_frames_doc_free(hks_frames_doc *doc);
+
+/* Serialize as `hkspline decode -o OUT.json` does, byte for byte (compact,
+ * one line per transform track, floats %.9g or hex). Animations are written
+ * with their own index, frames, duration, frame_duration, times (when not
+ * NULL), tracks and float tracks. Free *out with hks_buffer_free(opts, ...). */
+hks_result hks_frames_json_write(const hks_frames_doc *doc, const hks_options *opts, uint8_t **out,
+                                 size_t *out_size, hks_error *err);
+
+/* ---- donor containers (`encode --skeleton S`, `--into BINDER`) ---- */
+
+/*
+ * A new clip is written into an existing tagfile of the same game (the
+ * writer keeps its type table, CONTAINERS.md §4.1): the donor. Selection is
+ * deterministic and depends only on the candidates themselves:
+ *   - where: the binder or folder `where` names (BINDER:MEMBER: that binder;
+ *     a loose file: its folder), every unit in the loader's order (byte-wise
+ *     sorted paths, binder members in binder order);
+ *   - a candidate must parse, be a tagfile (of SDK `sdk` when given), have a
+ *     spline animation with a binding, and, when `skeleton_name` is given, a
+ *     binding whose originalSkeletonName equals it; units whose path contains
+ *     "skel" (any case) and the path `exclude` (the output) are skipped;
+ *   - the first candidate whose animation has an
+ *     hkaDefaultAnimatedReferenceFrame wins; else the first candidate.
+ * There is no cap on the units opened, so unrelated or unreadable files never
+ * change which donor is chosen, only the time taken.
+ */
+typedef struct hks_donor_options {
+	hks_load_options load;
+	const char *sdk;            /* NULL: any tagfile SDK */
+	const char *skeleton_name;  /* NULL: any binding */
+	const char *exclude;        /* a display path never taken (e.g. the output file); may be NULL */
+} hks_donor_options;
+
+/* HKS_OK with *loader, *out (free both) and *anim; HKS_E_NOT_FOUND when no
+ * unit qualifies (the message says what was looked at). */
+hks_result hks_donor_find(const char *where, const hks_donor_options *opts, hks_loader **loader,
+                          hks_loaded **out, uint32_t *anim, hks_error *err);
+
+/* ---- comparisons (`hkspline error`, docs/METRICS.md, docs/CLI.md) ---- */
+
+typedef struct hks_comparison_options {
+	hks_load_options load;          /* compendium paths for Havok inputs */
+	const char *skeleton;           /* skeleton path (--skeleton); NULL: resolved (see hks_compare_paths) */
+	uint32_t animation;             /* the animation index in both inputs */
+	double shell_distance;          /* 0: HKS_DEFAULT_SHELL_DISTANCE */
+	const hks_shell_override *shell_overrides;
+	uint32_t num_shell_overrides;
+	double threshold;               /* 0: HKS_DEFAULT_ERROR_THRESHOLD */
+	int no_seams;                   /* nonzero: no block-seam reports */
+} hks_comparison_options;
+
+typedef struct hks_comparison {
+	const char *a, *b;              /* the inputs as given */
+	uint32_t animation;
+	const char *skeleton_path;      /* the skeleton's display path; NULL when none */
+	const hks_skeleton *skeleton;   /* NULL when none */
+	hks_compare_result *result;     /* over the compared frames and tracks */
+	int has_seams[2];
+	hks_seam_report seams[2];       /* block seams of A and B (spline inputs) */
+	/* what was compared (issue "error across tools") */
+	uint32_t frames[2];             /* frames of A and B */
+	uint32_t transform_tracks[2], float_tracks[2];
+	uint32_t frames_compared;       /* the common frames 0 .. min - 1 */
+	int matched_by_name;            /* tracks matched by bone name (the track sets differ) */
+	const int32_t *track_in[2];     /* per compared track: its index in A and in B */
+	const char *const *only_in[2];  /* bone names of tracks only in A / only in B */
+	uint32_t num_only_in[2];
+	int complete;                   /* same frames and tracks: nothing was left out */
+	const char *const *track_names; /* per compared track: a bone name from the inputs (NULL allowed) */
+	double shell_distance, threshold; /* as used (defaults filled in) */
+	struct hks_arena *arena;        /* owns everything */
+	void *internal;                 /* the inputs (private) */
+} hks_comparison;
+
+/*
+ * Compare animation opts->animation of B against A. Inputs: Havok files (or
+ * BINDER:MEMBER, or a binder / DCX holding one file) or decoded-frames JSON
+ * (a name ending in .json). The skeleton: opts->skeleton, else one in A's or
+ * B's file, else the one the loader finds beside them, else a JSON's
+ * source.skeleton, else none (local metrics only). Tracks are matched by
+ * index when both inputs have the same tracks, else by bone name (names from
+ * the JSON "bone" or the binding and skeleton; HKS_E_MISMATCH when a name is
+ * unknown); frames 0 .. min(frames) - 1 are compared. `complete` says
+ * whether anything was left out.
+ */
+hks_result hks_compare_paths(const char *a, const char *b, const hks_comparison_options *opts,
+                             hks_comparison **out, hks_error *err);
+/* The same for two loaded files (folder mode, no seams): `skeleton` (kept
+ * by the caller; NULL: the one A's file holds, else none), shown as
+ * `skeleton_path`. opts->skeleton is not used. */
+hks_result hks_compare_loaded(const hks_loaded *a, const hks_loaded *b, const hks_comparison_options *opts,
+                              const hks_skeleton *skeleton, const char *skeleton_path, hks_comparison **out,
+                              hks_error *err);
+void hks_comparison_free(hks_comparison *c);
+
+/* The bone name of bone `bone` (the skeleton's), else of compared track
+ * `track` (the inputs' names); NULL when unknown (-1 for none). */
+const char *hks_comparison_bone_name(const hks_comparison *c, int32_t bone, int32_t track);
+
+typedef enum hks_comparison_detail {
+	HKS_COMPARISON_SUMMARY = 0,
+	HKS_COMPARISON_DETAILED = 1,    /* + per_track, per_bone */
+	HKS_COMPARISON_EXHAUSTIVE = 2   /* + matrices (frames x tracks) */
+} hks_comparison_detail;
+
+/* The JSON object of `hkspline error --json` (keys in docs/CLI.md), byte for
+ * byte; `pretty` indents (the CLI's single-pair output; never for
+ * EXHAUSTIVE). Free *out with hks_buffer_free(NULL, ...). */
+hks_result hks_comparison_json(const hks_comparison *c, hks_comparison_detail detail, int pretty, uint8_t **out,
+                               size_t *out_size, hks_error *err);
+
+/* ---- folder comparison (`hkspline error DIR_A DIR_B`) ---- */
+
+/* One animation of one pair of files: compared, or why not. */
+typedef struct hks_dir_item {
+	int64_t animation;              /* -1: the files themselves failed to load */
+	const hks_comparison *comparison; /* NULL when failed */
+	const char *error;              /* the formatted error when failed */
+} hks_dir_item;
+
+typedef struct hks_dir_pair {
+	const char *a, *b;              /* display paths */
+	const hks_dir_item *items;
+	uint32_t num_items;
+} hks_dir_pair;
+
+typedef struct hks_dir_options {
+	hks_comparison_options compare; /* compendiums, shell, threshold; `skeleton`: one for every pair */
+	uint32_t threads;               /* 0: 1 */
+	/* Called once per pair, from worker threads (several at once for
+	 * different pairs), with the pair's index in A's order; the pair and
+	 * its items are valid during the call only. */
+	void (*on_pair)(void *user, size_t index, const hks_dir_pair *pair);
+	/* Called after each pair, serialized, with the pairs done so far. */
+	void (*on_progress)(void *user, size_t done, size_t total);
+	void *user;
+} hks_dir_options;
+
+typedef struct hks_dir_summary {
+	size_t files_a;                 /* units under A */
+	size_t pairs;                   /* units of A with a unit at the same relative path under B */
+	size_t unmatched;               /* units of A without one */
+	uint64_t compared, failed;      /* animations */
+} hks_dir_summary;
+
+/* Every unit below `dir_a` against the unit at the same relative path below
+ * `dir_b`, every spline or interleaved animation of A's file. Errors only when
+ * a folder cannot be read; per-pair failures are items. */
+hks_result hks_compare_dirs(const char *dir_a, const char *dir_b, const hks_dir_options *opts,
+                            hks_dir_summary *summary, hks_error *err);
+
+/* ---- encoding into an existing file (`encode --like`), re-compressing a file ---- */
+
+/*
+ * The options of `hkspline encode IN.json --like ORIGINAL` (docs/CLI.md),
+ * zero = the CLI's defaults: tolerances and degree Havok's (0.001, 3);
+ * quantization per track from the original's first block (mask byte 0: T, R,
+ * S; float mask: F) unless `rotation_quantization` (HKS_ENC_ROT_QUANT(sel))
+ * overrides every rotation; maxFramesPerBlock the original's; SDK the
+ * file's (guard rule, CPU model under AUTO).
+ */
+typedef struct hks_encode_like_options {
+	hks_options base;
+	float translation_tolerance, rotation_tolerance, scale_tolerance, float_tolerance; /* 0: 0.001 */
+	uint8_t degree;                  /* 0: 3; else 1..3 for every part */
+	uint8_t rotation_quantization;   /* 0: the original's; else HKS_ENC_ROT_QUANT(selector) */
+	uint32_t max_frames_per_block;   /* 0: the original's (2..256), else 256 */
+	hks_cpu_model cpu;
+	hks_encode_solver solver;
+	const char *sdk;                 /* NULL: the file's */
+	int rotation_continuity;         /* --continuity */
+	int havok_unguarded;             /* --no-guard */
+	const void *record;              /* a record file (`recompress --record`); NULL: encode */
+	size_t record_size;
+} hks_encode_like_options;
+
+typedef struct hks_encode_like_report {
+	hks_encode_stats stats;          /* encode only */
+	hks_record_apply_report record;  /* with a record */
+	uint32_t num_blocks, data_size;  /* of the new spline */
+	char sdk[32];                    /* the SDK encoded for */
+} hks_encode_like_report;
+
+/* Frames -> spline animation `animation` of `file` replaced (the frames must
+ * have its transform and float track counts) -> the file's bytes (free with
+ * hks_buffer_free(&opts->base, ...)). `file` is modified. `report` may be NULL.
+ * The same bytes as the CLI's `encode --like` with the same options. */
+hks_result hks_encode_like(hks_file *file, uint32_t animation, const hks_frames_in *frames,
+                           const hks_encode_like_options *opts, uint8_t **out, size_t *out_size,
+                           hks_encode_like_report *report, hks_error *err);
+
+/* Every spline animation of `file` re-compressed (hks_recompress, SDK the
+ * file's unless opts->sdk): *out the file with each animation replaced by the
+ * predictor's re-encode (`recompress -o`), *record the record file
+ * (`recompress --record`). Either output may be NULL. `file` is modified. */
+hks_result hks_recompress_file(hks_file *file, const hks_recompress_options *opts, uint8_t **out, size_t *out_size,
+                               uint8_t **record, size_t *record_size, hks_error *err);
+
 #ifdef __cplusplus
 }
 #endif

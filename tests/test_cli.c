@@ -383,6 +383,11 @@ static void make_donors(void)
 	size_t tag_size = 0, skel_size = 0;
 	uint8_t *tag = synth_tagfile(p, "20160200", NULL, &tag_size);
 	assert_non_null(tag);
+	/* a donor must be bound to the skeleton it is found with (hks_donor_find): the
+	 * synthetic binding names "Master", make_sample's skeleton is "Sample" */
+	for (size_t i = 0; i + 6 <= tag_size; i++)
+		if (!memcmp(tag + i, "Master", 6))
+			memcpy(tag + i, "Sample", 6);
 	write_bytes(path_in("enc/chr/a000_000100.hkx"), tag, tag_size);
 	uint8_t *skel = hks_test_read_file(path_in("enc/chr/Skeleton.HKX"), &skel_size);
 	assert_non_null(skel);

@@ -108,16 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!moderate && p == NULL);
 		goto done;
 	}
-	hks_animation a;
-	memset(&a, 0, sizeof(a));
-	a.kind = HKS_ANIMATION_SPLINE;
-	a.type = 3;
-	a.duration = p->duration;
-	a.number_of_transform_tracks = p->num_transform_tracks;
-	a.number_of_float_tracks = p->num_float_tracks;
-	a.reference_frame = -1;
-	a.spline = p->header;
-	a.object_offset = a.data_offset = -1;
+	hks_animation a = hks_animation_of_packed(p);
 	hks_walk_options wo;
 	memset(&wo, 0, sizeof(wo));
 	fuzz_options(&wo.base);

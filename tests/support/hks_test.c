@@ -146,21 +146,7 @@ void hks_test_free_list(char **list_, size_t count)
 	free(list_);
 }
 
-hks_animation hks_test_animation_of(const hks_packed_spline *p)
-{
-	hks_animation a;
-	memset(&a, 0, sizeof(a));
-	a.kind = HKS_ANIMATION_SPLINE;
-	a.type = 3;
-	a.duration = p->duration;
-	a.number_of_transform_tracks = p->num_transform_tracks;
-	a.number_of_float_tracks = p->num_float_tracks;
-	a.reference_frame = -1;
-	a.spline = p->header;
-	a.object_offset = -1;
-	a.data_offset = -1;
-	return a;
-}
+hks_animation hks_test_animation_of(const hks_packed_spline *p) { return hks_animation_of_packed(p); }
 
 double hks_test_lane_step(const hks_stored_animation *s, uint32_t t, int part, int lane)
 {

@@ -12,93 +12,60 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_donor.h"
 
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static bool contains_ci(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; s && *s; s++)
-		if (!strncasecmp(s, needle, n))
-			return true;
-	return false;
-}
+/* ---- skeleton, binding and donor: the library's (src/io/skeleton.c, decoded.c, donor.c) ---- */
 
-/* ---- skeleton and binding ---- */
-
-/* The skeleton file of --skeleton S: S itself, BINDER:MEMBER, or the first unit of a binder /
- * folder that holds an hkaSkeleton (units named like "skeleton" first). */
 int cli_load_skeleton(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
                       const char *cmd)
 {
 	hks_error err;
-	*out = NULL;
-	if (hks_loader_create(lo, loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		return 2;
-	}
-	if (hks_loader_add_path(*loader, path, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
-		hks_loader_free(*loader);
-		*loader = NULL;
-		if (hks_loader_create(lo, loader, &err) != HKS_OK)
-			return 2;
-		size_t unit = 0;
-		if (cli_open_unit(*loader, path, cmd, &unit) != 0)
-			return 2;
-		if (hks_loader_load(*loader, unit, out) != HKS_OK || !*out)
-			return 2;
-		if ((*out)->status != HKS_OK) {
-			cli_print_error(&(*out)->error);
-			return 2;
-		}
-		if ((*out)->file->num_skeletons == 0) {
-			fprintf(stderr, "hkspline %s: %s holds no hkaSkeleton\n", cmd, path);
-			return 2;
-		}
+	hks_result r = hks_skeleton_load(lo, path, loader, out, &err);
+	if (r == HKS_OK)
 		return 0;
-	}
-	size_t n = hks_loader_count(*loader);
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < n; i++) {
-			if ((pass == 0) != contains_ci(hks_loader_path(*loader, i), "skel"))
-				continue;
-			hks_loaded *ld = NULL;
-			if (hks_loader_load(*loader, i, &ld) == HKS_OK && ld && ld->status == HKS_OK && ld->file->num_skeletons) {
-				*out = ld;
-				return 0;
-			}
-			hks_loaded_free(ld);
-		}
-	fprintf(stderr, "hkspline %s: no hkaSkeleton under %s\n", cmd, path);
+	if (r == HKS_E_NOT_FOUND || r == HKS_E_ARGUMENT)
+		fprintf(stderr, "hkspline %s: %s\n", cmd, err.message);
+	else
+		cli_print_error(&err);
 	return 2;
 }
 
-const hks_binding *cli_binding_for(const hks_file *f, uint32_t anim)
-{
-	for (uint32_t i = 0; i < f->num_bindings; i++)
-		if (f->bindings[i].animation == (int32_t)anim)
-			return &f->bindings[i];
-	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
-}
+const hks_binding *cli_binding_for(const hks_file *f, uint32_t anim) { return hks_file_binding_for(f, anim); }
 
-/* The skeleton the binding names (originalSkeletonName), else the first one. */
 const hks_skeleton *cli_pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind)
 {
-	const hks_file *files[2] = {own, ext};
-	for (int k = 0; k < 2; k++)
-		if (files[k] && bind && bind->original_skeleton_name)
-			for (uint32_t i = 0; i < files[k]->num_skeletons; i++)
-				if (files[k]->skeletons[i].name && !strcmp(files[k]->skeletons[i].name, bind->original_skeleton_name))
-					return &files[k]->skeletons[i];
-	for (int k = 0; k < 2; k++)
-		if (files[k] && files[k]->num_skeletons)
-			return &files[k]->skeletons[0];
-	return NULL;
+	return hks_file_pick_skeleton(own, ext, bind);
 }
 
-/* ---- donor ---- */
+int cli_find_donor_for(const hks_load_options *lo, const char *where, const char *sdk, const char *skeleton_name,
+                       const char *exclude, hks_loader **loader, hks_loaded **out, uint32_t *anim)
+{
+	hks_donor_options o;
+	memset(&o, 0, sizeof(o));
+	if (lo)
+		o.load = *lo;
+	o.sdk = sdk;
+	o.skeleton_name = skeleton_name;
+	o.exclude = exclude;
+	hks_error err;
+	hks_result r = hks_donor_find(where, &o, loader, out, anim, &err);
+	if (r == HKS_OK)
+		return 0;
+	if (r == HKS_E_NOT_FOUND)
+		return 1;
+	cli_print_error(&err);
+	return 2;
+}
+
+int cli_find_donor(const hks_load_options *lo, const char *where, const char *sdk, hks_loader **loader,
+                   hks_loaded **out, uint32_t *anim)
+{
+	return cli_find_donor_for(lo, where, sdk, NULL, NULL, loader, out, anim);
+}
+
+/* ---- track layout and root motion ---- */
 
 static bool has_root_motion(const hks_file *f, uint32_t anim)
 {
@@ -106,94 +73,6 @@ static bool has_root_motion(const hks_file *f, uint32_t anim)
 	return r >= 0 && (uint32_t)r < f->num_reference_frames && f->reference_frames[r].class_name &&
 	       !strcmp(f->reference_frames[r].class_name, "hkaDefaultAnimatedReferenceFrame");
 }
-
-/* The first spline animation of `f` with a binding (and root motion when
- * `need_root_motion`); f->num_animations when there is none. */
-static uint32_t donor_animation(const hks_file *f, bool need_root_motion)
-{
-	for (uint32_t a = 0; a < f->num_animations; a++)
-		if (f->animations[a].kind == HKS_ANIMATION_SPLINE && cli_binding_for(f, a) &&
-		    (!need_root_motion || has_root_motion(f, a)))
-			return a;
-	return f->num_animations;
-}
-
-int cli_find_donor(const hks_load_options *lo, const char *where_path, const char *sdk, hks_loader **loader,
-                   hks_loaded **out, uint32_t *anim)
-{
-	hks_error err;
-	char *where = strdup(where_path);
-	int rc = 2;
-	*out = NULL;
-	*loader = NULL;
-	if (!where)
-		return 2;
-	if (hks_loader_create(lo, loader, &err) != HKS_OK) {
-		cli_print_error(&err);
-		goto done;
-	}
-	if (hks_loader_add_path(*loader, where, &err) != HKS_OK || hks_loader_count(*loader) == 1) {
-		/* BINDER:MEMBER -> the binder; a loose file -> its folder */
-		char *colon = strrchr(where, ':');
-		hks_loader_free(*loader);
-		*loader = NULL;
-		if (hks_loader_create(lo, loader, &err) != HKS_OK) {
-			cli_print_error(&err);
-			goto done;
-		}
-		if (colon && colon != where) {
-			*colon = 0;
-			if (hks_loader_add_path(*loader, where, &err) != HKS_OK) {
-				cli_print_error(&err);
-				goto done;
-			}
-		} else if (hks_loader_add_path(*loader, dirname(where), &err) != HKS_OK) {
-			cli_print_error(&err);
-			goto done;
-		}
-	}
-	/* pass 0: a donor with root motion (game clips carry a reference frame); the first
-	 * usable one without is remembered and taken in pass 1 when no such donor exists */
-	size_t n = hks_loader_count(*loader), opened = 0, fallback = n;
-	for (size_t i = 0; i < n && opened < 512 && !*out; i++) {
-		if (contains_ci(hks_loader_path(*loader, i), "skel"))
-			continue;
-		hks_loaded *ld = NULL;
-		opened++;
-		if (hks_loader_load(*loader, i, &ld) != HKS_OK || !ld || ld->status != HKS_OK ||
-		    ld->file->container != HKS_CONTAINER_TAGFILE || (sdk && strcmp(ld->file->sdk, sdk) != 0)) {
-			hks_loaded_free(ld);
-			continue;
-		}
-		uint32_t a = donor_animation(ld->file, true);
-		if (a < ld->file->num_animations) {
-			*out = ld;
-			*anim = a;
-			break;
-		}
-		if (fallback == n && donor_animation(ld->file, false) < ld->file->num_animations)
-			fallback = i;
-		hks_loaded_free(ld);
-	}
-	if (!*out && fallback < n) {
-		hks_loaded *ld = NULL;
-		if (hks_loader_load(*loader, fallback, &ld) == HKS_OK && ld && ld->status == HKS_OK) {
-			*out = ld;
-			*anim = donor_animation(ld->file, false);
-		} else
-			hks_loaded_free(ld);
-	}
-	rc = *out ? 0 : 1;
-done:
-	if (rc != 0) {
-		hks_loader_free(*loader);
-		*loader = NULL;
-	}
-	free(where);
-	return rc;
-}
-
-/* ---- track layout and root motion ---- */
 
 void cli_apply_track_layout(hks_file *file, uint32_t anim, uint32_t T, const int16_t *track_to_bone, uint32_t F,
                             const int16_t *float_to_slot)

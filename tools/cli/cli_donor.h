@@ -26,12 +26,14 @@ const hks_skeleton *cli_pick_skeleton(const hks_file *own, const hks_file *ext, 
 int cli_load_skeleton(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
                       const char *cmd);
 
-/* A donor: the first tagfile under `where` (a binder or folder; BINDER:MEMBER
- * searches the binder, a loose file its folder) with a spline animation and a
- * binding, of SDK `sdk` when not NULL; donors whose animation has an
- * hkaDefaultAnimatedReferenceFrame are preferred. At most 512 units are opened.
- * Returns 0 with *loader, *out and *anim set, 1 when there is none (nothing
- * printed: the caller names the alternatives), 2 after printing an error. */
+/* A donor (hks_donor_find, the rule in hkspline.h): under `where` (a binder or
+ * folder; BINDER:MEMBER searches the binder, a loose file its folder), of SDK
+ * `sdk` and bound to skeleton `skeleton_name` when not NULL, never the file
+ * `exclude`. Returns 0 with *loader, *out and *anim set, 1 when there is none
+ * (nothing printed: the caller names the alternatives), 2 after printing an
+ * error. cli_find_donor: no skeleton name, no exclusion. */
+int cli_find_donor_for(const hks_load_options *lo, const char *where, const char *sdk, const char *skeleton_name,
+                       const char *exclude, hks_loader **loader, hks_loaded **out, uint32_t *anim);
 int cli_find_donor(const hks_load_options *lo, const char *where, const char *sdk, hks_loader **loader,
                    hks_loaded **out, uint32_t *anim);
 

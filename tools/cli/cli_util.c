@@ -84,44 +84,16 @@ hks_loader *cli_loader_open(const char *const *compendiums, size_t num_compendiu
 
 int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *unit)
 {
+	/* hks_loader_open_unit (src/io/skeleton.c); its own refusals are named with the command */
 	hks_error err;
-	const char *member = NULL;
-	char *prefix = NULL;
-	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
-		const char *colon = strrchr(in, ':');
-		if (!colon || colon == in) {
-			cli_print_error(&err);
-			return 2;
-		}
-		prefix = strndup(in, (size_t)(colon - in));
-		member = colon + 1;
-		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
-			cli_print_error(&err);
-			free(prefix);
-			return 2;
-		}
-	}
-	size_t n = hks_loader_count(loader), found = n;
-	if (member) {
-		size_t mlen = strlen(member);
-		for (size_t i = 0; i < n && found == n; i++) {
-			const char *p = hks_loader_path(loader, i);
-			size_t plen = p ? strlen(p) : 0;
-			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
-				found = i;
-		}
-		if (found == n)
-			fprintf(stderr, "hkspline %s: %s has no member '%s'\n", cmd, prefix, member);
-	} else if (n == 1)
-		found = 0;
+	hks_result r = hks_loader_open_unit(loader, in, unit, &err);
+	if (r == HKS_OK)
+		return 0;
+	if (!err.file[0] && (r == HKS_E_NOT_FOUND || r == HKS_E_ARGUMENT))
+		fprintf(stderr, "hkspline %s: %s\n", cmd, err.message);
 	else
-		fprintf(stderr, "hkspline %s: %s holds %zu Havok files; name one as BINDER:MEMBER or give a file\n", cmd, in,
-		        n);
-	free(prefix);
-	if (found == n)
-		return 2;
-	*unit = found;
-	return 0;
+		cli_print_error(&err);
+	return 2;
 }
 
 void cli_write_quoted(FILE *out, const char *s, char quote)
@@ -425,16 +397,7 @@ void cli_json_spline_stats(cli_json *j, const hks_spline_stats *s)
 void cli_print_encode_summary(FILE *out, const char *label, const hks_frames_in *reference,
                               const hks_packed_spline *packed)
 {
-	hks_animation a;
-	memset(&a, 0, sizeof(a));
-	a.kind = HKS_ANIMATION_SPLINE;
-	a.type = 3;
-	a.duration = packed->duration;
-	a.number_of_transform_tracks = packed->num_transform_tracks;
-	a.number_of_float_tracks = packed->num_float_tracks;
-	a.reference_frame = -1;
-	a.object_offset = a.data_offset = -1;
-	a.spline = packed->header;
+	hks_animation a = hks_animation_of_packed(packed);
 	hks_stored_animation *s = NULL;
 	hks_compare_result *r = NULL;
 	float *t = NULL, *f = NULL;

@@ -156,100 +156,47 @@ static int decode_interleaved(const hks_animation *an, decoded_anim *d)
 
 /* ---- output ---- */
 
-static void put_f32(cli_json *j, const decode_opts *o, float v)
+/* The decoded-frames JSON (hks_frames_json_write, docs/DECODE.md). */
+static int write_json(FILE *out, const hks_loaded *src, const char *skeleton_path, const decoded_anim *ds,
+                      size_t n, const decode_opts *o)
 {
-	if (o->hex) {
-		char buf[16];
-		uint32_t u;
-		memcpy(&u, &v, 4);
-		snprintf(buf, sizeof(buf), "%08x", u);
-		cli_json_string(j, buf);
-	} else
-		cli_json_f32(j, v);
-}
-
-static void write_json(FILE *out, const hks_loaded *src, const char *skeleton_path, const decoded_anim *ds,
-                       size_t n, const decode_opts *o)
-{
-	cli_json j;
-	cli_json_init(&j, out, false);
-	cli_json_begin_object(&j);
-	cli_json_key(&j, "source");
-	cli_json_begin_object(&j);
-	cli_json_key(&j, "path");
-	cli_json_string(&j, src->path);
-	cli_json_key(&j, "container");
-	cli_json_string(&j, hks_container_name(src->file->container));
-	cli_json_key(&j, "sdk");
-	cli_json_string(&j, src->file->sdk);
-	cli_json_key(&j, "skeleton");
-	cli_json_string(&j, skeleton_path);
-	cli_json_key(&j, "mode");
-	cli_json_string(&j, o->time_step > 0 ? "time" : "frame");
-	if (o->time_step > 0) {
-		cli_json_key(&j, "time_step");
-		cli_json_f64(&j, o->time_step);
-	}
-	cli_json_key(&j, "hex");
-	cli_json_bool(&j, o->hex);
-	cli_json_end_object(&j);
-	cli_json_key(&j, "animations");
-	cli_json_begin_array(&j);
+	hks_frames_doc doc;
+	memset(&doc, 0, sizeof(doc));
+	doc.source_path = src->path;
+	doc.source_container = hks_container_name(src->file->container);
+	doc.source_sdk = src->file->sdk;
+	doc.source_skeleton = skeleton_path;
+	doc.time_step = o->time_step;
+	doc.hex = o->hex;
+	doc.animations = calloc(n + 1, sizeof(hks_decoded));
+	if (!doc.animations)
+		return 2;
+	doc.num_animations = (uint32_t)n;
 	for (size_t a = 0; a < n; a++) {
-		const decoded_anim *d = &ds[a];
-		cli_json_begin_object(&j);
-		cli_json_key(&j, "index");
-		cli_json_uint(&j, d->index);
-		cli_json_key(&j, "frames");
-		cli_json_uint(&j, d->rows);
-		cli_json_key(&j, "duration");
-		put_f32(&j, o, d->duration);
-		cli_json_key(&j, "frame_duration");
-		put_f32(&j, o, d->frame_duration);
-		if (d->times) {
-			cli_json_key(&j, "times");
-			cli_json_begin_array(&j);
-			for (uint32_t i = 0; i < d->rows; i++)
-				put_f32(&j, o, d->times[i]);
-			cli_json_end_array(&j);
-		}
-		cli_json_key(&j, "tracks");
-		cli_json_begin_array(&j);
-		static const char *const part_names[3] = {"translation", "rotation", "scale"};
-		static const unsigned part_first[3] = {0, 3, 7}, part_lanes[3] = {3, 4, 3};
-		for (uint32_t t = 0; t < d->T; t++) {
-			fputc('\n', out);
-			cli_json_begin_object(&j);
-			cli_json_key(&j, "bone");
-			cli_json_string(&j, d->bone_names[t]);
-			for (int p = 0; p < 3; p++) {
-				cli_json_key(&j, part_names[p]);
-				cli_json_begin_array(&j);
-				for (uint32_t i = 0; i < d->rows; i++) {
-					const float *v = d->transforms + ((size_t)i * d->T + t) * HKS_TRACK_SAMPLE_FLOATS + part_first[p];
-					cli_json_begin_array(&j);
-					for (unsigned k = 0; k < part_lanes[p]; k++)
-						put_f32(&j, o, v[k]);
-					cli_json_end_array(&j);
-				}
-				cli_json_end_array(&j);
-			}
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_key(&j, "float_tracks");
-		cli_json_begin_array(&j);
-		for (uint32_t f = 0; f < d->F; f++) {
-			cli_json_begin_array(&j);
-			for (uint32_t i = 0; i < d->rows; i++)
-				put_f32(&j, o, d->floats[(size_t)i * d->F + f]);
-			cli_json_end_array(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_end_object(&j);
+		hks_decoded *d = &doc.animations[a];
+		d->index = ds[a].index;
+		d->num_frames = ds[a].rows;
+		d->num_transform_tracks = ds[a].T;
+		d->num_float_tracks = ds[a].F;
+		d->duration = ds[a].duration;
+		d->frame_duration = ds[a].frame_duration;
+		d->transforms = ds[a].transforms;
+		d->floats = ds[a].floats;
+		d->times = ds[a].times;
+		d->bone_names = ds[a].bone_names;
 	}
-	cli_json_end_array(&j);
-	cli_json_end_object(&j);
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	hks_error err;
+	hks_result r = hks_frames_json_write(&doc, NULL, &bytes, &size, &err);
+	free(doc.animations);
+	if (r != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
+	fwrite(bytes, 1, size, out);
+	hks_buffer_free(NULL, bytes, size);
+	return 0;
 }
 
 static void csv_f32(FILE *out, const decode_opts *o, float v)
@@ -456,7 +403,7 @@ int cmd_decode(int argc, char **argv)
 	if (csv)
 		write_csv(out, ds, nds, &o);
 	else
-		write_json(out, src, skeleton_path, ds, nds, &o);
+		rc = write_json(out, src, skeleton_path, ds, nds, &o);
 	if (ferror(out) || (out != stdout && fclose(out) != 0)) {
 		fprintf(stderr, "hkspline decode: write error on %s\n", out_path);
 		rc = 2;

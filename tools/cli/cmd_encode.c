@@ -27,7 +27,6 @@
 #include "cmd_gltf.h"
 
 #include <ctype.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,91 +62,23 @@ static void usage(FILE *out)
 	        "                          afresh by the re-compressor's predictor (docs/RECORD.md)\n");
 }
 
-/* ---- the decoded-frames JSON (docs/DECODE.md) ---- */
-
-/* A float: a number, "nan" / "inf" / "-inf", or an 8-hex-digit bit pattern (--hex). */
-static bool json_f32(const json_t *v, float *out)
-{
-	if (json_is_number(v)) {
-		*out = (float)json_number_value(v);
-		return true;
-	}
-	if (!json_is_string(v))
-		return false;
-	const char *s = json_string_value(v);
-	if (!strcmp(s, "nan")) {
-		*out = NAN;
-		return true;
-	}
-	if (!strcmp(s, "inf")) {
-		*out = INFINITY;
-		return true;
-	}
-	if (!strcmp(s, "-inf")) {
-		*out = -INFINITY;
-		return true;
-	}
-	if (strlen(s) != 8)
-		return false;
-	uint32_t bits = 0;
-	for (int i = 0; i < 8; i++) {
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-		bits = bits << 4 | (uint32_t)(isdigit((unsigned char)s[i]) ? s[i] - '0' : (tolower((unsigned char)s[i]) - 'a' + 10));
-	}
-	memcpy(out, &bits, 4);
-	return true;
-}
+/* ---- the decoded-frames JSON (docs/DECODE.md): hks_frames_json_read ---- */
 
 typedef struct json_frames {
 	hks_frames_in in;
-	float *transforms, *floats;
 	int32_t index;
 	char *source_path;  /* source.path (the file decode read), NULL when absent */
-	char *source_sdk;   /* source.sdk, NULL when absent */
-	char **bone_names;  /* per transform track: "bone" (NULL when null or absent) */
+	const char *source_sdk;   /* source.sdk, NULL when absent */
+	const char *const *bone_names;  /* per transform track: "bone" (NULL when null or absent) */
 	size_t num_bone_names;
+	hks_frames_doc *doc; /* owns the frames and names */
 } json_frames;
-
-static char *dup_string(const json_t *v)
-{
-	return json_is_string(v) ? strdup(json_string_value(v)) : NULL;
-}
 
 static void json_frames_free(json_frames *jf)
 {
-	for (size_t t = 0; jf->bone_names && t < jf->num_bone_names; t++)
-		free(jf->bone_names[t]);
-	free(jf->bone_names);
 	free(jf->source_path);
-	free(jf->source_sdk);
-	free(jf->transforms);
-	free(jf->floats);
+	hks_frames_doc_free(jf->doc);
 	memset(jf, 0, sizeof(*jf));
-}
-
-/* rows × n floats of one part of a track into transforms (offset k0). */
-static bool read_rows(const json_t *rows, uint32_t frames, size_t n, float *dst, size_t stride, const char *what,
-                      uint32_t track)
-{
-	if (!json_is_array(rows) || json_array_size(rows) != frames) {
-		fprintf(stderr, "hkspline encode: track %u: \"%s\" must be a list of %u rows\n", track, what, frames);
-		return false;
-	}
-	for (uint32_t f = 0; f < frames; f++) {
-		const json_t *row = json_array_get(rows, f);
-		if (!json_is_array(row) || json_array_size(row) != n) {
-			fprintf(stderr, "hkspline encode: track %u frame %u: \"%s\" needs %zu values\n", track, f, what, n);
-			return false;
-		}
-		for (size_t k = 0; k < n; k++)
-			if (!json_f32(json_array_get(row, k), &dst[(size_t)f * stride + k])) {
-				fprintf(stderr, "hkspline encode: track %u frame %u: \"%s\" value %zu is not a float\n", track, f, what,
-				        k);
-				return false;
-			}
-	}
-	return true;
 }
 
 /* A relative source.path names the file as seen from where `decode` ran. When
@@ -186,106 +117,55 @@ static char *source_beside_json(const char *json_path, const char *source)
 static bool load_json(const char *path, long want_index, json_frames *out)
 {
 	memset(out, 0, sizeof(*out));
-	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
-	if (!root) {
-		fprintf(stderr, "hkspline encode: %s:%d: %s\n", path, je.line, je.text);
+	size_t size = 0;
+	uint8_t *bytes = cli_read_file(path, &size);
+	if (!bytes)
+		return false;
+	hks_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.name = path;
+	hks_error err;
+	hks_result r = hks_frames_json_read(bytes, size, &ro, &out->doc, &err);
+	free(bytes);
+	if (r != HKS_OK) {
+		cli_print_error(&err);
 		return false;
 	}
-	bool ok = false;
-	const json_t *src = json_object_get(root, "source");
-	const json_t *mode = src ? json_object_get(src, "mode") : NULL;
-	if (mode && json_is_string(mode) && strcmp(json_string_value(mode), "frame") != 0) {
+	const hks_frames_doc *doc = out->doc;
+	if (doc->mode && strcmp(doc->mode, "frame") != 0) {
 		fprintf(stderr, "hkspline encode: %s was decoded in %s mode; encode needs every stored frame (decode without "
 		                "--time-step)\n",
-		        path, json_string_value(mode));
-		goto done;
+		        path, doc->mode);
+		return false;
 	}
-	if (src) {
-		out->source_path = dup_string(json_object_get(src, "path"));
+	if (doc->source_path) {
+		out->source_path = strdup(doc->source_path);
 		char *beside = out->source_path ? source_beside_json(path, out->source_path) : NULL;
 		if (beside) {
 			free(out->source_path);
 			out->source_path = beside;
 		}
-		out->source_sdk = dup_string(json_object_get(src, "sdk"));
 	}
-	const json_t *anims = json_object_get(root, "animations");
-	if (!json_is_array(anims) || json_array_size(anims) == 0) {
+	out->source_sdk = doc->source_sdk;
+	if (!doc->num_animations) {
 		fprintf(stderr, "hkspline encode: %s: no \"animations\"\n", path);
-		goto done;
+		return false;
 	}
-	const json_t *anim = NULL;
-	for (size_t i = 0; i < json_array_size(anims); i++) {
-		const json_t *a = json_array_get(anims, i);
-		const json_t *ix = json_object_get(a, "index");
-		if (want_index < 0 || (json_is_integer(ix) && json_integer_value(ix) == want_index)) {
-			anim = a;
-			break;
-		}
-	}
+	const hks_decoded *anim = hks_frames_doc_find(doc, want_index);
 	if (!anim) {
 		fprintf(stderr, "hkspline encode: %s: no animation with index %ld\n", path, want_index);
-		goto done;
+		return false;
 	}
-	const json_t *ix = json_object_get(anim, "index");
-	out->index = json_is_integer(ix) ? (int32_t)json_integer_value(ix) : 0;
-	const json_t *jf = json_object_get(anim, "frames");
-	const json_t *tracks = json_object_get(anim, "tracks");
-	const json_t *ftracks = json_object_get(anim, "float_tracks");
-	float duration = 0;
-	if (!json_is_integer(jf) || json_integer_value(jf) < 2 || json_integer_value(jf) > (json_int_t)HKS_DEFAULT_MAX_FRAMES ||
-	    !json_f32(json_object_get(anim, "duration"), &duration) || !json_is_array(tracks)) {
+	if (anim->num_frames < 2) {
 		fprintf(stderr, "hkspline encode: %s: the animation needs \"frames\" (2 .. %u), \"duration\" and \"tracks\"\n", path,
 		        HKS_DEFAULT_MAX_FRAMES);
-		goto done;
+		return false;
 	}
-	uint32_t frames = (uint32_t)json_integer_value(jf);
-	size_t T = json_array_size(tracks), F = json_is_array(ftracks) ? json_array_size(ftracks) : 0;
-	if (T + F > HKS_DEFAULT_MAX_TRACKS) {
-		fprintf(stderr, "hkspline encode: %s: %zu tracks exceed %u\n", path, T + F, HKS_DEFAULT_MAX_TRACKS);
-		goto done;
-	}
-	out->transforms = calloc((size_t)frames * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
-	out->floats = calloc((size_t)frames * F + 1, sizeof(float));
-	out->bone_names = calloc(T + 1, sizeof(char *));
-	out->num_bone_names = out->bone_names ? T : 0;
-	if (!out->transforms || !out->floats || !out->bone_names) {
-		fprintf(stderr, "hkspline encode: out of memory\n");
-		goto done;
-	}
-	size_t stride = T * HKS_TRACK_SAMPLE_FLOATS;
-	for (size_t t = 0; t < T; t++) {
-		const json_t *tr = json_array_get(tracks, t);
-		float *base = out->transforms + t * HKS_TRACK_SAMPLE_FLOATS;
-		out->bone_names[t] = dup_string(json_object_get(tr, "bone"));
-		if (!read_rows(json_object_get(tr, "translation"), frames, 3, base, stride, "translation", (uint32_t)t) ||
-		    !read_rows(json_object_get(tr, "rotation"), frames, 4, base + 3, stride, "rotation", (uint32_t)t) ||
-		    !read_rows(json_object_get(tr, "scale"), frames, 3, base + 7, stride, "scale", (uint32_t)t))
-			goto done;
-	}
-	for (size_t i = 0; i < F; i++) {
-		const json_t *vals = json_array_get(ftracks, i);
-		if (!json_is_array(vals) || json_array_size(vals) != frames) {
-			fprintf(stderr, "hkspline encode: float track %zu must hold %u values\n", i, frames);
-			goto done;
-		}
-		for (uint32_t f = 0; f < frames; f++)
-			if (!json_f32(json_array_get(vals, f), &out->floats[(size_t)f * F + i])) {
-				fprintf(stderr, "hkspline encode: float track %zu frame %u is not a float\n", i, f);
-				goto done;
-			}
-	}
-	out->in.num_frames = frames;
-	out->in.num_transform_tracks = (uint32_t)T;
-	out->in.num_float_tracks = (uint32_t)F;
-	out->in.duration = duration;
-	out->in.transforms = T ? out->transforms : NULL;
-	out->in.floats = F ? out->floats : NULL;
-	ok = true;
-done:
-	json_decref(root);
-	return ok;
+	out->index = (int32_t)anim->index;
+	out->in = anim->frames;
+	out->bone_names = (const char *const *)anim->bone_names;
+	out->num_bone_names = anim->num_transform_tracks;
+	return true;
 }
 
 /* ---- options ---- */
@@ -396,11 +276,12 @@ static bool is_tagfile_sdk(const char *sdk)
  * JSON's track layout: track t is bound to the skeleton bone named by its
  * "bone" (a null name keeps the identity, CONTAINERS.md §3.5), float track i to
  * float slot i (the JSON carries no slot names). The donor's SDK: --game, else
- * the JSON's source.sdk when it names a tagfile SDK. Returns 0, 1 when neither
+ * the JSON's source.sdk when it names a tagfile SDK; never the output file `out`
+ * (hks_donor_find: a re-run does not take its own earlier output). Returns 0, 1 when neither
  * --skeleton nor --into is given (nothing printed), 2 after printing why.
  */
 static int open_donor(const hks_load_options *lo, const json_frames *jf, const char *skeleton, const char *into,
-                      const char *sdk, container *c)
+                      const char *sdk, container *c, const char *out)
 {
 	if (!skeleton && !into)
 		return 1;
@@ -416,7 +297,9 @@ static int open_donor(const hks_load_options *lo, const json_frames *jf, const c
 	int found = 1;
 	for (int k = 0; k < 2 && found == 1; k++)
 		if (where[k]) {
-			found = cli_find_donor(lo, where[k], want_sdk, &c->loader, &c->ld, &c->anim);
+			found = cli_find_donor_for(lo, where[k], want_sdk,
+			                           c->skel ? cli_pick_skeleton(c->skel->file, NULL, NULL)->name : NULL, out,
+			                           &c->loader, &c->ld, &c->anim);
 			c->donor_from = where[k];
 		}
 	if (found == 1)
@@ -617,7 +500,7 @@ int cmd_encode(int argc, char **argv)
 			}
 		}
 		if (from_source != 0) {
-			int from_donor = open_donor(&lo, &jf, skeleton, into, sdk, &c);
+			int from_donor = open_donor(&lo, &jf, skeleton, into, sdk, &c, out);
 			if (from_donor == 1)
 				fprintf(stderr,
 				        "hkspline encode: no container to write into%s%s%s; give one of\n"

@@ -1,0 +1,611 @@
+"""hkspline: Havok spline-compressed animations from Python.
+
+A thin ``ctypes`` binding of the C library (``libhkspline.so``, ``include/hkspline.h``):
+everything is done by the library, the binding converts arguments and results.
+numpy is the only dependency. See ``docs/PYTHON.md``.
+
+>>> import hkspline
+>>> f = hkspline.load("c1050/a000_000200.hkx", compendium=["c1050/"])
+>>> anim = f.animations[0]
+>>> frames = anim.frames()            # (frames, tracks, 10): t xyz, r xyzw, s xyz
+>>> data = hkspline.encode(anim, like="c1050/a000_000200.hkx", tolerance=0.002)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from ctypes import byref, c_char_p, c_float, c_int, c_size_t, c_uint32, c_void_p, POINTER
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _ffi
+from ._ffi import lib
+
+__all__ = ["Error", "File", "Animation", "Skeleton", "Binding", "Binder", "load", "encode", "recompress",
+           "error", "library_path", "RESULT_CODES"]
+__version__ = "0.1.0"
+
+library_path = _ffi.library_path
+
+#: hks_result codes by name (``Error.code`` is the number, ``Error.name`` the name).
+RESULT_CODES = {"ok": 0, "argument": 1, "nomem": 2, "truncated": 3, "malformed": 4, "unsupported": 5, "limit": 6,
+                "compendium": 7, "io": 8, "not_found": 9, "mismatch": 10, "internal": 11}
+
+_CODE_NAMES = {v: k for k, v in RESULT_CODES.items()}
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Error(Exception):
+    """A failure of the C library, with its error record (``hks_error``).
+
+    Attributes: ``code`` (the ``hks_result`` number, see ``RESULT_CODES``), ``name`` (its key there:
+    "truncated", "compendium", ...), ``description`` (the library's text for the code),
+    ``message``, ``file``, ``object``, ``member``, ``offset`` (byte offset, -1 when unknown),
+    ``animation``, ``block``, ``track`` (-1 when not applicable), ``part`` ("T", "R", "S", "F" or "").
+    """
+
+    def __init__(self, record: _ffi.ErrorRecord, code: Optional[int] = None):
+        self.code = int(code if code is not None and record.code == 0 else record.code)
+        self.name = _CODE_NAMES.get(self.code, "unknown")
+        self.description = (lib.hks_result_name(self.code) or b"?").decode()
+        self.message = record.message.decode("utf-8", "replace")
+        self.file = record.file.decode("utf-8", "replace")
+        self.object = record.object.decode("utf-8", "replace")
+        self.member = record.member.decode("utf-8", "replace")
+        self.offset = int(record.offset)
+        self.animation = int(record.animation)
+        self.block = int(record.block)
+        self.track = int(record.track)
+        self.part = chr(record.part) if record.part else ""
+        buf = ctypes.create_string_buffer(2048)
+        lib.hks_error_format(byref(record), buf, len(buf))
+        text = buf.value.decode("utf-8", "replace") or self.message or self.name
+        super().__init__(f"{self.name}: {text}")
+
+
+def _check(result: int, err: _ffi.ErrorRecord) -> None:
+    if result != 0:
+        raise Error(err, result)
+
+
+def _b(s: Optional[PathLike]) -> Optional[bytes]:
+    return None if s is None else os.fsencode(s)
+
+
+def _take(ptr: c_void_p, size: c_size_t) -> bytes:
+    """Copy a buffer the library returned and free it."""
+    if not ptr.value:
+        return b""
+    data = ctypes.string_at(ptr.value, size.value)
+    lib.hks_buffer_free(None, ptr, size)
+    return data
+
+
+def _str(p: Optional[bytes]) -> Optional[str]:
+    return None if p is None else p.decode("utf-8", "surrogateescape")
+
+
+class _Paths:
+    """A NULL-free char* array kept alive with its strings."""
+
+    def __init__(self, paths: Optional[Iterable[PathLike]]):
+        self.items = [os.fsencode(p) for p in (paths or [])]
+        self.array = (c_char_p * (len(self.items) + 1))(*self.items)
+
+    def fill(self, lo: _ffi.LoadOptions) -> None:
+        lo.compendium_paths = ctypes.cast(self.array, POINTER(c_char_p))
+        lo.num_compendium_paths = len(self.items)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# objects of a file
+
+
+class Skeleton:
+    """An ``hkaSkeleton``: ``name``, ``names`` (bone names), ``parents`` (int16, -1 for roots),
+    ``reference_pose`` (bones x 10 float32: t xyz, r xyzw, s xyz), ``float_slots``, ``reference_floats``."""
+
+    def __init__(self, rec: _ffi.SkeletonRecord, owner: "File"):
+        self._owner = owner
+        self.name: Optional[str] = _str(rec.name)
+        n = rec.num_bones
+        self.names: List[Optional[str]] = [_str(rec.bone_names[i]) if rec.bone_names else None for i in range(n)]
+        self.parents = np.array([rec.parent_indices[i] for i in range(rec.num_parent_indices)], dtype=np.int16)
+        pose = np.zeros((rec.num_reference_pose, 10), dtype=np.float32)
+        if rec.num_reference_pose:
+            raw = np.ctypeslib.as_array(ctypes.cast(rec.reference_pose, POINTER(ctypes.c_float)),
+                                        shape=(rec.num_reference_pose, 12))
+            pose[:, 0:3] = raw[:, 0:3]
+            pose[:, 3:7] = raw[:, 4:8]
+            pose[:, 7:10] = raw[:, 8:11]
+        self.reference_pose = pose
+        self.float_slots: List[Optional[str]] = [_str(rec.float_slots[i]) for i in range(rec.num_float_slots)]
+        self.reference_floats = np.array([rec.reference_floats[i] for i in range(rec.num_reference_floats)],
+                                         dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"<hkspline.Skeleton {self.name!r}: {len(self.names)} bones>"
+
+
+class Binding:
+    """An ``hkaAnimationBinding``: ``skeleton_name``, ``animation`` (index, -1 when none), ``track_to_bone`` and
+    ``float_track_to_slot`` (int16 arrays; empty means the identity), ``blend_hint``."""
+
+    def __init__(self, rec: _ffi.BindingRecord):
+        self.skeleton_name: Optional[str] = _str(rec.original_skeleton_name)
+        self.animation = int(rec.animation)
+        self.track_to_bone = np.array([rec.transform_track_to_bone_indices[i]
+                                       for i in range(rec.num_transform_track_to_bone_indices)], dtype=np.int16)
+        self.float_track_to_slot = np.array([rec.float_track_to_float_slot_indices[i]
+                                             for i in range(rec.num_float_track_to_float_slot_indices)],
+                                            dtype=np.int16)
+        self.blend_hint = int(rec.blend_hint)
+
+    def __repr__(self) -> str:
+        return f"<hkspline.Binding animation {self.animation} -> {self.skeleton_name!r}>"
+
+
+_KINDS = {0: "other", 1: "spline", 2: "interleaved"}
+
+
+class Animation:
+    """One animation of a file. ``kind`` ("spline", "interleaved", "other"), ``class_name``, ``duration``,
+    ``num_transform_tracks``, ``num_float_tracks``, ``binding`` (or None).
+
+    ``frames()`` decodes it (spline: every stored frame, raw values as ``hkspline decode`` writes them;
+    interleaved: as stored) to a float32 array (frames, tracks, 10); ``floats()`` the float tracks
+    (frames, float tracks); ``bone_names`` the bone of each transform track (through the binding and the
+    file's skeleton, else the ``skeleton=`` file given to ``load``)."""
+
+    def __init__(self, file: "File", index: int):
+        self.file = file
+        self.index = index
+        rec = file._rec.animations[index]
+        self.kind = _KINDS.get(rec.kind, "other")
+        self.class_name = _str(rec.class_name)
+        self.duration = float(rec.duration)
+        self.num_transform_tracks = int(rec.number_of_transform_tracks)
+        self.num_float_tracks = int(rec.number_of_float_tracks)
+        self.num_frames = int(rec.spline.num_frames) if rec.kind == 1 else None
+        b = lib.hks_file_binding_for(file._rec_ptr, index)
+        self.binding: Optional[Binding] = Binding(b.contents) if b else None
+        self._decoded: Optional[Tuple[np.ndarray, np.ndarray, List[Optional[str]], float, float]] = None
+
+    def _decode(self):
+        if self._decoded is None:
+            opts = _ffi.DecodeOptions()
+            if self.file._skeleton_file is not None:
+                opts.skeleton_file = self.file._skeleton_file._rec_ptr
+            out = POINTER(_ffi.Decoded)()
+            err = _ffi.ErrorRecord()
+            _check(lib.hks_decode_animation(self.file._rec_ptr, self.index, byref(opts), byref(out), byref(err)),
+                   err)
+            try:
+                d = out.contents
+                N, T, F = d.num_frames, d.num_transform_tracks, d.num_float_tracks
+                t = np.ctypeslib.as_array(d.transforms, shape=(N * T * 10 + 1,))[: N * T * 10].copy()
+                fl = np.ctypeslib.as_array(d.floats, shape=(N * F + 1,))[: N * F].copy()
+                names = [_str(d.bone_names[i]) for i in range(T)]
+                self._decoded = (t.reshape(N, T, 10), fl.reshape(N, F), names, float(d.duration),
+                                 float(d.frame_duration))
+            finally:
+                lib.hks_decoded_free(out)
+        return self._decoded
+
+    def frames(self) -> np.ndarray:
+        """(frames, transform tracks, 10) float32: translation xyz, rotation xyzw, scale xyz (a copy)."""
+        return self._decode()[0].copy()
+
+    def floats(self) -> np.ndarray:
+        """(frames, float tracks) float32 (a copy)."""
+        return self._decode()[1].copy()
+
+    @property
+    def bone_names(self) -> List[Optional[str]]:
+        return list(self._decode()[2])
+
+    @property
+    def frame_duration(self) -> float:
+        return self._decode()[4]
+
+    def __repr__(self) -> str:
+        return (f"<hkspline.Animation {self.index} {self.kind}: {self.num_transform_tracks} + "
+                f"{self.num_float_tracks} tracks, {self.duration:g} s>")
+
+
+class File:
+    """A parsed Havok file (tagfile, packfile, XML). ``path``, ``container``, ``sdk``, ``animations``,
+    ``skeletons``, ``bindings``; ``to_bytes()`` writes it back (an unmodified file gives its input bytes)."""
+
+    def __init__(self):
+        self._loader = c_void_p()
+        self._loaded: Optional[Any] = None
+        self._owned_file = None
+        self._rec_ptr = None
+        self._skeleton_file: Optional["File"] = None
+        self.path: Optional[str] = None
+
+    def _init_objects(self) -> None:
+        self._rec = self._rec_ptr.contents
+        self.container = (lib.hks_container_name(self._rec.container) or b"").decode()
+        self.sdk = self._rec.sdk.decode("utf-8", "replace")
+        self.skeletons = [Skeleton(self._rec.skeletons[i], self) for i in range(self._rec.num_skeletons)]
+        self.bindings = [Binding(self._rec.bindings[i]) for i in range(self._rec.num_bindings)]
+        self.animations = [Animation(self, i) for i in range(self._rec.num_animations)]
+
+    def to_bytes(self) -> bytes:
+        out, size, err = c_void_p(), c_size_t(), _ffi.ErrorRecord()
+        _check(lib.hks_file_write(self._rec_ptr, None, byref(out), byref(size), byref(err)), err)
+        return _take(out, size)
+
+    def close(self) -> None:
+        """Release the C objects (also done when the object is collected)."""
+        if self._loaded:
+            lib.hks_loaded_free(self._loaded)
+            self._loaded = None
+        if self._owned_file:
+            lib.hks_file_free(self._owned_file)
+            self._owned_file = None
+        if self._loader:
+            lib.hks_loader_free(self._loader)
+            self._loader = c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+    def __repr__(self) -> str:
+        return (f"<hkspline.File {self.path!r} {self.container} {self.sdk}: {len(self.animations)} animations, "
+                f"{len(self.skeletons)} skeletons>")
+
+
+def load(source: Union[PathLike, bytes, bytearray, memoryview], compendium: Optional[Sequence[Any]] = None,
+         skeleton: Optional[PathLike] = None) -> File:
+    """Parse a Havok file.
+
+    ``source``: a path (``.hkx``, a binder or DCX holding one Havok file, or ``BINDER:MEMBER``), or the bytes of
+    a Havok file. ``compendium``: compendium files, binders or folders (for paths; for bytes: ``.compendium``
+    file paths or bytes). ``skeleton``: a skeleton file (or binder / folder) for bone names when the file has
+    none. Raises ``hkspline.Error`` (e.g. ``name == "compendium"`` when a referenced compendium is missing).
+    """
+    f = File()
+    err = _ffi.ErrorRecord()
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        cset = c_void_p()
+        _check(lib.hks_compendium_set_create(None, byref(cset), byref(err)), err)
+        try:
+            for c in compendium or []:
+                blob = bytes(c) if isinstance(c, (bytes, bytearray, memoryview)) else open(c, "rb").read()
+                name = b"compendium" if isinstance(c, (bytes, bytearray, memoryview)) else os.fsencode(c)
+                _check(lib.hks_compendium_set_add(cset, blob, len(blob), name, None, byref(err)), err)
+            ro = _ffi.ReadOptions()
+            ro.compendiums = cset
+            out = POINTER(_ffi.FileRecord)()
+            _check(lib.hks_file_read(data, len(data), byref(ro), byref(out), byref(err)), err)
+        finally:
+            lib.hks_compendium_set_free(cset)
+        f._owned_file = out
+        f._rec_ptr = out
+        f.path = None
+    else:
+        paths = _Paths(compendium)
+        lo = _ffi.LoadOptions()
+        paths.fill(lo)
+        _check(lib.hks_loader_create(byref(lo), byref(f._loader), byref(err)), err)
+        unit = c_size_t()
+        _check(lib.hks_loader_open_unit(f._loader, os.fsencode(source), byref(unit), byref(err)), err)
+        ld = POINTER(_ffi.Loaded)()
+        r = lib.hks_loader_load(f._loader, unit, byref(ld))
+        if r != 0 or not ld:
+            raise Error(_ffi.ErrorRecord(), r or RESULT_CODES["nomem"])
+        f._loaded = ld
+        if ld.contents.status != 0:
+            raise Error(ld.contents.error, ld.contents.status)
+        f._rec_ptr = ld.contents.file
+        f.path = _str(ld.contents.path)
+        if skeleton is None and ld.contents.file.contents.num_skeletons == 0:
+            # as `hkspline decode`: the skeleton the loader finds beside the file (same binder, then folder)
+            sk = POINTER(_ffi.Loaded)()
+            if lib.hks_loader_find_skeleton(f._loader, unit, byref(sk)) == 0 and sk:
+                if sk.contents.status == 0:
+                    s = File()
+                    s._loaded = sk
+                    s._rec_ptr = sk.contents.file
+                    s.path = _str(sk.contents.path)
+                    s._init_objects()
+                    s._parent = f  # the loader that made it stays alive
+                    f._skeleton_file = s
+                else:
+                    lib.hks_loaded_free(sk)
+    if skeleton is not None:
+        f._skeleton_file = _load_skeleton(skeleton, compendium)
+    f._init_objects()
+    return f
+
+
+def _load_skeleton(path: PathLike, compendium: Optional[Sequence[Any]]) -> File:
+    f = File()
+    err = _ffi.ErrorRecord()
+    paths = _Paths([c for c in (compendium or []) if not isinstance(c, (bytes, bytearray, memoryview))])
+    lo = _ffi.LoadOptions()
+    paths.fill(lo)
+    ld = POINTER(_ffi.Loaded)()
+    _check(lib.hks_skeleton_load(byref(lo), os.fsencode(path), byref(f._loader), byref(ld), byref(err)), err)
+    f._loaded = ld
+    f._rec_ptr = ld.contents.file
+    f.path = _str(ld.contents.path)
+    f._init_objects()
+    return f
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# encode, recompress, error
+
+_ROT_QUANT = {"40": 1, "48": 2, "24": 3, "16": 4, "32": 0, "uncompressed": 5}
+_GAMES = {"sekiro": "20160200", "eldenring": "20180100", "elden-ring": "20180100"}
+_ENCODE_OPTIONS = {"tolerance", "translation_tolerance", "rotation_tolerance", "scale_tolerance", "float_tolerance",
+                   "degree", "rotation_quantization", "max_frames_per_block", "cpu", "solver", "continuity",
+                   "no_guard", "game"}
+
+
+def _positive(name: str, v: Any) -> float:
+    x = float(v)
+    if not (x > 0) or x == float("inf"):
+        raise ValueError(f"{name} wants a positive number")
+    return x
+
+
+def _encode_options(o: _ffi.EncodeLikeOptions, options: Dict[str, Any]) -> None:
+    unknown = set(options) - _ENCODE_OPTIONS
+    if unknown:
+        raise TypeError(f"unknown encode options: {', '.join(sorted(unknown))}")
+    if "tolerance" in options:
+        t = _positive("tolerance", options["tolerance"])
+        o.translation_tolerance = o.rotation_tolerance = o.scale_tolerance = o.float_tolerance = t
+    for k in ("translation_tolerance", "rotation_tolerance", "scale_tolerance", "float_tolerance"):
+        if k in options:
+            setattr(o, k, _positive(k, options[k]))
+    if "degree" in options:
+        d = int(options["degree"])
+        if d not in (1, 2, 3):
+            raise ValueError("degree takes 1, 2 or 3")
+        o.degree = d
+    if "rotation_quantization" in options:
+        q = str(options["rotation_quantization"])
+        if q not in _ROT_QUANT:
+            raise ValueError("rotation_quantization takes 40, 48, 24, 16, 32 or 'uncompressed'")
+        o.rotation_quantization = _ROT_QUANT[q] + 1
+    if "max_frames_per_block" in options:
+        m = int(options["max_frames_per_block"])
+        if not 2 <= m <= 256:
+            raise ValueError("max_frames_per_block takes 2 .. 256")
+        o.max_frames_per_block = m
+    if "cpu" in options:
+        cpu = c_int()
+        if lib.hks_cpu_model_parse(str(options["cpu"]).encode(), byref(cpu)) != 0:
+            raise ValueError("cpu takes auto, intel, amd-zen, native or exact")
+        o.cpu = cpu.value
+    if "solver" in options:
+        s = str(options["solver"])
+        if s not in ("havok", "quality"):
+            raise ValueError("solver takes havok or quality")
+        o.solver = 1 if s == "quality" else 0
+    o.rotation_continuity = 1 if options.get("continuity") else 0
+    o.havok_unguarded = 1 if options.get("no_guard") else 0
+    if "game" in options:
+        g = str(options["game"])
+        if g not in _GAMES:
+            raise ValueError("game takes sekiro or eldenring")
+        o.sdk = _GAMES[g].encode()
+
+
+def encode(frames: Union[Animation, np.ndarray], like: Union[PathLike, File], *, floats: Optional[np.ndarray] = None,
+           duration: Optional[float] = None, animation: Optional[int] = None,
+           record: Optional[Union[PathLike, bytes]] = None, compendium: Optional[Sequence[Any]] = None,
+           **options: Any) -> bytes:
+    """Encode frames into the file ``like`` (a path, ``BINDER:MEMBER`` or a ``File``), replacing its animation
+    ``animation`` (default: the animation the frames came from, else the first spline animation): the bytes of
+    ``hkspline encode FRAMES.json --like LIKE [options]``.
+
+    ``frames``: an ``Animation`` (its frames, floats and duration), or a float32 array (frames, tracks, 10) with
+    ``floats`` (frames, float tracks) and ``duration`` (default: the replaced animation's). ``record``: a record
+    file (path or bytes, from ``recompress``): unchanged parts get their original bytes. Options and defaults
+    as the CLI: ``tolerance``, ``translation_tolerance``, ``rotation_tolerance``, ``scale_tolerance``,
+    ``float_tolerance`` (0.001), ``degree`` (3), ``rotation_quantization`` ("40", "48", "24", "16", "32",
+    "uncompressed"; default the original's), ``max_frames_per_block`` (the original's), ``cpu`` ("auto"),
+    ``solver`` ("havok"), ``continuity`` (False), ``no_guard`` (False), ``game`` ("sekiro", "eldenring")."""
+    if isinstance(frames, Animation):
+        src = frames
+        if animation is None:
+            animation = src.index
+        if floats is None:
+            floats = src.floats()
+        if duration is None:
+            duration = src._decode()[3]
+        frames = src.frames()
+    target = like if isinstance(like, File) else load(like, compendium=compendium)
+    if animation is None:
+        animation = next((a.index for a in target.animations if a.kind == "spline"), 0)
+    if not 0 <= animation < len(target.animations):
+        raise ValueError(f"the file has no animation {animation}")
+    t = np.ascontiguousarray(frames, dtype=np.float32)
+    if t.ndim != 3 or t.shape[2] != 10:
+        raise ValueError("frames must have the shape (frames, tracks, 10)")
+    n, T = t.shape[0], t.shape[1]
+    fl = np.ascontiguousarray(floats if floats is not None else np.zeros((n, 0)), dtype=np.float32)
+    if fl.ndim != 2 or fl.shape[0] != n:
+        raise ValueError("floats must have the shape (frames, float tracks)")
+    if duration is None:
+        duration = target.animations[animation].duration
+    fin = _ffi.FramesIn(n, T, fl.shape[1], c_float(duration), None, None)
+    if T:
+        fin.transforms = t.ctypes.data_as(POINTER(c_float))
+    if fl.shape[1]:
+        fin.floats = fl.ctypes.data_as(POINTER(c_float))
+    o = _ffi.EncodeLikeOptions()
+    _encode_options(o, options)
+    rec_bytes = None
+    if record is not None:
+        rec_bytes = bytes(record) if isinstance(record, (bytes, bytearray, memoryview)) else open(record, "rb").read()
+        o.record = ctypes.cast(ctypes.c_char_p(rec_bytes), c_void_p)
+        o.record_size = len(rec_bytes)
+    out, size, err = c_void_p(), c_size_t(), _ffi.ErrorRecord()
+    _check(lib.hks_encode_like(target._rec_ptr, animation, byref(fin), byref(o), byref(out), byref(size), None,
+                               byref(err)), err)
+    result = _take(out, size)
+    if not isinstance(like, File):
+        target.close()
+    else:
+        like._init_objects()  # the file now holds the new animation
+    return result
+
+
+def recompress(path: PathLike, compendium: Optional[Sequence[Any]] = None, cpu: str = "auto",
+               ladder: int = 0) -> Tuple[bytes, bytes]:
+    """Re-compress every spline animation of a Havok file: (the file with each animation replaced by the
+    predictor's re-encode, the record file), as ``hkspline recompress IN -o OUT --record R``.
+    ``encode(anim, like=path, record=record)`` then gives the original bytes back."""
+    f = load(path, compendium=compendium)
+    try:
+        o = _ffi.RecompressOptions()
+        c = c_int()
+        if lib.hks_cpu_model_parse(cpu.encode(), byref(c)) != 0:
+            raise ValueError("cpu takes auto, intel, amd-zen or exact")
+        o.cpu = c.value
+        o.ladder = ladder
+        out, size, rec, rsize, err = c_void_p(), c_size_t(), c_void_p(), c_size_t(), _ffi.ErrorRecord()
+        _check(lib.hks_recompress_file(f._rec_ptr, byref(o), byref(out), byref(size), byref(rec), byref(rsize),
+                                       byref(err)), err)
+        return _take(out, size), _take(rec, rsize)
+    finally:
+        f.close()
+
+
+_REPORTS = {"summary": 0, "detailed": 1, "exhaustive": 2}
+
+
+def error(a: PathLike, b: PathLike, skeleton: Optional[PathLike] = None, compendium: Optional[Sequence[Any]] = None,
+          animation: int = 0, shell: Optional[float] = None, threshold: Optional[float] = None,
+          shell_overrides: Optional[Dict[str, float]] = None, report: str = "summary") -> Dict[str, Any]:
+    """The compression error of B against A (Havok files, ``BINDER:MEMBER`` or decoded-frames JSON), as the dict
+    of ``hkspline error A B --json`` (the same keys; ``report`` "detailed" / "exhaustive" as ``--report``)."""
+    if report not in _REPORTS:
+        raise ValueError("report is summary, detailed or exhaustive")
+    paths = _Paths(compendium)
+    o = _ffi.ComparisonOptions()
+    paths.fill(o.load)
+    o.skeleton = _b(skeleton)
+    o.animation = animation
+    o.shell_distance = _positive("shell", shell) if shell is not None else 0.0
+    o.threshold = _positive("threshold", threshold) if threshold is not None else 0.0
+    items = list((shell_overrides or {}).items())
+    ovr = (_ffi.ShellOverride * (len(items) + 1))(*[_ffi.ShellOverride(k.encode(), _positive(k, v))
+                                                     for k, v in items])
+    o.shell_overrides = ctypes.cast(ovr, POINTER(_ffi.ShellOverride))
+    o.num_shell_overrides = len(items)
+    cmp, err = c_void_p(), _ffi.ErrorRecord()
+    _check(lib.hks_compare_paths(os.fsencode(a), os.fsencode(b), byref(o), byref(cmp), byref(err)), err)
+    try:
+        out, size = c_void_p(), c_size_t()
+        _check(lib.hks_comparison_json(cmp, _REPORTS[report], 0, byref(out), byref(size), byref(err)), err)
+        return json.loads(_take(out, size))
+    finally:
+        lib.hks_comparison_free(cmp)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# binders
+
+
+class Binder:
+    """A BND4 binder (``.anibnd``), plain or inside a DCX (``.anibnd.dcx``).
+
+    ``Binder.read(path_or_bytes)``; ``names``; ``get(name)`` (full name or base name, case-insensitive);
+    ``replace(name, data)`` (replaces the member, else adds it like the binder's other members);
+    ``to_bytes()`` (recompressed into the same DCX header when it came in one); ``write(path)``."""
+
+    def __init__(self):
+        self._bnd = POINTER(_ffi.Bnd4)()
+        self._dcx: Optional[_ffi.DcxInfo] = None
+        self._plain = b""
+
+    @classmethod
+    def read(cls, source: Union[PathLike, bytes]) -> "Binder":
+        data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else open(source, "rb").read()
+        self = cls()
+        err = _ffi.ErrorRecord()
+        if data[:4] == b"DCX\0":
+            info = _ffi.DcxInfo()
+            out, size = c_void_p(), c_size_t()
+            _check(lib.hks_dcx_decompress(data, len(data), None, byref(out), byref(size), byref(info), byref(err)),
+                   err)
+            data = _take(out, size)
+            self._dcx = info
+        self._plain = data
+        _check(lib.hks_bnd4_read(data, len(data), None, byref(self._bnd), byref(err)), err)
+        return self
+
+    @property
+    def names(self) -> List[str]:
+        b = self._bnd.contents
+        return [_str(b.entries[i].name) or "" for i in range(b.num_entries)]
+
+    def _find(self, name: str) -> Optional[int]:
+        idx, err = c_uint32(), _ffi.ErrorRecord()
+        r = lib.hks_bnd4_find(self._bnd, name.encode(), byref(idx), byref(err))
+        if r == RESULT_CODES["not_found"]:
+            return None
+        _check(r, err)
+        return idx.value
+
+    def get(self, name: str) -> bytes:
+        """The stored bytes of a member (a DCX when the member is stored compressed)."""
+        i = self._find(name)
+        if i is None:
+            raise KeyError(name)
+        e = self._bnd.contents.entries[i]
+        return ctypes.string_at(e.data, e.size)
+
+    def replace(self, name: str, data: bytes, id: int = -1, flags: int = 0) -> None:
+        err = _ffi.ErrorRecord()
+        i = self._find(name)
+        if i is None:
+            _check(lib.hks_bnd4_add(self._bnd, name.encode(), id, flags, data, len(data), byref(err)), err)
+        else:
+            _check(lib.hks_bnd4_replace(self._bnd, i, data, len(data), byref(err)), err)
+
+    def to_bytes(self) -> bytes:
+        out, size, err = c_void_p(), c_size_t(), _ffi.ErrorRecord()
+        _check(lib.hks_bnd4_write(self._bnd, None, byref(out), byref(size), byref(err)), err)
+        data = _take(out, size)
+        if self._dcx is not None:
+            out2, size2 = c_void_p(), c_size_t()
+            _check(lib.hks_dcx_compress(data, len(data), byref(self._dcx), None, byref(out2), byref(size2),
+                                        byref(err)), err)
+            data = _take(out2, size2)
+        return data
+
+    def write(self, path: PathLike) -> None:
+        """Write to a temporary file beside `path`, then rename it over `path`."""
+        data = self.to_bytes()
+        tmp = os.fspath(path) + ".tmp-hkspline"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+
+    def __del__(self):
+        try:
+            if self._bnd:
+                lib.hks_bnd4_free(self._bnd)
+                self._bnd = POINTER(_ffi.Bnd4)()
+        except Exception:  # pragma: no cover
+            pass

@@ -1,0 +1,132 @@
+/*
+ * One unit of a path (hks_loader_open_unit: a file, or BINDER:MEMBER) and the
+ * skeleton file of a path (hks_skeleton_load), for `--skeleton S` and the
+ * inputs of `decode`, `error`, `encode` and the Python binding.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <stdlib.h>
+#include <strings.h>
+
+hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit, hks_error *err)
+{
+	hks_error local;
+	if (!err)
+		err = &local;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, err);
+	if (!loader || !in || !unit)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "no loader, path or output pointer");
+	const char *member = NULL;
+	char *prefix = NULL;
+	hks_result r = hks_loader_add_path(loader, in, err);
+	if (r != HKS_OK) {
+		const char *colon = strrchr(in, ':');
+		if (!colon || colon == in)
+			return r;
+		prefix = strndup(in, (size_t)(colon - in));
+		if (!prefix)
+			return hks_fail_nomem(&ctx, strlen(in));
+		member = colon + 1;
+		hks_error_clear(err);
+		r = hks_loader_add_path(loader, prefix, err);
+		if (r != HKS_OK) {
+			free(prefix);
+			return r;
+		}
+	}
+	size_t n = hks_loader_count(loader), found = n;
+	if (member) {
+		size_t mlen = strlen(member);
+		for (size_t i = 0; i < n && found == n; i++) {
+			const char *p = hks_loader_path(loader, i);
+			size_t plen = p ? strlen(p) : 0;
+			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
+				found = i;
+		}
+		if (found == n)
+			r = hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "%s has no member '%s'", prefix, member);
+	} else if (n == 1)
+		found = 0;
+	else
+		r = hks_fail(&ctx, n ? HKS_E_ARGUMENT : HKS_E_NOT_FOUND, -1,
+		             "%s holds %zu Havok files; name one as BINDER:MEMBER or give a file", in, n);
+	free(prefix);
+	if (found == n)
+		return r;
+	*unit = found;
+	return HKS_OK;
+}
+
+static bool contains_ci(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; s && *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+hks_result hks_skeleton_load(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
+                             hks_error *err)
+{
+	hks_error local;
+	if (!err)
+		err = &local;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, lo ? &lo->base : NULL, 0, err);
+	if (!loader || !out || !path)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "no path or no output pointer");
+	*out = NULL;
+	*loader = NULL;
+	hks_result r = hks_loader_create(lo, loader, err);
+	if (r != HKS_OK)
+		return r;
+	hks_error scratch;
+	if (hks_loader_add_path(*loader, path, &scratch) != HKS_OK || hks_loader_count(*loader) == 1) {
+		/* one unit: the file itself, or BINDER:MEMBER */
+		hks_loader_free(*loader);
+		*loader = NULL;
+		if ((r = hks_loader_create(lo, loader, err)) != HKS_OK)
+			return r;
+		size_t unit = 0;
+		if ((r = hks_loader_open_unit(*loader, path, &unit, err)) != HKS_OK ||
+		    (r = hks_loader_load(*loader, unit, out)) != HKS_OK || !*out) {
+			if (r == HKS_OK)
+				r = hks_fail_nomem(&ctx, sizeof(hks_loaded));
+			goto fail;
+		}
+		if ((*out)->status != HKS_OK) {
+			*err = (*out)->error;
+			r = (*out)->status;
+			goto fail;
+		}
+		if ((*out)->file->num_skeletons == 0) {
+			r = hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "%s holds no hkaSkeleton", path);
+			goto fail;
+		}
+		return HKS_OK;
+	}
+	/* a binder or folder: units named like "skel" first, then the others */
+	size_t n = hks_loader_count(*loader);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			if ((pass == 0) != contains_ci(hks_loader_path(*loader, i), "skel"))
+				continue;
+			hks_loaded *ld = NULL;
+			if (hks_loader_load(*loader, i, &ld) == HKS_OK && ld && ld->status == HKS_OK && ld->file->num_skeletons) {
+				*out = ld;
+				return HKS_OK;
+			}
+			hks_loaded_free(ld);
+		}
+	r = hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "no hkaSkeleton under %s", path);
+fail:
+	if (*out)
+		hks_loaded_free(*out);
+	*out = NULL;
+	hks_loader_free(*loader);
+	*loader = NULL;
+	return r;
+}
