@@ -20,6 +20,9 @@
  *     largest Havok-mode local error, every 4th clip): that track's error
  *     does not shrink, and grows on some clip; every other track stays
  *     within the Havok bound.
+ *  5. through the CLI, on the first two clips of each game: `decode`, `encode
+ *     --like --object-tolerance 0.001`, and `error --json` (the user's
+ *     measurement): max_object_space <= 0.001.
  * Printed per game: clips, sizes against the retail data and the Havok-mode
  * encode, the Havok mode's object-space errors.
  * STRIDE: HKSPLINE_CONTROL_STRIDE (default 60); 1 runs every clip.
@@ -36,7 +39,8 @@
 
 #define TOLERANCE 0.001
 #define F32_SLACK 1e-5
-#define OBJECT_BOUND 0.001
+static double g_object_bound = 0.001;
+#define OBJECT_BOUND g_object_bound
 
 typedef struct game {
 	const char *name;
@@ -181,6 +185,27 @@ static const hks_binding *binding_for(const hks_file *f, uint32_t anim)
 		if (f->bindings[i].animation == (int32_t)anim)
 			return &f->bindings[i];
 	return f->num_bindings == 1 && f->num_animations == 1 ? &f->bindings[0] : NULL;
+}
+
+/* decode -> encode --object-tolerance -> error --json, through the CLI; returns max_object_space (-1 on failure). */
+static double cli_round(const char *cli, const char *clip, const char *corpus, const char *tmp)
+{
+	char cmd[32768], json[2100], out[2100], err_json[2100];
+	snprintf(json, sizeof(json), "%s/clip.json", tmp);
+	snprintf(out, sizeof(out), "%s/clip.hkx", tmp);
+	snprintf(err_json, sizeof(err_json), "%s/error.json", tmp);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' decode --compendium '%s' '%s' -o '%s' >/dev/null && '%s' encode '%s' --like '%s' --compendium '%s' "
+	         "-o '%s' --object-tolerance %g >/dev/null && '%s' error --json --compendium '%s' '%s' '%s' > '%s'",
+	         cli, corpus, clip, json, cli, json, clip, corpus, out, OBJECT_BOUND, cli, corpus, json, out, err_json);
+	if (system(cmd) != 0)
+		return -1;
+	size_t n = 0;
+	char *text = (char *)hks_test_read_file(err_json, &n);
+	const char *k = text ? strstr(text, "\"max_object_space\":") : NULL;
+	double v = k ? strtod(k + strlen("\"max_object_space\":"), NULL) : -1;
+	free(text);
+	return v;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -364,6 +389,9 @@ static void test_error_control_corpus(void **state)
 	(void)state;
 	const char *corpus = hks_test_require_corpus("corpus_error_control");
 	const char *env = getenv("HKSPLINE_CONTROL_STRIDE");
+	const char *benv = getenv("HKSPLINE_CONTROL_BOUND"); /* measuring other bounds (metres) */
+	if (benv && atof(benv) > 0)
+		g_object_bound = atof(benv);
 	long stride = env ? strtol(env, NULL, 10) : 60;
 	if (stride < 1)
 		stride = 1;
@@ -373,6 +401,10 @@ static void test_error_control_corpus(void **state)
 	lo.compendium_paths = comps;
 	lo.num_compendium_paths = 1;
 	size_t root = strlen(corpus);
+	const char *cli = getenv("HKSPLINE_CLI");
+	char tmp[] = "/tmp/hks_error_control_XXXXXX";
+	assert_non_null(mkdtemp(tmp));
+	uint32_t cli_checked = 0;
 	for (int gi = 0; gi < 2; gi++) {
 		game *g = &g_games[gi];
 		char dir[2048];
@@ -419,6 +451,12 @@ static void test_error_control_corpus(void **state)
 						sk = &skel->file->skeletons[s];
 				one_clip(g, path, &f->animations[a], f, a, sk, clips_done++ % 4 == 0);
 			}
+			if (cli && *cli && clips_done <= 2 && f->num_animations == 1) {
+				double e = cli_round(cli, path, corpus, tmp);
+				print_message("CLI: %s: error --json max_object_space %.6g m\n", rel, e);
+				assert_true(e >= 0 && e <= OBJECT_BOUND);
+				cli_checked++;
+			}
 			hks_loaded_free(ld);
 			hks_loaded_free(skel);
 		}
@@ -445,6 +483,14 @@ static void test_error_control_corpus(void **state)
 		       g->retail ? (double)g->size / (double)g->retail : 0, (unsigned long long)g->loosened,
 		       (unsigned long long)g->loosened_grew, (unsigned long long)g->loose_other_violations);
 	}
+	char rm[200];
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmp);
+	if (system(rm) != 0)
+		print_message("could not remove %s\n", tmp);
+	if (cli && *cli)
+		assert_true(cli_checked >= 2);
+	else
+		printf("CLI round trip: skipped (HKSPLINE_CLI not set; run through ctest)\n");
 	for (int gi = 0; gi < 2; gi++) {
 		game *g = &g_games[gi];
 		assert_true(g->clips > 0);
