@@ -234,7 +234,7 @@ static void test_corpus_metrics(void **state)
 	assert_int_equal(self_nonzero, 0);
 	assert_int_equal(self_checked, walked);
 	assert_int_equal(seam_failed, 0);
-	/* float seams agree within 8e-6 over the retail install (FORMAT.md §4.7, REFERENCE.txt) */
+	/* float seams agree within 8e-6 over the retail install (FORMAT.md §4.7, REFERENCE.md §4) */
 	assert_true(seam_max[3] <= 8e-6);
 }
 

@@ -8,7 +8,7 @@
  *  2. At every block seam, the last local frame of block b and local frame 0
  *     of block b+1 are the same global frame (FORMAT.md §4.7): the largest
  *     difference per part is printed; float tracks must agree within 8e-6
- *     (REFERENCE.txt, over 502 retail seams). Non-finite values are counted
+ *     (REFERENCE.md §4: over 502 retail seams). Non-finite values are counted
  *     apart (FORMAT.md §5.3 rule 3).
  *  3. Clips with the same file name in sekiro/c1050/ (2016.2 tagfiles) and
  *     sekiro_ported_hk2010/c1050/ (hk_2010 packfiles) decode to bit-identical

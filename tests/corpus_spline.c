@@ -9,7 +9,7 @@
  *   - walk + pack reproduces data, blockOffsets and floatBlockOffsets byte for
  *     byte (the guard keyed to the SDK),
  *   - FromSoftware tagfiles use no rotation selector 0, 3 or 4 and only degrees
- *     1 and 3 (REFERENCE.txt, Proven).
+ *     1 and 3 (REFERENCE.md §2).
  * Per-SDK histograms of rotation selectors (per block and track, absent
  * rotations included) and spline degrees are printed with the counts.
  */
@@ -174,7 +174,7 @@ static void check_animation(const char *path, const hks_file *file, uint32_t i, 
 		if (st->conformance_animations <= 5)
 			printf("conformance (%u issues) %s: %s\n", s->conformance_issues, path, msg);
 		if (!current_uncertain)
-			failures++; /* REFERENCE.txt: retail data satisfies every conformance rule */
+			failures++; /* REFERENCE.md §3: retail data satisfies every conformance rule */
 	}
 	count_parts(st, s);
 

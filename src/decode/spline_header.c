@@ -3,7 +3,7 @@
  * the checks behind `hkspline check`.
  *
  * FromSoftware tagfiles (SDK 20150100 ... 20190100) are held to what the retail
- * census proves bit for bit (REFERENCE.txt "The header is f32 arithmetic"):
+ * census proves bit for bit (REFERENCE.md §1):
  * the three durations as individually rounded f32 operations, the integer
  * relations, and empty per-track offsets. Packfiles and XML come from other
  * tools (Havok 2010 orders the blockDuration product differently, XML carries
