@@ -778,7 +778,7 @@ typedef struct part_score {
 	uint8_t ok;
 } part_score;
 
-/* 1 / (levels of one ThreeComp component over [-1/sqrt 2, 1/sqrt 2]) per selector (§9.5). */
+/* 1 / (levels of one ThreeComp component over [-1/sqrt 2, 1/sqrt 2]) per selector (ENCODER.md §9.5). */
 static double rotation_step(unsigned selector)
 {
 	static const double q[6] = {0.0, 1.0 / 2894.8953, 1.0 / 23169.061, 1.0 / 89.095451, 1.0 / 23169.0, 0.0};
