@@ -468,7 +468,7 @@ static void presets_section(FILE *md, const char *docs, const clip **clips, size
 	if (!g)
 		return;
 	fputs("set title 'Error-control presets: ratio against max object-space error per clip'\n"
-	      "set logscale x\nset xlabel 'max object-space error (mm, log)'\nset ylabel 'compression ratio'\n"
+	      "set logscale x\nset format x '%g'\nset logscale y\nset format y '%g'\nset xlabel 'max object-space error (mm, log)'\nset ylabel 'compression ratio'\n"
 	      "set key outside right\n",
 	      g);
 	for (int k = 0; k < 3; k++) {
