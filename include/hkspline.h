@@ -838,6 +838,9 @@ typedef struct hks_encode_options {
 	int havok_unguarded;                     /* nonzero: no tolerance guard, Havok's fit as is even where it
 	                                            leaves the tolerance (ENCODER.md §7.3, docs/ENCODE.md
 	                                            "Tolerance guarantee"); zero = guarded */
+	const struct hks_error_control *control; /* NULL: today's behaviour; else per-bone tolerances, the
+	                                            object-space bound and/or size optimization (section
+	                                            "error control" below, docs/ENCODE.md) */
 } hks_encode_options;
 
 /* The frames to encode. Every frame must be given; the frame step is
@@ -1004,6 +1007,94 @@ void hks_spline_stats_add(hks_spline_stats *a, const hks_spline_stats *b);
  */
 size_t hks_compare_summary_line(const hks_compare_result *r, const hks_spline_stats *stats,
                                 const hks_skeleton *skeleton, char *buf, size_t size);
+
+/* ====================================================================== */
+/* === SECTION: error control (owner: src/encode/error_control.c) ======= */
+/* ====================================================================== */
+
+/*
+ * Error control beyond Havok's local tolerances (docs/ENCODE.md "Error
+ * control"). Set hks_encode_options.control; hks_encode_stored and
+ * hks_encode_spline then run the controlled encode:
+ *  - per-bone tolerances: glob rules over bone names (hks_glob_match) set the
+ *    tolerances of the tracks bound to matching bones; later rules win; they
+ *    override hks_encode_options.defaults and .per_track;
+ *  - the object-space bound (object_tolerance > 0): every bone's virtual-vertex
+ *    error after composing the hierarchy (the OBJECT_SPACE metric of
+ *    hks_compare_frames, as `hkspline error` measures it) stays at most
+ *    object_tolerance at every frame. Per-bone local tolerances and each
+ *    track's rotation quantization are derived from the hierarchy and the
+ *    shell; the encode is measured and the tracks above every bone that
+ *    exceeds are tightened, until the bound holds;
+ *  - optimize = SIZE: the bound of the Havok mode (every component within the
+ *    tolerance plus one quantization step of the stored lane) with fewer
+ *    bytes: per track and part the smallest of several verified candidate
+ *    fits (degree 1 or 3, looser fit tolerances whose decoded result still
+ *    meets the bound).
+ * The result is an ordinary Havok spline for the target SDK.
+ */
+enum {
+	HKS_BONE_PART_TRANSLATION = 1,
+	HKS_BONE_PART_ROTATION = 2,
+	HKS_BONE_PART_SCALE = 4,
+	HKS_BONE_PART_ALL = 7
+};
+
+typedef struct hks_bone_tolerance {
+	const char *pattern;  /* glob over bone names: '*' any run, '?' one character */
+	unsigned parts;       /* HKS_BONE_PART_* bits; 0 = all three */
+	float tolerance;      /* > 0, finite (the encoder's component tolerance) */
+} hks_bone_tolerance;
+
+typedef enum hks_encode_optimize {
+	HKS_OPTIMIZE_HAVOK = 0, /* Havok's fit (today's behaviour) */
+	HKS_OPTIMIZE_SIZE = 1   /* the Havok mode's bound, fewer bytes */
+} hks_encode_optimize;
+
+/* What the controlled encode chose and measured (hks_error_control.report). */
+typedef struct hks_error_control_report {
+	uint32_t iterations;           /* encodes run (object bound: measure-and-tighten rounds) */
+	uint32_t num_tracks;           /* entries of per_track */
+	hks_track_params *per_track;   /* the parameters of the final encode, per transform track
+	                                  (free with hks_error_control_report_free) */
+	double object_error;           /* the result's largest object-space error (m); -1 without skeleton */
+	int32_t worst_bone, worst_frame; /* where it is; -1 when none */
+	int bound_met;                 /* object bound: 1 when object_error <= object_tolerance; size: 1 when
+	                                  every component is within the Havok bound; else 0 */
+	uint32_t rotation_quantization[6]; /* tracks per chosen rotation selector (HKS_ROT_*) */
+	uint64_t havok_size;           /* optimize = SIZE: spline data bytes of the Havok-mode encode */
+	uint64_t size;                 /* spline data bytes of the result */
+	hks_allocator allocator_;      /* internal: how per_track was allocated */
+} hks_error_control_report;
+
+typedef struct hks_error_control {
+	const hks_skeleton *skeleton;   /* bone names and hierarchy: needed by bone_tolerances and the bound */
+	const int16_t *track_to_bone;   /* the binding; NULL / 0 entries: identity */
+	uint32_t num_track_to_bone;
+	const hks_bone_tolerance *bone_tolerances; /* applied in order, later entries win */
+	uint32_t num_bone_tolerances;
+	double object_tolerance;        /* metres; 0 = no object-space bound */
+	double shell_distance;          /* 0: HKS_DEFAULT_SHELL_DISTANCE */
+	const struct hks_shell_override *shell_overrides; /* the last matching pattern wins */
+	uint32_t num_shell_overrides;
+	uint32_t max_iterations;        /* object bound: 0 -> 16 */
+	hks_encode_optimize optimize;
+	hks_error_control_report *report; /* optional output */
+} hks_error_control;
+
+void hks_error_control_report_free(hks_error_control_report *report);
+
+/* Resolve the per-bone tolerance rules into one hks_track_params per transform
+ * track (out[0..num_tracks)), starting from base (NULL: zero entries) whose
+ * tolerance fields are replaced where a rule matches the track's bone. */
+hks_result hks_bone_tolerances_resolve(const hks_error_control *control, uint32_t num_tracks,
+                                       const hks_track_params *base, hks_track_params *out, hks_error *err);
+
+/* Parse a --bone-tolerance argument "GLOB=T" or "GLOB:translation=T" /
+ * ":rotation=T" / ":scale=T" (also "GLOB:t,r=T"). The pattern is written into
+ * pattern_buf (NUL-terminated, at most buf_size bytes) and out->pattern points
+ * to it. Returns 0, or -1 for a malformed argument. */
+int hks_bone_tolerance_parse(const char *arg, char *pattern_buf, size_t buf_size, hks_bone_tolerance *out);
 
 /* ====================================================================== */
 /* === SECTION: authoring (owner: src/author/) ========================== */

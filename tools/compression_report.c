@@ -28,6 +28,8 @@
 
 #define MAX_GROUPS 32
 #define PLOT_BONES 5
+#define PRESET_BOUND 0.0005 /* the "visually bounded" preset: 0.5 mm at the 3 cm shell */
+static const char *const preset_names[3] = {"Havok mode", "object space 0.5 mm", "optimize size"};
 
 typedef struct clip {
 	char *path;
@@ -48,6 +50,11 @@ typedef struct clip {
 	double *curve;          /* frames × PLOT_BONES */
 	uint32_t curve_frames;
 	char *curve_names[PLOT_BONES];
+	/* the error-control presets (docs/ENCODE.md "Error control"): Havok mode, the
+	 * object-space bound PRESET_BOUND, optimize size; data bytes and max object error */
+	bool presets;
+	uint64_t preset_size[3];
+	double preset_object[3];
 } clip;
 
 typedef struct unit_result {
@@ -61,7 +68,7 @@ typedef struct job {
 	size_t count;
 	unit_result *units;
 	atomic_size_t next;
-	uint32_t stride;
+	uint32_t stride, preset_stride;
 	bool encode;
 	char groups[MAX_GROUPS][64];
 	size_t num_groups;
@@ -167,7 +174,7 @@ static void keep_curve(clip *c, const hks_compare_result *r, const hks_skeleton 
 }
 
 static void reencode(clip *c, const hks_file *file, uint32_t ai, const hks_stored_animation *so,
-                     const hks_skeleton *sk)
+                     const hks_skeleton *sk, bool presets)
 {
 	uint32_t n = (uint32_t)so->num_frames, T = (uint32_t)so->num_transform_tracks;
 	uint32_t F = (uint32_t)so->num_float_tracks;
@@ -247,6 +254,42 @@ static void reencode(clip *c, const hks_file *file, uint32_t ai, const hks_store
 			c->worst_bone = dup_str(sk->bone_names[r->worst_bone]);
 		keep_curve(c, r, sk);
 	}
+	if (r->has_object_space && presets) {
+		/* the other two presets on the same frames */
+		c->preset_size[0] = c->our_size;
+		c->preset_object[0] = c->max_object;
+		hks_error_control ctl;
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.skeleton = sk;
+		ctl.track_to_bone = co.track_to_bone;
+		ctl.num_track_to_bone = co.num_track_to_bone;
+		o.control = &ctl;
+		bool ok = true;
+		for (int k = 1; k < 3 && ok; k++) {
+			ctl.object_tolerance = k == 1 ? PRESET_BOUND : 0;
+			ctl.optimize = k == 2 ? HKS_OPTIMIZE_SIZE : HKS_OPTIMIZE_HAVOK;
+			hks_packed_spline *pk = NULL;
+			hks_stored_animation *sk2 = NULL;
+			hks_compare_result *rk = NULL;
+			ok = hks_encode_spline(&in, &o, &pk, &err) == HKS_OK;
+			if (ok) {
+				hks_animation ka = na;
+				ka.duration = pk->duration;
+				ka.spline = pk->header;
+				ok = hks_stored_read(&ka, NULL, &sk2, &err) == HKS_OK &&
+				     hks_sample_frames(sk2, NULL, 0, n, dr, df, &err) == HKS_OK &&
+				     hks_compare_frames(&in, &out, &co, &rk, &err) == HKS_OK;
+			}
+			if (ok) {
+				c->preset_size[k] = pk->header.data_size;
+				c->preset_object[k] = rk->metric[HKS_METRIC_OBJECT_SPACE].max;
+			}
+			hks_compare_result_free(rk);
+			hks_stored_free(sk2);
+			hks_packed_spline_free(pk);
+		}
+		c->presets = ok;
+	}
 	goto done;
 fail:
 	hks_error_format(&err, msg, sizeof(msg));
@@ -316,7 +359,7 @@ static void process_unit(job *j, size_t u, skeleton_cache *cache)
 		hks_spline_stats_compute(s, &c->retail);
 		/* a fixed selection: the unit's position in loader order */
 		if (j->encode && u % j->stride == 0)
-			reencode(c, f, a, s, skeleton_for(j, u, path, cache));
+			reencode(c, f, a, s, skeleton_for(j, u, path, cache), u % j->preset_stride == 0);
 		hks_stored_free(s);
 	}
 	hks_loaded_free(ld);
@@ -379,14 +422,83 @@ static FILE *gp_open(const char *png)
 	return g;
 }
 
+/* Third section: ratio against object-space error for the three presets. */
+static void presets_section(FILE *md, const char *docs, const clip **clips, size_t nc, char groups[][64],
+                            const size_t *order, size_t G, long preset_stride, double *scratch)
+{
+	size_t np = 0;
+	for (size_t i = 0; i < nc; i++)
+		np += clips[i]->presets;
+	if (!np)
+		return;
+	fprintf(md, "\n## Error-control presets\n\n"
+	            "One file in %ld (loader order) whose clip has a skeleton, encoded from its decoded frames with\n"
+	            "the three presets of docs/ENCODE.md \"Error control\": the Havok mode (as above), the object-space\n"
+	            "bound `--object-tolerance %g` (%.1f mm at the 3 cm shell) and `--optimize size` (the Havok mode's\n"
+	            "bound, fewer bytes). Ratio = raw bytes / spline data bytes over the clips; object space as above.\n\n"
+	            "| folder | clips | retail ratio | preset | ratio | size / retail | median / max object space (mm) |\n"
+	            "|---|---:|---:|---|---:|---:|---:|\n",
+	        preset_stride, PRESET_BOUND, PRESET_BOUND * 1000);
+	for (size_t gi = 0; gi < G; gi++) {
+		size_t gg = order[gi];
+		for (int k = 0; k < 3; k++) {
+			size_t m = 0;
+			uint64_t raw = 0, retail = 0, size = 0;
+			double mx = 0;
+			for (size_t i = 0; i < nc; i++) {
+				const clip *c = clips[i];
+				if (c->group != (int)gg || !c->presets)
+					continue;
+				raw += c->retail.raw_size;
+				retail += c->retail.compressed_size;
+				size += c->preset_size[k];
+				scratch[m++] = c->preset_object[k];
+				mx = fmax(mx, c->preset_object[k]);
+			}
+			if (!m)
+				continue;
+			fprintf(md, "| %s | %zu | %.2f | %s | %.2f | %.3f | %.3f / %.2f |\n", groups[gg], m,
+			        retail ? (double)raw / (double)retail : 0, preset_names[k], size ? (double)raw / (double)size : 0,
+			        retail ? (double)size / (double)retail : 0, median(scratch, m) * 1000, mx * 1000);
+		}
+	}
+	char img[4200];
+	snprintf(img, sizeof(img), "%s/img/presets-ratio-vs-error.png", docs);
+	FILE *g = gp_open(img);
+	if (!g)
+		return;
+	fputs("set title 'Error-control presets: ratio against max object-space error per clip'\n"
+	      "set logscale x\nset format x '%g'\nset logscale y\nset format y '%g'\nset xlabel 'max object-space error (mm, log)'\nset ylabel 'compression ratio'\n"
+	      "set key outside right\n",
+	      g);
+	for (int k = 0; k < 3; k++) {
+		fprintf(g, "$p%d << EOD\n", k);
+		for (size_t i = 0; i < nc; i++)
+			if (clips[i]->presets && clips[i]->preset_size[k] && clips[i]->preset_object[k] > 0)
+				fprintf(g, "%.9g %.9g\n", clips[i]->preset_object[k] * 1000,
+				        (double)clips[i]->retail.raw_size / (double)clips[i]->preset_size[k]);
+		fputs("EOD\n", g);
+	}
+	fputs("plot ", g);
+	for (int k = 0; k < 3; k++) {
+		fprintf(g, "%s$p%d using 1:2 with points pt 7 ps 0.6 title ", k ? ", " : "", k);
+		gp_string(g, preset_names[k]);
+	}
+	fputc('\n', g);
+	pclose(g);
+	fprintf(md, "\n![Presets: ratio against object-space error](img/presets-ratio-vs-error.png)\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *corpus = NULL, *docs = NULL;
-	long stride = 4, threads = 2;
+	long stride = 4, threads = 2, preset_stride = 32;
 	bool encode = true;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stride") && i + 1 < argc)
 			stride = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--preset-stride") && i + 1 < argc)
+			preset_stride = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "-j") && i + 1 < argc)
 			threads = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--no-encode"))
@@ -396,8 +508,10 @@ int main(int argc, char **argv)
 		else if (!docs)
 			docs = argv[i];
 	}
-	if (!corpus || !docs || stride < 1 || threads < 1 || threads > 64) {
-		fprintf(stderr, "usage: compression_report CORPUS DOCS_DIR [--stride N] [-j N] [--no-encode]\n");
+	if (!corpus || !docs || stride < 1 || threads < 1 || threads > 64 || preset_stride < 1 ||
+	    preset_stride % stride) {
+		fprintf(stderr, "usage: compression_report CORPUS DOCS_DIR [--stride N] [--preset-stride M (a multiple of N)] "
+		                "[-j N] [--no-encode]\n");
 		return 2;
 	}
 	const char *comps[1] = {corpus};
@@ -418,6 +532,7 @@ int main(int argc, char **argv)
 	j.count = hks_loader_count(j.loader);
 	j.units = calloc(j.count + 1, sizeof(unit_result));
 	j.stride = (uint32_t)stride;
+	j.preset_stride = (uint32_t)preset_stride;
 	j.encode = encode;
 	pthread_mutex_init(&j.mutex, NULL);
 	atomic_init(&j.next, 0);
@@ -745,6 +860,7 @@ int main(int argc, char **argv)
 				        pick->worst_bone ? pick->worst_bone : "?");
 			}
 		}
+		presets_section(md, docs, clips, nc, j.groups, order, G, preset_stride, scratch);
 	}
 	fclose(md);
 	for (size_t u = 0; u < j.count; u++) {

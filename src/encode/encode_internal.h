@@ -246,6 +246,17 @@ typedef struct hks_predictor_options {
 	                              others come out the same as in a full encode */
 } hks_predictor_options;
 
+/* Havok's defaults of the encoder's parameters. */
+#define HKS_ENC_DEFAULT_TOLERANCE 0.001f   /* ENCODER.md §3.1 */
+#define HKS_ENC_DEFAULT_DEGREE 3
+#define HKS_ENC_DEFAULT_MFPB 256u          /* ENCODER.md §3.1 [V: every retail file] */
+#define HKS_ENC_DEFAULT_SDK "20160200"
+
+/* The controlled encode (error_control.c): hks_encode_stored when
+ * hks_encode_options.control is set. */
+hks_result hks_encode_controlled(const hks_frames_in *in, const hks_encode_options *opts,
+                                 hks_stored_animation **out, hks_error *err);
+
 /* hks_encode_stored with predictor switches (`pred` may be NULL: plain encode). */
 hks_result hks_encode_stored_predict(const hks_frames_in *in, const hks_encode_options *opts,
                                      const hks_predictor_options *pred, hks_stored_animation **out, hks_error *err);

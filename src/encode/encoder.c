@@ -24,10 +24,7 @@
 #include <float.h>
 #include <math.h>
 
-#define HKS_ENC_DEFAULT_TOLERANCE 0.001f   /* ENCODER.md §3.1 */
-#define HKS_ENC_DEFAULT_DEGREE 3
-#define HKS_ENC_DEFAULT_MFPB 256u          /* ENCODER.md §3.1 [V: every retail file] */
-#define HKS_ENC_DEFAULT_SDK "20160200"
+/* Havok's defaults (HKS_ENC_DEFAULT_*): encode_internal.h */
 
 /* One part's resolved parameters. */
 typedef struct part_params {
@@ -651,6 +648,8 @@ static uint64_t input_bytes(const hks_frames_in *in)
 hks_result hks_encode_stored(const hks_frames_in *in, const hks_encode_options *opts, hks_stored_animation **out,
                              hks_error *err)
 {
+	if (in && out && opts && opts->control)
+		return hks_encode_controlled(in, opts, out, err); /* error_control.c */
 	return hks_encode_stored_predict(in, opts, NULL, out, err);
 }
 

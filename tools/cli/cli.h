@@ -44,6 +44,9 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
 /* The one-line error summary `encode` prints per animation: the packed result
  * walked and sampled at every frame against the frames it was encoded from
  * (hks_compare_summary_line, docs/METRICS.md §5). */
+/* The error-control line(s) of encode (cli_error_control.c). */
+void cli_print_error_control(FILE *out, const char *label, const hks_error_control *c,
+                             const hks_error_control_report *r, bool per_track);
 void cli_print_encode_summary(FILE *out, const char *label, const hks_frames_in *reference,
                               const hks_packed_spline *packed);
 /* `s` between two `quote` characters, every inner `quote` doubled (the escape
