@@ -721,6 +721,28 @@ hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block,
                                   hks_error *err);
 
 /* ====================================================================== */
+/* === SECTION: runtime pose (owner: src/decode/sample.c, issue 16) ===== */
+/* ====================================================================== */
+
+/*
+ * "The pose at time t of every track", as a runtime calls it every frame:
+ * the animation is checked once (every knot vector, as sampling would), the
+ * scratch memory is kept, and each call samples one pose in time mode with
+ * exactly the values of hks_sample_time (same path, same bits). The stored
+ * structure (and the animation bytes it points into) must outlive the
+ * sampler. A sampler is not shared between threads; make one per thread.
+ */
+typedef struct hks_pose_sampler hks_pose_sampler;
+
+/* Errors: those of hks_sample_time for any time (a spline that cannot be
+ * evaluated is reported here, naming block, track and part). */
+hks_result hks_pose_sampler_create(const hks_stored_animation *s, const hks_sample_options *opts,
+                                   hks_pose_sampler **out, hks_error *err);
+/* One pose: transforms T·10 floats, floats F floats (may be NULL when F = 0). */
+hks_result hks_pose_at(hks_pose_sampler *sampler, float time, float *transforms, float *floats, hks_error *err);
+void hks_pose_sampler_free(hks_pose_sampler *sampler);
+
+/* ====================================================================== */
 /* === SECTION: encoder (owner: src/encode/encoder.c) =================== */
 /* ====================================================================== */
 

@@ -962,17 +962,12 @@ hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block,
 	return r;
 }
 
-hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_sample_options *opts,
-                           float *transforms, float *floats, hks_error *err)
+/* FORMAT.md §4.3: time → block and parameters (time mode). */
+static void time_param(const sampler *sm, float time, uint32_t *block, param *pr)
 {
-	sampler sm;
-	hks_result r = sampler_init(&sm, s, opts, err);
-	if (r != HKS_OK)
-		return r;
-	if (s->num_transform_tracks > 0 && !transforms)
-		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
-	/* FORMAT.md §4.3. The library clamps t to [0, duration] (the engine would
-	 * sample a negative time as the last frame); NaN samples frame 0. */
+	const hks_stored_animation *s = sm->s;
+	/* The library clamps t to [0, duration] (the engine would sample a
+	 * negative time as the last frame); NaN samples frame 0. */
 	float duration = s->duration;
 	float t = time;
 	if (!(t > 0.0f))
@@ -1001,26 +996,132 @@ hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_
 		if (delta > 1.0f)
 			delta = 1.0f;
 	}
-	uint32_t b = fr / sm.K;
+	uint32_t b = fr / sm->K;
 	if (b > s->num_blocks - 1)
 		b = s->num_blocks - 1;
-	float block_time = ((float)(fr - b * sm.K) + delta) * s->frame_duration;
-	float q = (block_time * s->block_inverse_duration) * (float)sm.K;
+	float block_time = ((float)(fr - b * sm->K) + delta) * s->frame_duration;
+	float q = (block_time * s->block_inverse_duration) * (float)sm->K;
 	/* trunc to an integer 0..K; out-of-range values (hostile durations) are
 	 * clamped so the search key stays meaningful */
 	uint32_t qtime;
 	if (!(q > 0.0f))
 		qtime = 0;
-	else if (q >= (float)sm.K)
-		qtime = sm.K;
+	else if (q >= (float)sm->K)
+		qtime = sm->K;
 	else
 		qtime = (uint32_t)q;
-	param pr = {0};
-	pr.time_mode = 1;
-	pr.qtime = qtime;
-	pr.u = block_time;
-	pr.frame_duration = s->frame_duration;
+	memset(pr, 0, sizeof(*pr));
+	pr->time_mode = 1;
+	pr->qtime = qtime;
+	pr->u = block_time;
+	pr->frame_duration = s->frame_duration;
+	*block = b;
+}
+
+hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_sample_options *opts,
+                           float *transforms, float *floats, hks_error *err)
+{
+	sampler sm;
+	hks_result r = sampler_init(&sm, s, opts, err);
+	if (r != HKS_OK)
+		return r;
+	if (s->num_transform_tracks > 0 && !transforms)
+		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
+	uint32_t b;
+	param pr;
+	time_param(&sm, time, &b, &pr);
 	r = sample_block(&sm, b, &pr, transforms, floats);
 	sampler_free(&sm);
 	return r;
+}
+
+/* ---- runtime pose ----------------------------------------------------- */
+
+struct hks_pose_sampler {
+	sampler sm;
+};
+
+/* The checks sample_vector / sample_rotation would make with check_spline,
+ * for every part they would reach, made once. */
+static hks_result validate_all(sampler *sm)
+{
+	const hks_stored_animation *s = sm->s;
+	for (uint32_t b = 0; b < s->num_blocks; b++) {
+		const hks_stored_block *blk = &s->blocks[b];
+		for (int32_t t = 0; t < s->num_transform_tracks; t++)
+			for (unsigned k = 0; k < 3; k++) {
+				const hks_stored_part *p = &blk->tracks[t].part[k];
+				uint8_t m = p->flags;
+				if (!(m & 0xF0))
+					continue;
+				if (k == 1) {
+					if (p->quantization <= HKS_ROT_UNCOMPRESSED && p->packed)
+						HKS_TRY(check_spline(sm, b, t, HKS_PART_ROTATION, p));
+					continue;
+				}
+				unsigned nslots = 0;
+				for (unsigned l = 0; l < LANES_VECTOR; l++)
+					if (((m >> (4 + l)) & 1) && !((m >> l) & 1))
+						nslots++;
+				if (nslots && nslots == p->spline_lanes && p->quantization <= 1 && p->control_points)
+					HKS_TRY(check_spline(sm, b, t, k == 0 ? HKS_PART_TRANSLATION : HKS_PART_SCALE, p));
+			}
+		for (int32_t f = 0; f < s->num_float_tracks; f++) {
+			const hks_stored_part *p = &blk->floats[f];
+			if ((p->flags & 0x10) && !(p->flags & 0x01) && p->spline_lanes == 1 && p->quantization <= 1 &&
+			    p->control_points)
+				HKS_TRY(check_spline(sm, b, f, HKS_PART_FLOAT, p));
+		}
+	}
+	return HKS_OK;
+}
+
+hks_result hks_pose_sampler_create(const hks_stored_animation *s, const hks_sample_options *opts,
+                                   hks_pose_sampler **out, hks_error *err)
+{
+	hks_ctx tmp;
+	hks_ctx_init(&tmp, opts ? &opts->base : NULL, 0, err);
+	if (!out)
+		return hks_fail(&tmp, HKS_E_ARGUMENT, -1, "no output pointer");
+	*out = NULL;
+	hks_pose_sampler *ps = (hks_pose_sampler *)hks_malloc(&tmp, sizeof(*ps));
+	if (!ps)
+		return HKS_E_NOMEM;
+	hks_result r = sampler_init(&ps->sm, s, opts, err);
+	if (r == HKS_OK)
+		r = validate_all(&ps->sm);
+	if (r != HKS_OK) {
+		hks_pose_sampler_free(ps);
+		return r;
+	}
+	ps->sm.validated = 1;
+	*out = ps;
+	return HKS_OK;
+}
+
+hks_result hks_pose_at(hks_pose_sampler *ps, float time, float *transforms, float *floats, hks_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (!ps)
+		return HKS_E_ARGUMENT;
+	sampler *sm = &ps->sm;
+	sm->ctx.err = err;
+	if (sm->s->num_transform_tracks > 0 && !transforms)
+		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
+	uint32_t b;
+	param pr;
+	time_param(sm, time, &b, &pr);
+	return sample_block(sm, b, &pr, transforms, floats);
+}
+
+void hks_pose_sampler_free(hks_pose_sampler *ps)
+{
+	if (!ps)
+		return;
+	sampler_free(&ps->sm);
+	hks_ctx c = ps->sm.ctx;
+	c.err = NULL;
+	c.in_use = sizeof(*ps);
+	hks_free(&c, ps, sizeof(*ps));
 }
