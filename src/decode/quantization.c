@@ -180,6 +180,11 @@ int hks_selector_verified(unsigned selector)
 }
 
 #if defined(__SSE2__)
+#if defined(__GNUC__) || defined(__clang__)
+#define HKS_QUANT_INLINE static inline __attribute__((always_inline))
+#else
+#define HKS_QUANT_INLINE static inline
+#endif
 /*
  * Four ThreeComp40 values at once: each SSE lane performs the scalar
  * operations of unpack_threecomp40 + smallest_three on one value (exact int
@@ -187,14 +192,21 @@ int hks_selector_verified(unsigned selector)
  * 1 − s, correctly rounded square root, 0 when 1 − s is not positive, sign
  * by negation), so the results are the same bits.
  */
-static void unpack_threecomp40_x4(const uint8_t *b, float out[16])
+/* wide: at least 3 readable bytes follow the fourth value, so each value is
+ * read with one 8-byte load (x86 is little-endian; the 3 extra bytes land in
+ * bits 40-63, which no field reads) */
+HKS_QUANT_INLINE void unpack_threecomp40_x4(const uint8_t *b, float out[16], int wide)
 {
 	int32_t fa[4], fb[4], fc[4];
 	unsigned missing[4], negative[4];
 	for (unsigned i = 0; i < 4; i++) {
 		const uint8_t *q = b + 5 * i;
-		uint64_t v = (uint64_t)q[0] | ((uint64_t)q[1] << 8) | ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) |
-		             ((uint64_t)q[4] << 32);
+		uint64_t v;
+		if (wide)
+			memcpy(&v, q, 8);
+		else
+			v = (uint64_t)q[0] | ((uint64_t)q[1] << 8) | ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) |
+			    ((uint64_t)q[4] << 32);
 		fa[i] = (int32_t)(v & 0xFFFu) - 2047;
 		fb[i] = (int32_t)((v >> 12) & 0xFFFu) - 2047;
 		fc[i] = (int32_t)((v >> 24) & 0xFFFu) - 2047;
@@ -232,8 +244,11 @@ void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t coun
 	if (selector == HKS_ROT_THREECOMP40) {
 		size_t i = 0;
 #if defined(__SSE2__)
+		/* 8-byte loads while the last one stays inside the count · 5 bytes */
+		for (; i + 4 <= count && i * 5 + 23 <= count * 5; i += 4)
+			unpack_threecomp40_x4(bytes + i * 5, out + i * 4, 1);
 		for (; i + 4 <= count; i += 4)
-			unpack_threecomp40_x4(bytes + i * 5, out + i * 4);
+			unpack_threecomp40_x4(bytes + i * 5, out + i * 4, 0);
 #endif
 		for (; i < count; i++)
 			unpack_threecomp40(bytes + i * 5, out + i * 4);

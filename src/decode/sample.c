@@ -195,7 +195,18 @@ static hks_result check_spline(sampler *sm, uint32_t block, int32_t track, hks_p
 		return fail_part(sm, block, track, part, p, "%u knots for %u control points", p->num_knots, ncp);
 	const uint8_t *U = p->knots;
 	unsigned n = ncp - 1, last = n + deg + 1;
-	for (unsigned i = 1; i <= last; i++)
+	unsigned i = 1;
+#if defined(__SSE2__)
+	/* sixteen pairs at a time: U[i] >= U[i − 1] exactly when max(U[i], U[i − 1]) = U[i];
+	 * a block with a decrease is left to the loop below, which names the knot */
+	for (; i + 16 <= last + 1; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(U + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(U + i - 1));
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(a, b), a)) != 0xFFFF)
+			break;
+	}
+#endif
+	for (; i <= last; i++)
 		if (U[i] < U[i - 1])
 			return fail_part(sm, block, track, part, p, "knot %u decreases (to %u)", i, U[i]);
 	/* B8: p + 1 equal knots at each end, starting at local frame 0 (the end
@@ -414,9 +425,23 @@ static hks_result load_knots(sampler *sm, const hks_stored_part *p, const param 
 		for (unsigned i = span + 1 - p->degree; i <= span + p->degree; i++)
 			sm->knots[i] = (float)p->knots[i] * pr->frame_duration;
 	}
-	else
-		for (unsigned i = 0; i < p->num_knots; i++)
+	else {
+		unsigned i = 0;
+#if defined(__SSE2__)
+		/* sixteen bytes widened to integers and converted exactly, as (float)byte */
+		const __m128i zero = _mm_setzero_si128();
+		for (; i + 16 <= p->num_knots; i += 16) {
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p->knots + i));
+			__m128i lo = _mm_unpacklo_epi8(b, zero), hi = _mm_unpackhi_epi8(b, zero);
+			_mm_storeu_ps(sm->knots + i, _mm_cvtepi32_ps(_mm_unpacklo_epi16(lo, zero)));
+			_mm_storeu_ps(sm->knots + i + 4, _mm_cvtepi32_ps(_mm_unpackhi_epi16(lo, zero)));
+			_mm_storeu_ps(sm->knots + i + 8, _mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, zero)));
+			_mm_storeu_ps(sm->knots + i + 12, _mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, zero)));
+		}
+#endif
+		for (; i < p->num_knots; i++)
 			sm->knots[i] = (float)p->knots[i];
+	}
 	return HKS_OK;
 }
 
