@@ -45,6 +45,18 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the calling thread: on a shared machine it leaves out the time
+ * the thread was preempted (wall time does not). */
+static double thread_cpu_seconds(void)
+{
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
+	return now_seconds();
+}
+
 /* Peak resident set of the process (bytes); 0 where the platform has no getrusage. */
 static unsigned long long peak_rss_bytes(void)
 {
@@ -101,6 +113,7 @@ typedef struct bench_unit {
 	uint32_t animations, decode_failures;
 	uint64_t track_samples, poses;
 	double walk_s, sample_s, pose_s;
+	double cpu_s;                     /* thread CPU time of the walks and samplings */
 	uint64_t frames_hash, poses_hash; /* FNV over the per-animation checksums, in file order */
 	char *messages;                   /* errors and --per-clip lines, printed in order */
 	size_t messages_len;
@@ -186,6 +199,7 @@ static void bench_one(void *ctx, size_t worker, size_t index)
 		uint64_t hash_frames = FNV_OFFSET;
 		hks_stored_animation *s = NULL;
 		for (long r = 0; r < J->repeat && ok; r++) {
+			double c0 = thread_cpu_seconds();
 			hks_walk_options wo;
 			memset(&wo, 0, sizeof(wo));
 			wo.animation_index = (int32_t)a;
@@ -203,6 +217,7 @@ static void bench_one(void *ctx, size_t worker, size_t index)
 			float *fl = s->num_float_tracks > 0 ? out + nf * Ts * HKS_TRACK_SAMPLE_FLOATS : NULL;
 			hks_result sr = hks_sample_frames(s, &so, 0, (uint32_t)nf, out, fl, &err);
 			u->sample_s += now_seconds() - t1;
+			u->cpu_s += thread_cpu_seconds() - c0;
 			if (sr != HKS_OK) {
 				unit_error(u, ld->path, &err);
 				ok = false;
@@ -261,7 +276,7 @@ static void bench_one(void *ctx, size_t worker, size_t index)
 typedef struct bench_totals {
 	size_t files, load_failures, printed_errors;
 	uint64_t animations, decode_failures, track_samples, poses;
-	double walk_s, sample_s, pose_s;
+	double walk_s, sample_s, pose_s, cpu_s;
 	uint64_t frames_hash, poses_hash;
 } bench_totals;
 
@@ -282,6 +297,7 @@ static void bench_deliver(void *ctx, size_t index)
 	t->walk_s += u->walk_s;
 	t->sample_s += u->sample_s;
 	t->pose_s += u->pose_s;
+	t->cpu_s += u->cpu_s;
 	if (!u->load_failed && u->animations) {
 		t->frames_hash = fnv_u64(t->frames_hash, u->frames_hash);
 		t->poses_hash = fnv_u64(t->poses_hash, u->poses_hash);
@@ -445,6 +461,8 @@ static int bench_decode(int argc, char **argv)
 		cli_json_f64(&j, total ? tot.walk_s * 1e9 / (double)total : 0.0);
 		cli_json_key(&j, "sample_ns_per_track_sample");
 		cli_json_f64(&j, total ? tot.sample_s * 1e9 / (double)total : 0.0);
+		cli_json_key(&j, "cpu_ns_per_track_sample");
+		cli_json_f64(&j, total ? tot.cpu_s * 1e9 / (double)total : 0.0);
 		cli_json_key(&j, "mb_per_s");
 		cli_json_f64(&j, mbs);
 		cli_json_key(&j, "poses");
@@ -478,6 +496,8 @@ static int bench_decode(int argc, char **argv)
 		printf("ns per track-sample: %.2f (walk %.2f + sampling %.2f), path %s\n", ns,
 		       total ? tot.walk_s * 1e9 / (double)total : 0.0, total ? tot.sample_s * 1e9 / (double)total : 0.0,
 		       hks_sample_path_name(used_path));
+		printf("thread CPU time:     %.2f ns per track-sample (walk + sampling, preemption left out)\n",
+		       total ? tot.cpu_s * 1e9 / (double)total : 0.0);
 		printf("output:              %.1f MB/s (40 bytes per track-sample)\n", mbs);
 		printf("poses:               %llu, %.1f ns per pose of all tracks (time mode)\n",
 		       (unsigned long long)tot.poses, pose_ns);
