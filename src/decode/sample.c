@@ -13,6 +13,13 @@
  * reciprocal would change the last bit. tests/test_sample.c compares this
  * against a literal per-sample implementation bit for bit.
  *
+ * Two evaluation paths (hks_sample_options.path, HKS_SAMPLE_PATH): the
+ * portable scalar reference, and on SSE2 builds a fast path ("fast path"
+ * below) that performs the same operations per lane in the same order, four
+ * lanes or four frames per instruction; tests/test_sample_paths.c and
+ * tests/corpus_sample_paths.c compare the two bit for bit. The runtime pose
+ * sampler (hks_pose_at) is time mode with the checks made once.
+ *
  * Safety: the stored structure may come from anywhere (the walk, the fitter,
  * a caller). Everything the evaluation relies on is checked per block and
  * part before use (degree, counts, knot order, clamped ends, non-empty
@@ -920,7 +927,7 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 			memcpy(o + i * tstride, tmp + (size_t)i * ROW_FLOATS, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
 	}
 	if (F > 0 && !floats)
-		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %zu float tracks", F);
+		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %lu float tracks", (unsigned long)F);
 	for (size_t f = 0; f < F; f++) {
 		/* FORMAT.md §2.7: one lane, bit 0 static, bit 4 spline; absent → 0 */
 		HKS_TRY(sample_vector(sm, b, (int32_t)f, HKS_PART_FLOAT, &blk->floats[f], 1, 0.0f, pr, floats + f, F));
