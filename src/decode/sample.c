@@ -500,6 +500,28 @@ static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->coun
  * reference bit for bit.
  */
 #if defined(__SSE2__)
+/*
+ * The span of every frame L0 .. L0 + count − 1 without a data-dependent
+ * loop per frame: for checked knots (clamped, U[p+1] > 0, values <= 255)
+ * the span the reference's search and advance find is p plus the number of
+ * interior knots U[p+1 .. n] that are <= L, so a histogram of the interior
+ * knot values and a running sum give it (frames and knots are below 256).
+ */
+static void spans_of(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count, uint16_t *spans)
+{
+	uint16_t cnt[256];
+	memset(cnt, 0, sizeof(cnt));
+	for (unsigned s = p + 1; s <= n; s++)
+		cnt[U[s]]++;
+	unsigned run = 0;
+	for (uint32_t L = 0; L < L0; L++)
+		run += cnt[L];
+	for (uint32_t i = 0; i < count; i++) {
+		run += cnt[L0 + i];
+		spans[i] = (uint16_t)(p + run);
+	}
+}
+
 /* basis4 with the result left in registers: N[j] lane f = N[j] of frame L + f */
 HKS_INLINE void basis4v(unsigned p, const unsigned span[4], uint32_t L, const float *U, __m128 N[4])
 {
@@ -529,17 +551,11 @@ HKS_INLINE void eval_runs_deg(unsigned p, unsigned lanes, int wide, const uint8_
                               const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
                               const unsigned *dest)
 {
-	unsigned span = find_span(U, n, p, L0);
+	uint16_t all[256];
+	spans_of(U, n, p, L0, count, all);
 	uint32_t i = 0;
 	for (; i + 4 <= count; i += 4) {
-		unsigned spans[4];
-		HKS_UNROLL
-		for (unsigned f = 0; f < 4; f++) {
-			uint32_t L = L0 + i + f;
-			while (span < n && L >= U[span + 1])
-				span++;
-			spans[f] = span;
-		}
+		unsigned spans[4] = {all[i], all[i + 1], all[i + 2], all[i + 3]};
 		__m128 N[4];
 		basis4v(p, spans, L0 + i, Uf, N);
 		float *o = out + (size_t)i * stride;
@@ -586,8 +602,7 @@ HKS_INLINE void eval_runs_deg(unsigned p, unsigned lanes, int wide, const uint8_
 	}
 	for (; i < count; i++) {
 		uint32_t L = L0 + i;
-		while (span < n && L >= U[span + 1])
-			span++;
+		unsigned span = all[i];
 		float N[4];
 		basis(p, span, (float)L, Uf, N);
 		const float *P = cp + (size_t)(span - p) * lanes;
@@ -639,11 +654,11 @@ HKS_INLINE void eval_deg1(sampler *sm, unsigned lanes, int wide, const uint8_t *
 {
 	if (!sm->deg1_ready)
 		deg1_fill(sm);
-	unsigned span = find_span(U, n, 1, L0);
+	uint16_t all[256];
+	spans_of(U, n, 1, L0, count, all);
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t L = L0 + i;
-		while (span < n && L >= U[span + 1])
-			span++;
+		unsigned span = all[i];
 		const float *P = cp + (size_t)(span - 1) * lanes;
 		/* U[span] <= L (clamped start, and the advance); L < U[span + 1]
 		 * except past the last knot */
