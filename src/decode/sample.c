@@ -70,6 +70,7 @@ typedef struct sampler {
 	int normalize;
 	int path;              /* HKS_SAMPLE_PATH_*: reference or fast */
 	int validated;         /* every part checked already (pose sampler) */
+	unsigned tspan;        /* time mode: the span of the part being sampled (needed_points) */
 	/* fast path, degree 1: the basis of a frame `left` frames into a span of
 	 * `len` frames (rows computed on first use, see deg1_row) */
 	int deg1_ready;
@@ -427,8 +428,7 @@ static hks_result load_knots(sampler *sm, const hks_stored_part *p, const param 
 	 * knot converted to f32 and multiplied by frameDuration (§4.3). */
 	if (pr->time_mode) {
 		/* only the knots the basis of the one span reads: U[span − p + 1 .. span + p] */
-		unsigned n = (unsigned)p->num_control_points - 1;
-		unsigned span = find_span(p->knots, n, p->degree, pr->qtime);
+		unsigned span = sm->tspan; /* needed_points ran first */
 		for (unsigned i = span + 1 - p->degree; i <= span + p->degree; i++)
 			sm->knots[i] = (float)p->knots[i] * pr->frame_duration;
 	}
@@ -468,7 +468,7 @@ static void run_spline(sampler *sm, const hks_stored_part *p, unsigned lanes, co
  * evaluation does), so a single sample costs O(degree), not O(points).
  * Call after check_spline.
  */
-static void needed_points(const hks_stored_part *p, const param *pr, size_t *first, size_t *end)
+static void needed_points(sampler *sm, const hks_stored_part *p, const param *pr, size_t *first, size_t *end)
 {
 	if (!pr->time_mode) {
 		*first = 0;
@@ -476,6 +476,7 @@ static void needed_points(const hks_stored_part *p, const param *pr, size_t *fir
 		return;
 	}
 	unsigned span = find_span(p->knots, (unsigned)p->num_control_points - 1, p->degree, pr->qtime);
+	sm->tspan = span; /* for load_knots and the fast time-mode combine */
 	*first = span - p->degree;
 	*end = (size_t)span + 1;
 }
@@ -732,8 +733,8 @@ static void run_spline_fast(sampler *sm, const hks_stored_part *p, unsigned lane
  * four lanes at once. */
 static void eval_one4(const sampler *sm, const hks_stored_part *p, const param *pr, float *out)
 {
-	unsigned deg = p->degree, n = (unsigned)p->num_control_points - 1;
-	unsigned span = find_span(p->knots, n, deg, pr->qtime);
+	unsigned deg = p->degree;
+	unsigned span = sm->tspan; /* needed_points found it: find_span(knots, n, deg, qtime) */
 	float N[4];
 	basis(deg, span, pr->u, sm->knots, N);
 	const float *P = sm->cp + (size_t)(span - deg) * 4;
@@ -837,7 +838,7 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	if (!sm->validated)
 		HKS_TRY(check_spline(sm, b, track, part, p));
 	size_t ncp = p->num_control_points, first, end;
-	needed_points(p, pr, &first, &end);
+	needed_points(sm, p, pr, &first, &end);
 	/* 4 floats of padding: the wide combine reads one float past the last point */
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * nslots + 4));
 	memset(sm->cp + ncp * nslots, 0, 4 * sizeof(float));
@@ -884,7 +885,7 @@ static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const 
 	if (!sm->validated)
 		HKS_TRY(check_spline(sm, b, track, HKS_PART_ROTATION, p));
 	size_t ncp = p->num_control_points, first, end;
-	needed_points(p, pr, &first, &end);
+	needed_points(sm, p, pr, &first, &end);
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * 4));
 	HKS_TRY(load_knots(sm, p, pr));
 	hks_unpack_quaternions(sel, p->packed + first * hks_rotation_size(sel), end - first, sm->cp + first * 4);
