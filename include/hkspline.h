@@ -664,8 +664,8 @@ int hks_selector_verified(unsigned selector);
 
 /* Evaluation paths (hks_sample_options.path). Both give the same bits: the
  * SSE2 path performs the reference's f32 operations in the same order per
- * lane, four lanes or four frames per instruction, walking the frames span by
- * span (docs/DECODE.md "Evaluation paths"). */
+ * lane, four lanes or four frames per instruction (docs/DECODE.md
+ * "Evaluation paths"). */
 enum {
 	HKS_SAMPLE_PATH_AUTO = 0,      /* SSE2 where the build has it; the environment variable
 	                                  HKS_SAMPLE_PATH=reference selects the reference

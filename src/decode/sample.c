@@ -487,18 +487,20 @@ static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->coun
 
 /*
  * Frame mode, SSE2. Everything here performs, per lane, the operations of the
- * reference path above in the same order: the span of §4.4 found by the same
- * advance, the basis of basis() with u = (f32)L, the combine C = N0·P0, then
- * C = C + Nj·Pj, each operation rounded on its own, never fused. Only the
- * grouping changes:
+ * reference path above in the same order: the span of §4.4 (the one the
+ * reference's advance finds, here from a knot histogram: spans_of), the basis
+ * of basis() with u = (f32)L, the combine C = N0·P0, then C = C + Nj·Pj, each
+ * operation rounded on its own, never fused. Only the grouping changes:
  *  - the basis of four consecutive frames is computed at once (one SSE lane
  *    per frame, as basis4), and each frame's weights are broadcast from those
  *    registers without a round trip through memory;
  *  - four in-order lanes of a control point (x, y, z, w of a rotation, or
  *    x, y, z of a translation/scale plus one lane that is dropped) are
  *    combined in one instruction per term, and stored as four floats.
- * tests/test_sample.c and tests/corpus_sample.c compare this with the
- * reference bit for bit.
+ *  - degree 1 takes its basis from a table (deg1_fill);
+ *  - ThreeComp40 control points are unpacked four at a time (quantization.c).
+ * tests/test_sample_paths.c and tests/corpus_sample_paths.c compare this with
+ * the reference bit for bit.
  */
 #if defined(__SSE2__)
 /*
@@ -548,7 +550,7 @@ HKS_INLINE void basis4v(unsigned p, const unsigned span[4], uint32_t L, const fl
 
 /* wide: four lanes per point, points `lanes` (3 or 4) floats apart, stored
  * as four floats per row; else lane by lane through `dest`. */
-HKS_INLINE void eval_runs_deg(unsigned p, unsigned lanes, int wide, const uint8_t *U, const float *Uf, unsigned n,
+HKS_INLINE void eval_fast_deg(unsigned p, unsigned lanes, int wide, const uint8_t *U, const float *Uf, unsigned n,
                               const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
                               const unsigned *dest)
 {
@@ -687,14 +689,14 @@ HKS_INLINE void eval_deg1(sampler *sm, unsigned lanes, int wide, const uint8_t *
 }
 
 /* Dispatch on constant degree, lane count and width (the loops unroll). */
-static void eval_runs(sampler *sm, unsigned p, unsigned lanes, int wide, const uint8_t *U, const float *Uf,
+static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const uint8_t *U, const float *Uf,
                       unsigned n, const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
                       const unsigned *dest)
 {
 	unsigned key = (p * 8 + lanes) * 2 + (wide ? 1 : 0);
-#define HKS_RUN_CASE(P, LN, W)                                                            \
+#define HKS_FAST_CASE(P, LN, W)                                                            \
 	case ((P) * 8 + (LN)) * 2 + (W):                                                      \
-		eval_runs_deg(P, LN, W, U, Uf, n, cp, L0, count, out, stride, dest);              \
+		eval_fast_deg(P, LN, W, U, Uf, n, cp, L0, count, out, stride, dest);              \
 		return;
 #define HKS_DEG1_CASE(LN, W)                                                              \
 	case (8 + (LN)) * 2 + (W):                                                            \
@@ -702,14 +704,14 @@ static void eval_runs(sampler *sm, unsigned p, unsigned lanes, int wide, const u
 		return;
 	switch (key) {
 		HKS_DEG1_CASE(1, 0) HKS_DEG1_CASE(2, 0) HKS_DEG1_CASE(3, 0) HKS_DEG1_CASE(3, 1) HKS_DEG1_CASE(4, 1)
-		HKS_RUN_CASE(2, 1, 0) HKS_RUN_CASE(2, 2, 0) HKS_RUN_CASE(2, 3, 0) HKS_RUN_CASE(2, 3, 1) HKS_RUN_CASE(2, 4, 1)
-		HKS_RUN_CASE(3, 1, 0) HKS_RUN_CASE(3, 2, 0) HKS_RUN_CASE(3, 3, 0) HKS_RUN_CASE(3, 3, 1) HKS_RUN_CASE(3, 4, 1)
+		HKS_FAST_CASE(2, 1, 0) HKS_FAST_CASE(2, 2, 0) HKS_FAST_CASE(2, 3, 0) HKS_FAST_CASE(2, 3, 1) HKS_FAST_CASE(2, 4, 1)
+		HKS_FAST_CASE(3, 1, 0) HKS_FAST_CASE(3, 2, 0) HKS_FAST_CASE(3, 3, 0) HKS_FAST_CASE(3, 3, 1) HKS_FAST_CASE(3, 4, 1)
 	default:
 		/* four lanes not in order (never: rotations are whole) */
 		eval_frames(p, lanes, U, Uf, n, cp, L0, count, out, stride, dest);
 		return;
 	}
-#undef HKS_RUN_CASE
+#undef HKS_FAST_CASE
 #undef HKS_DEG1_CASE
 }
 #endif
@@ -720,7 +722,7 @@ static void run_spline_fast(sampler *sm, const hks_stored_part *p, unsigned lane
 {
 #if defined(__SSE2__)
 	if (!pr->time_mode && sm->path == HKS_SAMPLE_PATH_SSE2) {
-		eval_runs(sm, p->degree, lanes, wide, p->knots, sm->knots, (unsigned)p->num_control_points - 1, sm->cp, pr->L0,
+		eval_fast(sm, p->degree, lanes, wide, p->knots, sm->knots, (unsigned)p->num_control_points - 1, sm->cp, pr->L0,
 		          pr->count, out, stride, dest);
 		return;
 	}
