@@ -697,10 +697,29 @@ void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t coun
  * constants) and invalid selectors. */
 int hks_selector_verified(unsigned selector);
 
+/* Evaluation paths (hks_sample_options.path). Both give the same bits: the
+ * SSE2 path performs the reference's f32 operations in the same order per
+ * lane, four lanes or four frames per instruction (docs/DECODE.md
+ * "Evaluation paths"). */
+enum {
+	HKS_SAMPLE_PATH_AUTO = 0,      /* SSE2 where the build has it; the environment variable
+	                                  HKS_SAMPLE_PATH=reference selects the reference
+	                                  (tests, benchmarks) */
+	HKS_SAMPLE_PATH_REFERENCE = 1, /* the portable scalar reference */
+	HKS_SAMPLE_PATH_SSE2 = 2       /* x86 builds with SSE2 (baseline x86-64); elsewhere the reference */
+};
+
 typedef struct hks_sample_options {
 	hks_options base;
 	int normalize_rotations;   /* 0 (default): raw components, as Havok returns them (FORMAT.md §4.6) */
+	int path;                  /* HKS_SAMPLE_PATH_*; 0 = AUTO */
 } hks_sample_options;
+
+/* The path `requested` (HKS_SAMPLE_PATH_*, AUTO resolved through the
+ * environment) resolves to on this build. */
+int hks_sample_path_resolve(int requested);
+/* "reference" or "sse2" ("auto" for 0). */
+const char *hks_sample_path_name(int path);
 
 /* Floats per transform track-sample: translation xyz, rotation xyzw, scale xyz
  * (40 bytes, the convention of the Animation Compression Library). */
@@ -735,6 +754,28 @@ hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_
 hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block, uint32_t local_frame,
                                   const hks_sample_options *opts, float *transforms, float *floats,
                                   hks_error *err);
+
+/* ====================================================================== */
+/* === SECTION: runtime pose (owner: src/decode/sample.c, issue 16) ===== */
+/* ====================================================================== */
+
+/*
+ * "The pose at time t of every track", as a runtime calls it every frame:
+ * the animation is checked once (every knot vector, as sampling would), the
+ * scratch memory is kept, and each call samples one pose in time mode with
+ * exactly the values of hks_sample_time (same path, same bits). The stored
+ * structure (and the animation bytes it points into) must outlive the
+ * sampler. A sampler is not shared between threads; make one per thread.
+ */
+typedef struct hks_pose_sampler hks_pose_sampler;
+
+/* Errors: those of hks_sample_time for any time (a spline that cannot be
+ * evaluated is reported here, naming block, track and part). */
+hks_result hks_pose_sampler_create(const hks_stored_animation *s, const hks_sample_options *opts,
+                                   hks_pose_sampler **out, hks_error *err);
+/* One pose: transforms T·10 floats, floats F floats (may be NULL when F = 0). */
+hks_result hks_pose_at(hks_pose_sampler *sampler, float time, float *transforms, float *floats, hks_error *err);
+void hks_pose_sampler_free(hks_pose_sampler *sampler);
 
 /* ====================================================================== */
 /* === SECTION: encoder (owner: src/encode/encoder.c) =================== */

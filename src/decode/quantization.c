@@ -222,6 +222,60 @@ static void unpack_threecomp40_x4(const uint8_t *b, float out[16])
 		o[missing[i]] = negative[i] ? -vm[i] : vm[i];
 	}
 }
+
+/*
+ * Four ThreeComp40 values entirely in SSE2 registers, for values followed by
+ * at least 3 readable bytes: the fields of four 8-byte loads (bits 40-63, the
+ * next value's bytes, are never read), the same conversions and operations
+ * per lane as unpack_threecomp40_x4, the sign applied by flipping the sign
+ * bit (what negation does), and each quaternion assembled by selecting
+ * between (a, b, c, m) and its rotation (m, a, b, c) with the masks of its
+ * missing index: the values land in the slots of stored_slots.
+ */
+static const uint32_t tc40_lt[4][4] = {{0, 0, 0, 0}, {~0u, 0, 0, 0}, {~0u, ~0u, 0, 0}, {~0u, ~0u, ~0u, 0}};
+static const uint32_t tc40_eq[4][4] = {{~0u, 0, 0, 0}, {0, ~0u, 0, 0}, {0, 0, ~0u, 0}, {0, 0, 0, ~0u}};
+
+#define HKS_LO32(x, y) \
+	_mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(x), _mm_castsi128_ps(y), _MM_SHUFFLE(2, 0, 2, 0)))
+
+static inline void unpack_threecomp40_x4_sse(const uint8_t *b, float out[16])
+{
+	uint64_t v0, v1, v2, v3;
+	memcpy(&v0, b, 8);
+	memcpy(&v1, b + 5, 8);
+	memcpy(&v2, b + 10, 8);
+	memcpy(&v3, b + 15, 8);
+	__m128i A = _mm_set_epi64x((long long)v1, (long long)v0);
+	__m128i B = _mm_set_epi64x((long long)v3, (long long)v2);
+	const __m128i m12 = _mm_set1_epi32(0xFFF), centre = _mm_set1_epi32(2047);
+	__m128i ia = _mm_sub_epi32(_mm_and_si128(HKS_LO32(A, B), m12), centre);
+	__m128i ib = _mm_sub_epi32(_mm_and_si128(HKS_LO32(_mm_srli_epi64(A, 12), _mm_srli_epi64(B, 12)), m12), centre);
+	__m128i ic = _mm_sub_epi32(_mm_and_si128(HKS_LO32(_mm_srli_epi64(A, 24), _mm_srli_epi64(B, 24)), m12), centre);
+	__m128i top = HKS_LO32(_mm_srli_epi64(A, 36), _mm_srli_epi64(B, 36));
+	__m128i sign = _mm_slli_epi32(_mm_srli_epi32(top, 2), 31); /* bit 38 to the sign bit */
+	const __m128 s40 = _mm_set1_ps(hks_f32_from_bits(HKS_BITS_S40));
+	__m128 fa = _mm_mul_ps(_mm_cvtepi32_ps(ia), s40);
+	__m128 fb = _mm_mul_ps(_mm_cvtepi32_ps(ib), s40);
+	__m128 fc = _mm_mul_ps(_mm_cvtepi32_ps(ic), s40);
+	__m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(fa, fa), _mm_mul_ps(fb, fb)), _mm_mul_ps(fc, fc));
+	__m128 t = _mm_sub_ps(_mm_set1_ps(hks_f32_from_bits(HKS_BITS_ONE)), sum);
+	__m128 mag = _mm_and_ps(_mm_sqrt_ps(t), _mm_cmpgt_ps(t, _mm_setzero_ps()));
+	__m128 fm = _mm_xor_ps(mag, _mm_castsi128_ps(sign));
+	uint32_t missing[4];
+	_mm_storeu_si128((__m128i *)(void *)missing, _mm_and_si128(top, _mm_set1_epi32(3)));
+	_MM_TRANSPOSE4_PS(fa, fb, fc, fm); /* now value i = (a, b, c, m) in fa, fb, fc, fm */
+	__m128 q[4] = {fa, fb, fc, fm};
+	for (unsigned i = 0; i < 4; i++) {
+		__m128 v = q[i];
+		__m128 rot = _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 1, 0, 3)); /* (m, a, b, c) */
+		__m128 m = _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 3, 3));
+		__m128 lt = _mm_loadu_ps((const float *)(const void *)tc40_lt[missing[i]]);
+		__m128 eq = _mm_loadu_ps((const float *)(const void *)tc40_eq[missing[i]]);
+		__m128 tail = _mm_or_ps(_mm_and_ps(eq, m), _mm_andnot_ps(eq, rot));
+		_mm_storeu_ps(out + 4 * i, _mm_or_ps(_mm_and_ps(lt, v), _mm_andnot_ps(lt, tail)));
+	}
+}
+#undef HKS_LO32
 #endif
 
 void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t count, float *out)
@@ -232,6 +286,10 @@ void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t coun
 	if (selector == HKS_ROT_THREECOMP40) {
 		size_t i = 0;
 #if defined(__SSE2__)
+		/* 8-byte loads (the x86 hosts of SSE2 are little-endian) while the
+		 * last one stays inside the count · 5 bytes: never past the end */
+		for (; i + 4 <= count && i * 5 + 23 <= count * 5; i += 4)
+			unpack_threecomp40_x4_sse(bytes + i * 5, out + i * 4);
 		for (; i + 4 <= count; i += 4)
 			unpack_threecomp40_x4(bytes + i * 5, out + i * 4);
 #endif

@@ -13,6 +13,13 @@
  * reciprocal would change the last bit. tests/test_sample.c compares this
  * against a literal per-sample implementation bit for bit.
  *
+ * Two evaluation paths (hks_sample_options.path, HKS_SAMPLE_PATH): the
+ * portable scalar reference, and on SSE2 builds a fast path ("fast path"
+ * below) that performs the same operations per lane in the same order, four
+ * lanes or four frames per instruction; tests/test_sample_paths.c and
+ * tests/corpus_sample_paths.c compare the two bit for bit. The runtime pose
+ * sampler (hks_pose_at) is time mode with the checks made once.
+ *
  * Safety: the stored structure may come from anywhere (the walk, the fitter,
  * a caller). Everything the evaluation relies on is checked per block and
  * part before use (degree, counts, knot order, clamped ends, non-empty
@@ -23,6 +30,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -48,18 +56,33 @@
 /* Lanes of a translation/scale/float part, FORMAT.md §2.3-2.4, §2.7. */
 #define LANES_VECTOR 3
 
+/* Internal row of one track-sample in the track buffer: 10 floats padded to
+ * 12, so the fast path may store four lanes at once at offsets 0 and 7 (the
+ * fourth lane at 3 is written by the rotation afterwards, the one at 10 is
+ * padding). */
+#define ROW_FLOATS 12
+
+#define DEG1_LEN 32
+
 typedef struct sampler {
 	hks_ctx ctx;
 	const hks_stored_animation *s;
 	int normalize;
+	int path;              /* HKS_SAMPLE_PATH_*: reference or fast */
+	int validated;         /* every part checked already (pose sampler) */
+	unsigned tspan;        /* time mode: the span of the part being sampled (needed_points) */
+	/* fast path, degree 1: the basis of a frame `left` frames into a span of
+	 * `len` frames (rows computed on first use, see deg1_row) */
+	int deg1_ready;
+	float deg1[DEG1_LEN + 1][DEG1_LEN][2];
 	uint32_t K;            /* maxFramesPerBlock − 1 */
 	/* scratch: dequantized control points and f32 knots of one part */
 	float *cp;
 	size_t cp_cap;         /* floats */
 	float *knots;
 	size_t knots_cap;      /* floats */
-	/* one track's rows (at most maxFramesPerBlock <= 256) × 10 floats */
-	float track_rows[256 * HKS_TRACK_SAMPLE_FLOATS];
+	/* one track's rows (at most maxFramesPerBlock <= 256) × ROW_FLOATS */
+	float track_rows[256 * ROW_FLOATS];
 } sampler;
 
 /* ---- setup ------------------------------------------------------------ */
@@ -113,6 +136,9 @@ static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const
 	hks_ctx_init(&sm->ctx, opts ? &opts->base : NULL, 0, err);
 	sm->s = s;
 	sm->normalize = opts ? opts->normalize_rotations : 0;
+	sm->path = hks_sample_path_resolve(opts ? opts->path : HKS_SAMPLE_PATH_AUTO);
+	sm->validated = 0;
+	sm->deg1_ready = 0;
 	HKS_TRY(check_animation(&sm->ctx, s));
 	sm->K = (uint32_t)s->max_frames_per_block - 1;
 	return HKS_OK;
@@ -177,7 +203,18 @@ static hks_result check_spline(sampler *sm, uint32_t block, int32_t track, hks_p
 		return fail_part(sm, block, track, part, p, "%u knots for %u control points", p->num_knots, ncp);
 	const uint8_t *U = p->knots;
 	unsigned n = ncp - 1, last = n + deg + 1;
-	for (unsigned i = 1; i <= last; i++)
+	unsigned i = 1;
+#if defined(__SSE2__)
+	/* sixteen pairs at a time: U[i] >= U[i − 1] exactly when max(U[i], U[i − 1]) = U[i];
+	 * a block with a decrease is left to the loop below, which names the knot */
+	for (; i + 16 <= last + 1; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(U + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(U + i - 1));
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(a, b), a)) != 0xFFFF)
+			break;
+	}
+#endif
+	for (; i <= last; i++)
 		if (U[i] < U[i - 1])
 			return fail_part(sm, block, track, part, p, "knot %u decreases (to %u)", i, U[i]);
 	/* B8: p + 1 equal knots at each end, starting at local frame 0 (the end
@@ -372,6 +409,7 @@ static void eval_one(unsigned p, unsigned lanes, const uint8_t *U, const float *
 		out[dest[l]] = v[l];
 }
 
+
 /* ---- parts ------------------------------------------------------------ */
 
 /* Where to evaluate: either frames L0.. of a block (frame mode) or one time. */
@@ -388,12 +426,29 @@ static hks_result load_knots(sampler *sm, const hks_stored_part *p, const param 
 	HKS_TRY(reserve(sm, &sm->knots, &sm->knots_cap, p->num_knots));
 	/* Frame mode: the knot bytes as f32 frame numbers (§4.2). Time mode: each
 	 * knot converted to f32 and multiplied by frameDuration (§4.3). */
-	if (pr->time_mode)
-		for (unsigned i = 0; i < p->num_knots; i++)
+	if (pr->time_mode) {
+		/* only the knots the basis of the one span reads: U[span − p + 1 .. span + p] */
+		unsigned span = sm->tspan; /* needed_points ran first */
+		for (unsigned i = span + 1 - p->degree; i <= span + p->degree; i++)
 			sm->knots[i] = (float)p->knots[i] * pr->frame_duration;
-	else
-		for (unsigned i = 0; i < p->num_knots; i++)
+	}
+	else {
+		unsigned i = 0;
+#if defined(__SSE2__)
+		/* sixteen bytes widened to integers and converted exactly, as (float)byte */
+		const __m128i zero = _mm_setzero_si128();
+		for (; i + 16 <= p->num_knots; i += 16) {
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p->knots + i));
+			__m128i lo = _mm_unpacklo_epi8(b, zero), hi = _mm_unpackhi_epi8(b, zero);
+			_mm_storeu_ps(sm->knots + i, _mm_cvtepi32_ps(_mm_unpacklo_epi16(lo, zero)));
+			_mm_storeu_ps(sm->knots + i + 4, _mm_cvtepi32_ps(_mm_unpackhi_epi16(lo, zero)));
+			_mm_storeu_ps(sm->knots + i + 8, _mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, zero)));
+			_mm_storeu_ps(sm->knots + i + 12, _mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, zero)));
+		}
+#endif
+		for (; i < p->num_knots; i++)
 			sm->knots[i] = (float)p->knots[i];
+	}
 	return HKS_OK;
 }
 
@@ -413,7 +468,7 @@ static void run_spline(sampler *sm, const hks_stored_part *p, unsigned lanes, co
  * evaluation does), so a single sample costs O(degree), not O(points).
  * Call after check_spline.
  */
-static void needed_points(const hks_stored_part *p, const param *pr, size_t *first, size_t *end)
+static void needed_points(sampler *sm, const hks_stored_part *p, const param *pr, size_t *first, size_t *end)
 {
 	if (!pr->time_mode) {
 		*first = 0;
@@ -421,11 +476,305 @@ static void needed_points(const hks_stored_part *p, const param *pr, size_t *fir
 		return;
 	}
 	unsigned span = find_span(p->knots, (unsigned)p->num_control_points - 1, p->degree, pr->qtime);
+	sm->tspan = span; /* for load_knots and the fast time-mode combine */
 	*first = span - p->degree;
 	*end = (size_t)span + 1;
 }
 
 static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->count; }
+
+/* ---- fast path: SIMD lanes and frames --------------------------------- */
+
+/*
+ * Frame mode, SSE2. Everything here performs, per lane, the operations of the
+ * reference path above in the same order: the span of §4.4 (the one the
+ * reference's advance finds, here from a knot histogram: spans_of), the basis
+ * of basis() with u = (f32)L, the combine C = N0·P0, then C = C + Nj·Pj, each
+ * operation rounded on its own, never fused. Only the grouping changes:
+ *  - the basis of four consecutive frames is computed at once (one SSE lane
+ *    per frame, as basis4), and each frame's weights are broadcast from those
+ *    registers without a round trip through memory;
+ *  - four in-order lanes of a control point (x, y, z, w of a rotation, or
+ *    x, y, z of a translation/scale plus one lane that is dropped) are
+ *    combined in one instruction per term, and stored as four floats.
+ *  - degree 1 takes its basis from a table (deg1_fill);
+ *  - ThreeComp40 control points are unpacked four at a time (quantization.c).
+ * tests/test_sample_paths.c and tests/corpus_sample_paths.c compare this with
+ * the reference bit for bit.
+ */
+#if defined(__SSE2__)
+/*
+ * The span of every frame L0 .. L0 + count − 1 without a data-dependent
+ * loop per frame: for checked knots (clamped, U[p+1] > 0, values <= 255)
+ * the span the reference's search and advance find is p plus the number of
+ * interior knots U[p+1 .. n] that are <= L, so a histogram of the interior
+ * knot values and a running sum give it (frames and knots are below 256).
+ */
+static void spans_of(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count, uint16_t *spans)
+{
+	uint16_t cnt[256];
+	memset(cnt, 0, sizeof(cnt));
+	for (unsigned s = p + 1; s <= n; s++)
+		cnt[U[s]]++;
+	unsigned run = 0;
+	for (uint32_t L = 0; L < L0; L++)
+		run += cnt[L];
+	for (uint32_t i = 0; i < count; i++) {
+		run += cnt[L0 + i];
+		spans[i] = (uint16_t)(p + run);
+	}
+}
+
+/* basis4 with the result left in registers: N[j] lane f = N[j] of frame L + f */
+HKS_INLINE void basis4v(unsigned p, const unsigned span[4], uint32_t L, const float *U, __m128 N[4])
+{
+	__m128 u = _mm_set_ps((float)(L + 3), (float)(L + 2), (float)(L + 1), (float)L);
+	__m128 left[4], right[4];
+	N[0] = _mm_set1_ps(1.0f);
+	HKS_UNROLL
+	for (unsigned j = 1; j <= p; j++) {
+		left[j] = _mm_sub_ps(u, _mm_set_ps(U[span[3] + 1 - j], U[span[2] + 1 - j], U[span[1] + 1 - j], U[span[0] + 1 - j]));
+		right[j] = _mm_sub_ps(_mm_set_ps(U[span[3] + j], U[span[2] + j], U[span[1] + j], U[span[0] + j]), u);
+		__m128 saved = _mm_setzero_ps();
+		HKS_UNROLL
+		for (unsigned r = 0; r < j; r++) {
+			__m128 temp = _mm_div_ps(N[r], _mm_add_ps(right[r + 1], left[j - r]));
+			N[r] = _mm_add_ps(saved, _mm_mul_ps(right[r + 1], temp));
+			saved = _mm_mul_ps(left[j - r], temp);
+		}
+		N[j] = saved;
+	}
+}
+
+#define HKS_BCAST(v, f) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(f, f, f, f))
+
+/* wide: four lanes per point, points `lanes` (3 or 4) floats apart, stored
+ * as four floats per row; else lane by lane through `dest`. */
+HKS_INLINE void eval_fast_deg(unsigned p, unsigned lanes, int wide, const uint8_t *U, const float *Uf, unsigned n,
+                              const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
+                              const unsigned *dest)
+{
+	uint16_t all[256];
+	spans_of(U, n, p, L0, count, all);
+	uint32_t i = 0;
+	for (; i + 4 <= count; i += 4) {
+		unsigned spans[4] = {all[i], all[i + 1], all[i + 2], all[i + 3]};
+		__m128 N[4];
+		basis4v(p, spans, L0 + i, Uf, N);
+		float *o = out + (size_t)i * stride;
+		if (wide) {
+#define HKS_ROW(f, Bf)                                                                             \
+	do {                                                                                           \
+		const float *P = cp + (size_t)(spans[f] - p) * lanes;                                     \
+		__m128 c = _mm_mul_ps(Bf(N[0]), _mm_loadu_ps(P));                                          \
+		if (p >= 1)                                                                                \
+			c = _mm_add_ps(c, _mm_mul_ps(Bf(N[1]), _mm_loadu_ps(P + lanes)));                      \
+		if (p >= 2)                                                                                \
+			c = _mm_add_ps(c, _mm_mul_ps(Bf(N[2]), _mm_loadu_ps(P + 2 * lanes)));                  \
+		if (p >= 3)                                                                                \
+			c = _mm_add_ps(c, _mm_mul_ps(Bf(N[3]), _mm_loadu_ps(P + 3 * lanes)));                  \
+		_mm_storeu_ps(o + (f) * stride, c);                                                        \
+	} while (0)
+#define HKS_B0(v) HKS_BCAST(v, 0)
+#define HKS_B1(v) HKS_BCAST(v, 1)
+#define HKS_B2(v) HKS_BCAST(v, 2)
+#define HKS_B3(v) HKS_BCAST(v, 3)
+			HKS_ROW(0, HKS_B0);
+			HKS_ROW(1, HKS_B1);
+			HKS_ROW(2, HKS_B2);
+			HKS_ROW(3, HKS_B3);
+#undef HKS_B0
+#undef HKS_B1
+#undef HKS_B2
+#undef HKS_B3
+#undef HKS_ROW
+		} else {
+			float N4[4][4];
+			HKS_UNROLL
+			for (unsigned j = 0; j <= p; j++)
+				_mm_storeu_ps(N4[j], N[j]);
+			for (unsigned f = 0; f < 4; f++) {
+				float Nf[4] = {N4[0][f], N4[1][f], N4[2][f], N4[3][f]};
+				float v[4];
+				combine(p, Nf, cp + (size_t)(spans[f] - p) * lanes, lanes, v);
+				HKS_UNROLL
+				for (unsigned l = 0; l < lanes; l++)
+					o[f * stride + dest[l]] = v[l];
+			}
+		}
+	}
+	for (; i < count; i++) {
+		uint32_t L = L0 + i;
+		unsigned span = all[i];
+		float N[4];
+		basis(p, span, (float)L, Uf, N);
+		const float *P = cp + (size_t)(span - p) * lanes;
+		float *o = out + (size_t)i * stride;
+		if (wide) {
+			__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
+			HKS_UNROLL
+			for (unsigned j = 1; j <= p; j++)
+				c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[j]), _mm_loadu_ps(P + j * lanes)));
+			_mm_storeu_ps(o, c);
+		} else {
+			float v[4];
+			combine(p, N, P, lanes, v);
+			HKS_UNROLL
+			for (unsigned l = 0; l < lanes; l++)
+				o[dest[l]] = v[l];
+		}
+	}
+}
+
+
+/*
+ * Degree 1 (most rotation parts of the game data). In frame mode the
+ * parameter and the knots are whole numbers below 2^24, so the reference's
+ * left = (f32)L − U[span] and right = U[span+1] − (f32)L are exact: the
+ * integers L − U[span] and U[span+1] − L. The basis is therefore a function
+ * of (left, len = left + right) alone, and basis() evaluated on the knots
+ * {0, len} at u = left gives the same operands, hence the same bits. The
+ * table for spans up to DEG1_LEN frames is computed once per call (on the
+ * first degree-1 part) and looked up per frame.
+ */
+static void deg1_fill(sampler *sm)
+{
+	for (uint32_t len = 1; len <= DEG1_LEN; len++) {
+		const float Ut[2] = {0.0f, (float)len};
+		for (uint32_t left = 0; left < len; left++) {
+			float N[4];
+			basis(1, 0, (float)left, Ut, N);
+			sm->deg1[len][left][0] = N[0];
+			sm->deg1[len][left][1] = N[1];
+		}
+	}
+	sm->deg1_ready = 1;
+}
+
+HKS_INLINE void eval_deg1(sampler *sm, unsigned lanes, int wide, const uint8_t *U, const float *Uf, unsigned n,
+                          const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
+                          const unsigned *dest)
+{
+	if (!sm->deg1_ready)
+		deg1_fill(sm);
+	uint16_t all[256];
+	spans_of(U, n, 1, L0, count, all);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t L = L0 + i;
+		unsigned span = all[i];
+		const float *P = cp + (size_t)(span - 1) * lanes;
+		/* U[span] <= L (clamped start, and the advance); L < U[span + 1]
+		 * except past the last knot */
+		uint32_t left = L - U[span], len = (uint32_t)U[span + 1] - U[span];
+		float N[4];
+		if (left < len && len <= DEG1_LEN) {
+			N[0] = sm->deg1[len][left][0];
+			N[1] = sm->deg1[len][left][1];
+		} else {
+			basis(1, span, (float)L, Uf, N);
+		}
+		float *o = out + (size_t)i * stride;
+		if (wide) {
+			__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
+			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[1]), _mm_loadu_ps(P + lanes)));
+			_mm_storeu_ps(o, c);
+		} else {
+			float v[4];
+			combine(1, N, P, lanes, v);
+			HKS_UNROLL
+			for (unsigned l = 0; l < lanes; l++)
+				o[dest[l]] = v[l];
+		}
+	}
+}
+
+/* Dispatch on constant degree, lane count and width (the loops unroll). */
+static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const uint8_t *U, const float *Uf,
+                      unsigned n, const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
+                      const unsigned *dest)
+{
+	unsigned key = (p * 8 + lanes) * 2 + (wide ? 1 : 0);
+#define HKS_FAST_CASE(P, LN, W)                                                            \
+	case ((P) * 8 + (LN)) * 2 + (W):                                                      \
+		eval_fast_deg(P, LN, W, U, Uf, n, cp, L0, count, out, stride, dest);              \
+		return;
+#define HKS_DEG1_CASE(LN, W)                                                              \
+	case (8 + (LN)) * 2 + (W):                                                            \
+		eval_deg1(sm, LN, W, U, Uf, n, cp, L0, count, out, stride, dest);                 \
+		return;
+	switch (key) {
+		HKS_DEG1_CASE(1, 0) HKS_DEG1_CASE(2, 0) HKS_DEG1_CASE(3, 0) HKS_DEG1_CASE(3, 1) HKS_DEG1_CASE(4, 1)
+		HKS_FAST_CASE(2, 1, 0) HKS_FAST_CASE(2, 2, 0) HKS_FAST_CASE(2, 3, 0) HKS_FAST_CASE(2, 3, 1) HKS_FAST_CASE(2, 4, 1)
+		HKS_FAST_CASE(3, 1, 0) HKS_FAST_CASE(3, 2, 0) HKS_FAST_CASE(3, 3, 0) HKS_FAST_CASE(3, 3, 1) HKS_FAST_CASE(3, 4, 1)
+	default:
+		/* four lanes not in order (never: rotations are whole) */
+		eval_frames(p, lanes, U, Uf, n, cp, L0, count, out, stride, dest);
+		return;
+	}
+#undef HKS_FAST_CASE
+#undef HKS_DEG1_CASE
+}
+#endif
+
+/* A checked spline part with its knots loaded and control points in sm->cp. */
+static void run_spline_fast(sampler *sm, const hks_stored_part *p, unsigned lanes, int wide, const param *pr,
+                            float *out, size_t stride, const unsigned *dest)
+{
+#if defined(__SSE2__)
+	if (!pr->time_mode && sm->path == HKS_SAMPLE_PATH_SSE2) {
+		eval_fast(sm, p->degree, lanes, wide, p->knots, sm->knots, (unsigned)p->num_control_points - 1, sm->cp, pr->L0,
+		          pr->count, out, stride, dest);
+		return;
+	}
+#endif
+	(void)wide;
+	run_spline(sm, p, lanes, pr, out, stride, dest);
+}
+
+/* Time mode, four in-order lanes: the span and basis of eval_one, the combine
+ * four lanes at once. */
+static void eval_one4(const sampler *sm, const hks_stored_part *p, const param *pr, float *out)
+{
+	unsigned deg = p->degree;
+	unsigned span = sm->tspan; /* needed_points found it: find_span(knots, n, deg, qtime) */
+	float N[4];
+	basis(deg, span, pr->u, sm->knots, N);
+	const float *P = sm->cp + (size_t)(span - deg) * 4;
+#if defined(__SSE2__)
+	if (sm->path == HKS_SAMPLE_PATH_SSE2) {
+		__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
+		for (unsigned j = 1; j <= deg; j++)
+			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[j]), _mm_loadu_ps(P + j * 4)));
+		_mm_storeu_ps(out, c);
+		return;
+	}
+#endif
+	combine(deg, N, P, 4, out);
+}
+
+int hks_sample_path_resolve(int requested)
+{
+	int r = requested;
+	if (r == HKS_SAMPLE_PATH_AUTO) {
+		const char *e = getenv("HKS_SAMPLE_PATH");
+		r = (e && !strcmp(e, "reference")) ? HKS_SAMPLE_PATH_REFERENCE : HKS_SAMPLE_PATH_SSE2;
+	}
+	if (r != HKS_SAMPLE_PATH_REFERENCE)
+		r = HKS_SAMPLE_PATH_SSE2;
+#if !defined(__SSE2__)
+	r = HKS_SAMPLE_PATH_REFERENCE; /* portable builds: the reference is the only path */
+#endif
+	return r;
+}
+
+const char *hks_sample_path_name(int path)
+{
+	switch (path) {
+	case HKS_SAMPLE_PATH_REFERENCE: return "reference";
+	case HKS_SAMPLE_PATH_SSE2: return "sse2";
+	default: return "auto";
+	}
+}
 
 /*
  * Translation, scale or float part (FORMAT.md §2.4, §4.6): `nlanes` output
@@ -448,7 +797,17 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 		if (is_spline && !is_static)
 			evaluated++;
 	}
+	/* fast path, rows of the track buffer: four floats per row (the fourth
+	 * lands in a float written later or in the padding, see ROW_FLOATS) */
+	int wide = sm->path == HKS_SAMPLE_PATH_SSE2 && nlanes == 3 && stride == ROW_FLOATS;
 	if (evaluated < nlanes) {
+#if defined(__SSE2__)
+		if (wide) {
+			__m128 v = _mm_set_ps(0.0f, fill[2], fill[1], fill[0]);
+			for (uint32_t i = 0; i < rows; i++)
+				_mm_storeu_ps(out + i * stride, v);
+		} else
+#endif
 		if (nlanes == 3)
 			for (uint32_t i = 0; i < rows; i++) {
 				float *o = out + i * stride;
@@ -478,10 +837,13 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 		return HKS_OK; /* a spline header without spline lanes: nothing to evaluate */
 	if (p->quantization > 1 || !p->control_points)
 		return fail_part(sm, b, track, part, p, "scalar quantization %u invalid or no control points", p->quantization);
-	HKS_TRY(check_spline(sm, b, track, part, p));
+	if (!sm->validated)
+		HKS_TRY(check_spline(sm, b, track, part, p));
 	size_t ncp = p->num_control_points, first, end;
-	needed_points(p, pr, &first, &end);
-	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * nslots));
+	needed_points(sm, p, pr, &first, &end);
+	/* 4 floats of padding: the wide combine reads one float past the last point */
+	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * nslots + 4));
+	memset(sm->cp + ncp * nslots, 0, 4 * sizeof(float));
 	HKS_TRY(load_knots(sm, p, pr));
 	/* FORMAT.md §3.1, each control point dequantized once: ((f32)v·C)·d + min
 	 * with d = max − min (the same operations per point as per sample). */
@@ -494,7 +856,7 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 		for (size_t i = first; i < end; i++)
 			dst[i * nslots] = (((float)src[i * nslots] * scale) * d) + mn; /* hks_dequantize_scalar */
 	}
-	run_spline(sm, p, nslots, pr, out, stride, slot_lane);
+	run_spline_fast(sm, p, nslots, wide && nslots == 3, pr, out, stride, slot_lane);
 	return HKS_OK;
 }
 
@@ -522,14 +884,18 @@ static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const 
 			memcpy(out + i * stride, q, sizeof(q));
 		return HKS_OK;
 	}
-	HKS_TRY(check_spline(sm, b, track, HKS_PART_ROTATION, p));
+	if (!sm->validated)
+		HKS_TRY(check_spline(sm, b, track, HKS_PART_ROTATION, p));
 	size_t ncp = p->num_control_points, first, end;
-	needed_points(p, pr, &first, &end);
+	needed_points(sm, p, pr, &first, &end);
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * 4));
 	HKS_TRY(load_knots(sm, p, pr));
 	hks_unpack_quaternions(sel, p->packed + first * hks_rotation_size(sel), end - first, sm->cp + first * 4);
 	static const unsigned dest[4] = {0, 1, 2, 3};
-	run_spline(sm, p, 4, pr, out, stride, dest);
+	if (pr->time_mode && sm->path == HKS_SAMPLE_PATH_SSE2)
+		eval_one4(sm, p, pr, out);
+	else
+		run_spline_fast(sm, p, 4, 1, pr, out, stride, dest);
 	return HKS_OK;
 }
 
@@ -560,7 +926,7 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	size_t T = (size_t)s->num_transform_tracks, F = (size_t)s->num_float_tracks;
 	size_t tstride = T * HKS_TRACK_SAMPLE_FLOATS;
 	uint32_t rows = frames_of(pr);
-	/* Each track is evaluated into a small contiguous buffer (rows × 10
+	/* Each track is evaluated into a small contiguous buffer (rows × 12
 	 * floats, at most 256 rows: it stays in L1) and then copied to its
 	 * strided place in the output once, instead of three strided passes over
 	 * the whole output. */
@@ -568,18 +934,18 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	for (size_t t = 0; t < T; t++) {
 		const hks_stored_track *tr = &blk->tracks[t];
 		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
-		                      HKS_TRACK_SAMPLE_FLOATS));
-		HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, HKS_TRACK_SAMPLE_FLOATS));
+		                      ROW_FLOATS));
+		HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
 		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_SCALE, &tr->part[2], LANES_VECTOR,
-		                      hks_f32_from_bits(ONE_BITS), pr, tmp + 7, HKS_TRACK_SAMPLE_FLOATS));
+		                      hks_f32_from_bits(ONE_BITS), pr, tmp + 7, ROW_FLOATS));
 		if (sm->normalize)
-			normalize_rows(tmp + 3, rows, HKS_TRACK_SAMPLE_FLOATS);
+			normalize_rows(tmp + 3, rows, ROW_FLOATS);
 		float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
 		for (uint32_t i = 0; i < rows; i++)
-			memcpy(o + i * tstride, tmp + (size_t)i * HKS_TRACK_SAMPLE_FLOATS, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
+			memcpy(o + i * tstride, tmp + (size_t)i * ROW_FLOATS, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
 	}
 	if (F > 0 && !floats)
-		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %zu float tracks", F);
+		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %lu float tracks", (unsigned long)F);
 	for (size_t f = 0; f < F; f++) {
 		/* FORMAT.md §2.7: one lane, bit 0 static, bit 4 spline; absent → 0 */
 		HKS_TRY(sample_vector(sm, b, (int32_t)f, HKS_PART_FLOAT, &blk->floats[f], 1, 0.0f, pr, floats + f, F));
@@ -646,17 +1012,12 @@ hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block,
 	return r;
 }
 
-hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_sample_options *opts,
-                           float *transforms, float *floats, hks_error *err)
+/* FORMAT.md §4.3: time → block and parameters (time mode). */
+static void time_param(const sampler *sm, float time, uint32_t *block, param *pr)
 {
-	sampler sm;
-	hks_result r = sampler_init(&sm, s, opts, err);
-	if (r != HKS_OK)
-		return r;
-	if (s->num_transform_tracks > 0 && !transforms)
-		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
-	/* FORMAT.md §4.3. The library clamps t to [0, duration] (the engine would
-	 * sample a negative time as the last frame); NaN samples frame 0. */
+	const hks_stored_animation *s = sm->s;
+	/* The library clamps t to [0, duration] (the engine would sample a
+	 * negative time as the last frame); NaN samples frame 0. */
 	float duration = s->duration;
 	float t = time;
 	if (!(t > 0.0f))
@@ -685,26 +1046,132 @@ hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_
 		if (delta > 1.0f)
 			delta = 1.0f;
 	}
-	uint32_t b = fr / sm.K;
+	uint32_t b = fr / sm->K;
 	if (b > s->num_blocks - 1)
 		b = s->num_blocks - 1;
-	float block_time = ((float)(fr - b * sm.K) + delta) * s->frame_duration;
-	float q = (block_time * s->block_inverse_duration) * (float)sm.K;
+	float block_time = ((float)(fr - b * sm->K) + delta) * s->frame_duration;
+	float q = (block_time * s->block_inverse_duration) * (float)sm->K;
 	/* trunc to an integer 0..K; out-of-range values (hostile durations) are
 	 * clamped so the search key stays meaningful */
 	uint32_t qtime;
 	if (!(q > 0.0f))
 		qtime = 0;
-	else if (q >= (float)sm.K)
-		qtime = sm.K;
+	else if (q >= (float)sm->K)
+		qtime = sm->K;
 	else
 		qtime = (uint32_t)q;
-	param pr = {0};
-	pr.time_mode = 1;
-	pr.qtime = qtime;
-	pr.u = block_time;
-	pr.frame_duration = s->frame_duration;
+	memset(pr, 0, sizeof(*pr));
+	pr->time_mode = 1;
+	pr->qtime = qtime;
+	pr->u = block_time;
+	pr->frame_duration = s->frame_duration;
+	*block = b;
+}
+
+hks_result hks_sample_time(const hks_stored_animation *s, float time, const hks_sample_options *opts,
+                           float *transforms, float *floats, hks_error *err)
+{
+	sampler sm;
+	hks_result r = sampler_init(&sm, s, opts, err);
+	if (r != HKS_OK)
+		return r;
+	if (s->num_transform_tracks > 0 && !transforms)
+		return hks_fail(&sm.ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
+	uint32_t b;
+	param pr;
+	time_param(&sm, time, &b, &pr);
 	r = sample_block(&sm, b, &pr, transforms, floats);
 	sampler_free(&sm);
 	return r;
+}
+
+/* ---- runtime pose ----------------------------------------------------- */
+
+struct hks_pose_sampler {
+	sampler sm;
+};
+
+/* The checks sample_vector / sample_rotation would make with check_spline,
+ * for every part they would reach, made once. */
+static hks_result validate_all(sampler *sm)
+{
+	const hks_stored_animation *s = sm->s;
+	for (uint32_t b = 0; b < s->num_blocks; b++) {
+		const hks_stored_block *blk = &s->blocks[b];
+		for (int32_t t = 0; t < s->num_transform_tracks; t++)
+			for (unsigned k = 0; k < 3; k++) {
+				const hks_stored_part *p = &blk->tracks[t].part[k];
+				uint8_t m = p->flags;
+				if (!(m & 0xF0))
+					continue;
+				if (k == 1) {
+					if (p->quantization <= HKS_ROT_UNCOMPRESSED && p->packed)
+						HKS_TRY(check_spline(sm, b, t, HKS_PART_ROTATION, p));
+					continue;
+				}
+				unsigned nslots = 0;
+				for (unsigned l = 0; l < LANES_VECTOR; l++)
+					if (((m >> (4 + l)) & 1) && !((m >> l) & 1))
+						nslots++;
+				if (nslots && nslots == p->spline_lanes && p->quantization <= 1 && p->control_points)
+					HKS_TRY(check_spline(sm, b, t, k == 0 ? HKS_PART_TRANSLATION : HKS_PART_SCALE, p));
+			}
+		for (int32_t f = 0; f < s->num_float_tracks; f++) {
+			const hks_stored_part *p = &blk->floats[f];
+			if ((p->flags & 0x10) && !(p->flags & 0x01) && p->spline_lanes == 1 && p->quantization <= 1 &&
+			    p->control_points)
+				HKS_TRY(check_spline(sm, b, f, HKS_PART_FLOAT, p));
+		}
+	}
+	return HKS_OK;
+}
+
+hks_result hks_pose_sampler_create(const hks_stored_animation *s, const hks_sample_options *opts,
+                                   hks_pose_sampler **out, hks_error *err)
+{
+	hks_ctx tmp;
+	hks_ctx_init(&tmp, opts ? &opts->base : NULL, 0, err);
+	if (!out)
+		return hks_fail(&tmp, HKS_E_ARGUMENT, -1, "no output pointer");
+	*out = NULL;
+	hks_pose_sampler *ps = (hks_pose_sampler *)hks_malloc(&tmp, sizeof(*ps));
+	if (!ps)
+		return HKS_E_NOMEM;
+	hks_result r = sampler_init(&ps->sm, s, opts, err);
+	if (r == HKS_OK)
+		r = validate_all(&ps->sm);
+	if (r != HKS_OK) {
+		hks_pose_sampler_free(ps);
+		return r;
+	}
+	ps->sm.validated = 1;
+	*out = ps;
+	return HKS_OK;
+}
+
+hks_result hks_pose_at(hks_pose_sampler *ps, float time, float *transforms, float *floats, hks_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (!ps)
+		return HKS_E_ARGUMENT;
+	sampler *sm = &ps->sm;
+	sm->ctx.err = err;
+	if (sm->s->num_transform_tracks > 0 && !transforms)
+		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for transform tracks");
+	uint32_t b;
+	param pr;
+	time_param(sm, time, &b, &pr);
+	return sample_block(sm, b, &pr, transforms, floats);
+}
+
+void hks_pose_sampler_free(hks_pose_sampler *ps)
+{
+	if (!ps)
+		return;
+	sampler_free(&ps->sm);
+	hks_ctx c = ps->sm.ctx;
+	c.err = NULL;
+	c.in_use = sizeof(*ps);
+	hks_free(&c, ps, sizeof(*ps));
 }

@@ -16,7 +16,9 @@
  * --exact the animations the record reproduces.
  */
 #include "cli.h"
+#include "cli_units.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +26,50 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: hkspline recompress IN [-o OUT.hkx] [--record OUT.rec] [--exact]\n"
 	             "                            [--cpu auto|intel|amd-zen|exact] [--ladder 1..%d] [--no-zlib]\n"
-	             "                            [--compendium FILE|DIR]...\n",
+	             "                            [--compendium FILE|DIR]... [-j N]\n",
 	        HKS_RECORD_LADDER_MAX);
+}
+
+/* Messages of one unit under -j (recompress over a folder): collected on the
+ * worker thread and printed with the unit's line, in unit order; NULL (one
+ * thread, or one file) prints at once. */
+typedef struct rc_log {
+	char *text;
+	size_t len;
+} rc_log;
+static _Thread_local rc_log *rc_current_log;
+
+#if defined(__GNUC__) || defined(__clang__)
+static void rc_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif
+static void rc_message(const char *fmt, ...)
+{
+	char line[2200];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	rc_log *log = rc_current_log;
+	if (!log) {
+		fputs(line, stderr);
+		return;
+	}
+	size_t len = strlen(line);
+	char *p = (char *)realloc(log->text, log->len + len + 1);
+	if (!p)
+		return;
+	memcpy(p + log->len, line, len + 1);
+	log->text = p;
+	log->len += len;
+}
+
+static void rc_print_error(const hks_error *err)
+{
+	char buf[2048];
+	hks_error_format(err, buf, sizeof(buf));
+	rc_message("hkspline: %s\n", buf);
 }
 
 /* Decode every frame of `a` (raw rotations): the frames `decode` writes. */
@@ -33,18 +77,18 @@ static int decode_frames(const hks_animation *a, hks_stored_animation **s, float
 {
 	hks_error err;
 	if (hks_stored_read(a, NULL, s, &err) != HKS_OK) {
-		cli_print_error(&err);
+		rc_print_error(&err);
 		return 1;
 	}
 	size_t nf = (size_t)(*s)->num_frames;
 	*t = (float *)calloc(nf * (size_t)(*s)->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
 	*f = (float *)calloc(nf * (size_t)(*s)->num_float_tracks + 1, sizeof(float));
 	if (!*t || !*f) {
-		fprintf(stderr, "hkspline recompress: out of memory\n");
+		rc_message("hkspline recompress: out of memory\n");
 		return 1;
 	}
 	if (hks_sample_frames(*s, NULL, 0, (uint32_t)nf, *t, *f, &err) != HKS_OK) {
-		cli_print_error(&err);
+		rc_print_error(&err);
 		return 1;
 	}
 	memset(in, 0, sizeof(*in));
@@ -75,7 +119,7 @@ static int recompress_animation(hks_file *file, uint32_t i, const hks_recompress
 	hks_recompress_options ao = *o;
 	ao.animation_index = (int32_t)i;
 	if (hks_recompress(a, &ao, &rec, &rec_size, &pred, &rep, &err) != HKS_OK) {
-		cli_print_error(&err);
+		rc_print_error(&err);
 		n->failed++;
 		return 1;
 	}
@@ -104,11 +148,11 @@ static int recompress_animation(hks_file *file, uint32_t i, const hks_recompress
 				             !memcmp(h->float_block_offsets, g->float_block_offsets, 4 * (size_t)h->num_float_block_offsets));
 				n->record_exact += same ? 1u : 0u;
 				if (!same) {
-					fprintf(stderr, "hkspline recompress: animation %u: the record does not reproduce the data\n", i);
+					rc_message("hkspline recompress: animation %u: the record does not reproduce the data\n", i);
 					status = 1;
 				}
 			} else {
-				cli_print_error(&err);
+				rc_print_error(&err);
 				status = 1;
 			}
 		} else {
@@ -137,10 +181,10 @@ static int recompress_animation(hks_file *file, uint32_t i, const hks_recompress
 	if (status == 0 && replace) {
 		const hks_packed_spline *use = exact ? out : pred;
 		if (!use) {
-			fprintf(stderr, "hkspline recompress: animation %u: the predictor could not encode it\n", i);
+			rc_message("hkspline recompress: animation %u: the predictor could not encode it\n", i);
 			status = 1;
 		} else if (hks_file_replace_spline(file, i, use->duration, &use->header, &err) != HKS_OK) {
-			cli_print_error(&err);
+			rc_print_error(&err);
 			status = 1;
 		}
 	}
@@ -158,11 +202,102 @@ static int recompress_animation(hks_file *file, uint32_t i, const hks_recompress
 	return status;
 }
 
+/* The line printed per file. */
+static void rc_format_line(char *buf, size_t cap, const char *path, const rc_totals *n, bool exact)
+{
+	int k = snprintf(buf, cap,
+	                 "%s: %u animations; record %llu B / data %llu B = %.2f %%; parts exact by prediction %llu / %llu "
+	                 "(%.1f %%); animations exact by prediction %u",
+	                 path, n->animations, (unsigned long long)n->record_bytes, (unsigned long long)n->data_bytes,
+	                 n->data_bytes ? 100.0 * (double)n->record_bytes / (double)n->data_bytes : 0.0,
+	                 (unsigned long long)n->parts_exact, (unsigned long long)n->parts,
+	                 n->parts ? 100.0 * (double)n->parts_exact / (double)n->parts : 0.0, n->prediction_exact);
+	size_t used = k > 0 ? ((size_t)k < cap ? (size_t)k : cap - 1) : 0;
+	if (exact && used < cap)
+		used += (size_t)snprintf(buf + used, cap - used, "; exact with record %u / %u", n->record_exact,
+		                         n->animations);
+	if (n->verbatim && used < cap)
+		used += (size_t)snprintf(buf + used, cap - used, "; stored whole %u", n->verbatim);
+	if (used < cap)
+		snprintf(buf + used, cap - used, "\n");
+}
+
+/* -j N over a folder: a task per file on the worker pool, its line and its
+ * messages handed back in file order (the output does not depend on -j). */
+typedef struct rc_unit {
+	rc_log log;
+	char *line;
+	int status;
+} rc_unit;
+
+typedef struct rc_job {
+	hks_loader *loader;
+	const hks_recompress_options *o;
+	bool exact;
+	rc_unit *units;
+	int status;
+} rc_job;
+
+static void rc_work(void *ctx, size_t worker, size_t u)
+{
+	(void)worker;
+	rc_job *J = (rc_job *)ctx;
+	rc_unit *U = &J->units[u];
+	rc_current_log = &U->log;
+	hks_loaded *ld = NULL;
+	hks_result r = hks_loader_load(J->loader, u, &ld);
+	if (r != HKS_OK || !ld || ld->status != HKS_OK) {
+		if (ld)
+			rc_print_error(&ld->error);
+		else
+			rc_message("hkspline recompress: %s: %s\n", hks_loader_path(J->loader, u), hks_result_name(r));
+		hks_loaded_free(ld);
+		U->status = 1;
+		rc_current_log = NULL;
+		return;
+	}
+	hks_file *file = ld->file;
+	rc_totals n;
+	memset(&n, 0, sizeof(n));
+	hks_recompress_options fo = *J->o;
+	fo.sdk = file->sdk;
+	fo.base.name = ld->path;
+	for (uint32_t i = 0; i < file->num_animations; i++)
+		if (file->animations[i].kind == HKS_ANIMATION_SPLINE)
+			recompress_animation(file, i, &fo, J->exact, false, &n, NULL);
+	if (n.failed || (J->exact && n.record_exact != n.animations))
+		U->status = 1;
+	size_t cap = strlen(ld->path) + 400;
+	U->line = (char *)malloc(cap);
+	if (U->line)
+		rc_format_line(U->line, cap, ld->path, &n, J->exact);
+	else
+		U->status = 2;
+	hks_loaded_free(ld);
+	rc_current_log = NULL;
+}
+
+static void rc_deliver(void *ctx, size_t u)
+{
+	rc_job *J = (rc_job *)ctx;
+	rc_unit *U = &J->units[u];
+	if (U->log.text)
+		fputs(U->log.text, stderr);
+	if (U->line)
+		fputs(U->line, stdout);
+	if (U->status > J->status)
+		J->status = U->status;
+	free(U->log.text);
+	free(U->line);
+	U->log.text = U->line = NULL;
+}
+
 static int recompress_main(int argc, char **argv, const char **compendiums)
 {
 	const char *in = NULL, *out_path = NULL, *rec_path = NULL;
 	size_t num_compendiums = 0;
 	bool exact = false;
+	long jobs = 1;
 	hks_recompress_options o;
 	memset(&o, 0, sizeof(o));
 	for (int i = 1; i < argc; i++) {
@@ -192,6 +327,15 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 				return 2;
 			}
 			o.ladder = (uint32_t)v;
+		} else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2])) &&
+		           (a[2] || i + 1 < argc)) {
+			const char *v = (a[1] == 'j' && a[2]) ? a + 2 : argv[++i];
+			char *end = NULL;
+			jobs = strtol(v, &end, 10);
+			if (!v[0] || *end || jobs < 1 || jobs > 1024) {
+				fprintf(stderr, "hkspline recompress: -j %s: expected 1..1024\n", v);
+				return 2;
+			}
 		} else if (a[0] == '-' || in) {
 			usage(stderr);
 			return 2;
@@ -219,6 +363,30 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		fprintf(stderr, "hkspline recompress: -o and --record need exactly one Havok file (found %zu)\n", units);
 		hks_loader_free(loader);
 		return 2;
+	}
+	if (jobs > 1 && !out_path && !rec_path) {
+		rc_job job;
+		memset(&job, 0, sizeof(job));
+		job.loader = loader;
+		job.o = &o;
+		job.exact = exact;
+		job.units = (rc_unit *)calloc(units ? units : 1, sizeof(rc_unit));
+		if (!job.units) {
+			hks_loader_free(loader);
+			return 2;
+		}
+		cli_pool pool;
+		memset(&pool, 0, sizeof(pool));
+		pool.count = units;
+		pool.threads = (size_t)jobs;
+		pool.label = "files";
+		pool.ctx = &job;
+		pool.work = rc_work;
+		pool.deliver = rc_deliver;
+		cli_pool_run(&pool);
+		free(job.units);
+		hks_loader_free(loader);
+		return job.status;
 	}
 	int status = 0;
 	rc_totals all;
@@ -262,17 +430,15 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		}
 		if (n.failed)
 			status = 1;
-		printf("%s: %u animations; record %llu B / data %llu B = %.2f %%; parts exact by prediction %llu / %llu "
-		       "(%.1f %%); animations exact by prediction %u",
-		       ld->path, n.animations, (unsigned long long)n.record_bytes, (unsigned long long)n.data_bytes,
-		       n.data_bytes ? 100.0 * (double)n.record_bytes / (double)n.data_bytes : 0.0,
-		       (unsigned long long)n.parts_exact, (unsigned long long)n.parts,
-		       n.parts ? 100.0 * (double)n.parts_exact / (double)n.parts : 0.0, n.prediction_exact);
-		if (exact)
-			printf("; exact with record %u / %u", n.record_exact, n.animations);
-		if (n.verbatim)
-			printf("; stored whole %u", n.verbatim);
-		printf("\n");
+		{
+			size_t cap = strlen(ld->path) + 400;
+			char *line = (char *)malloc(cap);
+			if (line) {
+				rc_format_line(line, cap, ld->path, &n, exact);
+				fputs(line, stdout);
+				free(line);
+			}
+		}
 		if (exact && n.record_exact != n.animations)
 			status = 1;
 		if (rec_path && status == 0) {
