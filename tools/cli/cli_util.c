@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "platform.h"
+
 uint8_t *cli_read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -93,7 +95,7 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
 			cli_print_error(&err);
 			return 2;
 		}
-		prefix = strndup(in, (size_t)(colon - in));
+		prefix = hks_platform_strndup(in, (size_t)(colon - in));
 		member = colon + 1;
 		if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
 			cli_print_error(&err);

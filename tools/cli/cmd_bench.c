@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "platform.h"
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: hkspline bench decode [--json] [--repeat N] [--compendium P]... PATH...\n"
@@ -28,9 +30,7 @@ static void usage(FILE *out)
 
 static double now_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return hks_platform_monotonic_seconds();
 }
 
 typedef struct bench_anim {

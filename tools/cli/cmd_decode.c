@@ -446,7 +446,7 @@ int cmd_decode(int argc, char **argv)
 		}
 		fill_bone_names(d, f, skel ? skel->file : NULL);
 	}
-	FILE *out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
+	FILE *out = strcmp(out_path, "-") ? fopen(out_path, "wb") : stdout;
 	if (!out) {
 		perror(out_path);
 		rc = 2;

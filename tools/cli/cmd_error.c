@@ -18,13 +18,13 @@
 
 #include <ctype.h>
 #include <jansson.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "platform.h"
 
 /* Tracks drawn by --plot. */
 #define PLOT_TRACKS 5
@@ -933,7 +933,7 @@ static void json_pair_failure(FILE *out, const char *pa, const char *pb, int64_t
 static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
 {
 	folder_pair *p = &J->pairs[k];
-	FILE *out = open_memstream(&p->out, &p->out_size);
+	FILE *out = hks_platform_open_memstream(&p->out, &p->out_size);
 	if (!out)
 		return;
 	const char *pa = hks_loader_path(J->la, p->a_unit), *pb = hks_loader_path(J->lb, p->b_unit);
@@ -1019,7 +1019,7 @@ static void folder_compare_one(folder_job *J, size_t k, skeleton_cache *cache)
 		free_input(&b);
 	}
 done:
-	fclose(out);
+	hks_platform_close_memstream(out);
 	if (la)
 		hks_loaded_free(la);
 	if (lb)
@@ -1035,8 +1035,7 @@ static void folder_work(void *ctx, size_t worker, size_t k)
 
 static bool is_directory(const char *p)
 {
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	return hks_platform_path_kind(p) == HKS_PATH_DIR;
 }
 
 /* The part of a loader display path below the folder given on the command line. */
@@ -1246,7 +1245,7 @@ int cmd_error(int argc, char **argv)
 				fprintf(stderr, "hkspline error: --shell-override wants 'GLOB=DISTANCE' (got '%s')\n", s);
 				goto done;
 			}
-			ovr_text[novr] = strndup(s, (size_t)(eq - s));
+			ovr_text[novr] = hks_platform_strndup(s, (size_t)(eq - s));
 			ovr[novr].pattern = ovr_text[novr];
 			ovr[novr].distance = d;
 			novr++;
@@ -1300,8 +1299,7 @@ int cmd_error(int argc, char **argv)
 		if (skeleton && load_skeleton_path(&sks, &lo, skeleton, NULL, true))
 			goto done;
 		if (jobs == 0) {
-			long np = sysconf(_SC_NPROCESSORS_ONLN);
-			jobs = np > 0 ? np : 1;
+			jobs = hks_platform_cpu_count();
 		}
 		hks_compare_options fo;
 		memset(&fo, 0, sizeof(fo));

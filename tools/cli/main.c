@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "platform.h"
+
 typedef struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -33,6 +35,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	hks_platform_init_process(&argc, &argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
