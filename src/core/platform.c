@@ -67,6 +67,7 @@ static size_t folder_length(const char *target)
 
 #if HKS_PLATFORM_WINDOWS
 /* ======================================================================= */
+#define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <fcntl.h>
 #include <io.h>

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Windows build of hkspline, cross-compiled on Debian 12 with mingw-w64 and
+# tested under Wine (docs/WINDOWS.md). From a clean clone:
+#   scripts/windows.sh            # packages, deps, build, unit tests, corpus subset
+# Steps:
+#   1. Debian packages (mingw-w64, wine, wine64, libz-mingw-w64-dev, dpkg-dev, ...).
+#   2. deb-src entries for the machine's own Debian sources, then `apt-get source`
+#      expat and jansson, built with the mingw toolchain into build-windows/deps
+#      (cached: a second run reuses the prefix while the source versions match).
+#   3. The library (static and DLL), the CLI and the tests into build-windows/.
+#   4. The unit tests under Wine (ctest, CMAKE_CROSSCOMPILING_EMULATOR=wine).
+#   5. The corpus comparison against the Linux build (scripts/windows_compare.sh),
+#      skipped with a note when the corpus is absent.
+# Environment: HKS_WINDOWS_NO_APT=1 skips step 1 and the deb-src setup (packages
+# already there); HKS_WINDOWS_NO_CORPUS=1 skips step 5; JOBS (default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=$ROOT/build-windows
+DEPS=$OUT/deps
+JOBS=${JOBS:-2}
+TRIPLE=x86_64-w64-mingw32
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+APT="$SUDO apt-get -o DPkg::Lock::Timeout=900"
+t0=$(date +%s)
+mkdir -p "$OUT"
+
+# 1. Packages.
+if [ "${HKS_WINDOWS_NO_APT:-0}" != 1 ]; then
+  need=""
+  for p in mingw-w64 wine wine64 libz-mingw-w64-dev dpkg-dev cmake make pkg-config; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
+  done
+  if [ -n "$need" ]; then
+    $APT update
+    $APT install -y --no-install-recommends $need
+  fi
+fi
+
+# 2. deb-src entries: a copy of every enabled Debian "deb" source with type
+# deb-src, in a file of its own (the machine's files are not edited).
+enable_deb_src() {
+  local out=/etc/apt/sources.list.d/hkspline-deb-src.sources tmp
+  if apt-cache showsrc expat >/dev/null 2>&1 && apt-cache showsrc expat | grep -q '^Package:'; then
+    return 0
+  fi
+  tmp=$(mktemp)
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    [ "$f" = "$out" ] && continue
+    # deb822: paragraphs; keep those whose Types list "deb", retype them deb-src.
+    awk 'function flush() { if (isdeb && !off && n) { for (i = 1; i <= n; i++) print buf[i]; print "" } n = 0; isdeb = 0; off = 0 }
+         /^[[:space:]]*$/ { flush(); next }
+         /^#/ { next }
+         /^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") isdeb = 1; buf[++n] = "Types: deb-src"; next }
+         /^Enabled:[[:space:]]*[Nn]o/ { off = 1 }
+         { buf[++n] = $0 }
+         END { flush() }' "$f" >>"$tmp"
+  done
+  if [ -f /etc/apt/sources.list ] && grep -qE '^deb[[:space:]]' /etc/apt/sources.list; then
+    # one-line format: the same lines, retyped, in a .list file of our own
+    grep -E '^deb[[:space:]]' /etc/apt/sources.list | sed 's/^deb[[:space:]]/deb-src /' >"$tmp.list"
+    $SUDO install -m 0644 "$tmp.list" /etc/apt/sources.list.d/hkspline-deb-src.list
+    rm -f "$tmp.list"
+  fi
+  if [ ! -s "$tmp" ] && [ ! -f /etc/apt/sources.list.d/hkspline-deb-src.list ]; then
+    echo "windows.sh: no Debian apt source to derive deb-src entries from" >&2; exit 1
+  fi
+  if [ -s "$tmp" ]; then $SUDO install -m 0644 "$tmp" "$out"; fi
+  rm -f "$tmp"
+  $APT update
+}
+
+# Deps: expat and jansson from Debian's source packages, static, for the target.
+deps_stamp() { apt-cache showsrc expat jansson 2>/dev/null | awk '/^Package:/{p=$2} /^Version:/{print p"="$2}' | sort -u | tr '\n' ' '; }
+build_deps() {
+  local src=$OUT/deps-src stamp
+  if [ "${HKS_WINDOWS_NO_APT:-0}" != 1 ]; then enable_deb_src; fi
+  stamp="$(deps_stamp) $TRIPLE"
+  if [ -f "$DEPS/.stamp" ] && [ "$(cat "$DEPS/.stamp")" = "$stamp" ] &&
+     [ -f "$DEPS/lib/libexpat.a" ] && [ -f "$DEPS/lib/libjansson.a" ]; then
+    echo "windows.sh: deps cached in $DEPS ($stamp)"
+    return 0
+  fi
+  rm -rf "$src" "$DEPS"
+  mkdir -p "$src" "$DEPS"
+  # Newest source version first; an older one of the same release when a
+  # mirror lacks it.
+  local pkg v got
+  for pkg in expat jansson; do
+    got=0
+    for v in $(apt-cache showsrc "$pkg" | awk '/^Version:/{print $2}' | sort -ruV); do
+      if (cd "$src" && apt-get source --download-only "$pkg=$v" >/dev/null 2>&1); then got=1; break; fi
+      echo "windows.sh: $pkg $v not downloadable, trying an older version"
+    done
+    [ $got = 1 ] || { echo "windows.sh: apt-get source $pkg failed" >&2; exit 1; }
+  done
+  (cd "$src" && for d in *.dsc; do dpkg-source --no-check -x "$d" >/dev/null; done)
+  local e j
+  e=$(find "$src" -maxdepth 3 -name CMakeLists.txt -path '*expat-*' -exec grep -l 'project(expat' {} + | head -1)
+  j=$(find "$src" -maxdepth 2 -name CMakeLists.txt -path '*jansson-*' | head -1)
+  [ -n "$e" ] && [ -n "$j" ] || { echo "windows.sh: expat/jansson sources not unpacked" >&2; exit 1; }
+  # Both upstreams build with CMake: the project's toolchain file, static only.
+  cmake -S "$(dirname "$e")" -B "$src/build-expat" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/mingw-w64.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$DEPS" -DEXPAT_SHARED_LIBS=OFF -DEXPAT_BUILD_TOOLS=OFF \
+    -DEXPAT_BUILD_EXAMPLES=OFF -DEXPAT_BUILD_TESTS=OFF -DEXPAT_BUILD_DOCS=OFF -DEXPAT_BUILD_PKGCONFIG=ON >/dev/null
+  # Debian's security patches test "#if XML_DTD == 1" (its package builds with
+  # autotools, which define it to 1); the CMake header defines it empty.
+  sed -i 's/^#define XML_DTD$/#define XML_DTD 1/; s/^#define XML_NS$/#define XML_NS 1/' "$src/build-expat/expat_config.h"
+  cmake --build "$src/build-expat" -j"$JOBS" >/dev/null
+  cmake --install "$src/build-expat" >/dev/null
+  cmake -S "$(dirname "$j")" -B "$src/build-jansson" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/mingw-w64.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$DEPS" -DJANSSON_BUILD_SHARED_LIBS=OFF \
+    -DJANSSON_EXAMPLES=OFF -DJANSSON_BUILD_DOCS=OFF -DJANSSON_WITHOUT_TESTS=ON >/dev/null
+  cmake --build "$src/build-jansson" -j"$JOBS" >/dev/null
+  cmake --install "$src/build-jansson" >/dev/null
+  [ -f "$DEPS/lib/libexpat.a" ] && [ -f "$DEPS/lib/libjansson.a" ] ||
+    { echo "windows.sh: deps build failed" >&2; exit 1; }
+  echo "$stamp" >"$DEPS/.stamp"
+}
+build_deps
+t1=$(date +%s)
+echo "windows.sh: deps ready after $((t1 - t0)) s"
+[ "${HKS_WINDOWS_DEPS_ONLY:-0}" = 1 ] && exit 0
