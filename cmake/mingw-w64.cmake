@@ -27,6 +27,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 # Static archives first, so that hkspline.exe needs no DLL beside it.
 set(CMAKE_FIND_LIBRARY_SUFFIXES .a .dll.a .lib)
+set(ZLIB_USE_STATIC_LIBS ON)
 
 # C99/C11 printf and strtod from the mingw runtime (msvcrt's differ: %zu,
 # rounding of %.9g), so that text output is identical to Linux.

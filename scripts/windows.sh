@@ -6,7 +6,7 @@
 #   1. Debian packages (mingw-w64, wine, wine64, libz-mingw-w64-dev, dpkg-dev, ...).
 #   2. deb-src entries for the machine's own Debian sources, then `apt-get source`
 #      expat and jansson, built with the mingw toolchain into build-windows/deps
-#      (cached: a second run reuses the prefix while the source versions match).
+#      (and cmocka for the tests; cached: a second run reuses the prefix while the source versions match).
 #   3. The library (static and DLL), the CLI and the tests into build-windows/.
 #   4. The unit tests under Wine (ctest, CMAKE_CROSSCOMPILING_EMULATOR=wine).
 #   5. The corpus comparison against the Linux build (scripts/windows_compare.sh),
@@ -74,13 +74,13 @@ enable_deb_src() {
 }
 
 # Deps: expat and jansson from Debian's source packages, static, for the target.
-deps_stamp() { apt-cache showsrc expat jansson 2>/dev/null | awk '/^Package:/{p=$2} /^Version:/{print p"="$2}' | sort -u | tr '\n' ' '; }
+deps_stamp() { apt-cache showsrc expat jansson cmocka 2>/dev/null | awk '/^Package:/{p=$2} /^Version:/{print p"="$2}' | sort -u | tr '\n' ' '; }
 build_deps() {
   local src=$OUT/deps-src stamp
   if [ "${HKS_WINDOWS_NO_APT:-0}" != 1 ]; then enable_deb_src; fi
   stamp="$(deps_stamp) $TRIPLE"
   if [ -f "$DEPS/.stamp" ] && [ "$(cat "$DEPS/.stamp")" = "$stamp" ] &&
-     [ -f "$DEPS/lib/libexpat.a" ] && [ -f "$DEPS/lib/libjansson.a" ]; then
+     [ -f "$DEPS/lib/libexpat.a" ] && [ -f "$DEPS/lib/libjansson.a" ] && [ -f "$DEPS/lib/libcmocka.a" ]; then
     echo "windows.sh: deps cached in $DEPS ($stamp)"
     return 0
   fi
@@ -89,7 +89,7 @@ build_deps() {
   # Newest source version first; an older one of the same release when a
   # mirror lacks it.
   local pkg v got
-  for pkg in expat jansson; do
+  for pkg in expat jansson cmocka; do
     got=0
     for v in $(apt-cache showsrc "$pkg" | awk '/^Version:/{print $2}' | sort -ruV); do
       if (cd "$src" && apt-get source --download-only "$pkg=$v" >/dev/null 2>&1); then got=1; break; fi
@@ -98,7 +98,7 @@ build_deps() {
     [ $got = 1 ] || { echo "windows.sh: apt-get source $pkg failed" >&2; exit 1; }
   done
   (cd "$src" && for d in *.dsc; do dpkg-source --no-check -x "$d" >/dev/null; done)
-  local e j
+  local e j c
   e=$(find "$src" -maxdepth 3 -name CMakeLists.txt -path '*expat-*' -exec grep -l 'project(expat' {} + | head -1)
   j=$(find "$src" -maxdepth 2 -name CMakeLists.txt -path '*jansson-*' | head -1)
   [ -n "$e" ] && [ -n "$j" ] || { echo "windows.sh: expat/jansson sources not unpacked" >&2; exit 1; }
@@ -116,7 +116,18 @@ build_deps() {
     -DJANSSON_EXAMPLES=OFF -DJANSSON_BUILD_DOCS=OFF -DJANSSON_WITHOUT_TESTS=ON >/dev/null
   cmake --build "$src/build-jansson" -j"$JOBS" >/dev/null
   cmake --install "$src/build-jansson" >/dev/null
-  [ -f "$DEPS/lib/libexpat.a" ] && [ -f "$DEPS/lib/libjansson.a" ] ||
+  c=$(find "$src" -maxdepth 2 -name CMakeLists.txt -path '*cmocka-*' | head -1)
+  [ -n "$c" ] || { echo "windows.sh: cmocka source not unpacked" >&2; exit 1; }
+  cmake -S "$(dirname "$c")" -B "$src/build-cmocka" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/mingw-w64.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$DEPS" -DBUILD_SHARED_LIBS=OFF -DWITH_STATIC_LIB=ON \
+    -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF >/dev/null
+  cmake --build "$src/build-cmocka" -j"$JOBS" >/dev/null
+  cmake --install "$src/build-cmocka" >/dev/null
+  # cmocka names its static archive libcmocka-static.a
+  [ -f "$DEPS/lib/libcmocka.a" ] || cp "$DEPS/lib/libcmocka-static.a" "$DEPS/lib/libcmocka.a" 2>/dev/null || true
+  # static only: every test .exe runs with nothing beside it
+  rm -f "$DEPS/lib/libcmocka.dll.a" "$DEPS/bin/cmocka.dll"
+  [ -f "$DEPS/lib/libexpat.a" ] && [ -f "$DEPS/lib/libjansson.a" ] && [ -f "$DEPS/lib/libcmocka.a" ] ||
     { echo "windows.sh: deps build failed" >&2; exit 1; }
   echo "$stamp" >"$DEPS/.stamp"
 }

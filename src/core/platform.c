@@ -69,6 +69,7 @@ static size_t folder_length(const char *target)
 /* ======================================================================= */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
+#include <shellapi.h>
 #include <fcntl.h>
 #include <io.h>
 #include <process.h>
