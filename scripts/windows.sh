@@ -30,7 +30,8 @@ mkdir -p "$OUT"
 # 1. Packages.
 if [ "${HKS_WINDOWS_NO_APT:-0}" != 1 ]; then
   need=""
-  for p in mingw-w64 wine wine64 libz-mingw-w64-dev dpkg-dev cmake make pkg-config; do
+  for p in mingw-w64 wine wine64 libz-mingw-w64-dev dpkg-dev cmake make pkg-config build-essential \
+           libcmocka-dev zlib1g-dev libexpat1-dev libjansson-dev; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
   done
   if [ -n "$need" ]; then
@@ -135,3 +136,53 @@ build_deps
 t1=$(date +%s)
 echo "windows.sh: deps ready after $((t1 - t0)) s"
 [ "${HKS_WINDOWS_DEPS_ONLY:-0}" = 1 ] && exit 0
+
+# 3. The Windows build (library static + DLL, CLI, tests) and a Linux build of
+# the same tree (the reference of the comparison, and the shell-driven CLI
+# tests run against hkspline.exe).
+export WINEDEBUG=${WINEDEBUG:--all}
+export WINEPREFIX=${WINEPREFIX:-$OUT/wineprefix}
+cmake -S "$ROOT" -B "$OUT" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/mingw-w64.cmake" -DHKS_WINDOWS_DEPS="$DEPS" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+nice cmake --build "$OUT" -j"$JOBS"
+cmake -S "$ROOT" -B "$OUT/linux" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+nice cmake --build "$OUT/linux" -j"$JOBS"
+if x86_64-w64-mingw32-objdump -p "$OUT/hkspline.exe" | grep 'DLL Name' | grep -viE 'kernel32|msvcrt|shell32|user32|advapi32|ws2_32'; then
+  echo "windows.sh: hkspline.exe needs a DLL that Windows does not ship (above)" >&2; exit 1
+fi
+t2=$(date +%s)
+echo "windows.sh: builds done after $((t2 - t0)) s"
+
+# 4. Unit tests: the Windows test programs under Wine, then the tests that
+# drive the CLI through a POSIX shell (their Linux builds) against
+# hkspline.exe under Wine.
+wine "$OUT/hkspline.exe" --version >/dev/null 2>&1 || true # creates the Wine prefix once
+(cd "$OUT" && nice ctest -L unit -j"$JOBS" --output-on-failure)
+# A folder with "hkspline" = hkspline.exe under Wine, and the Linux build's
+# other programs beside it (the tests find make_sample next to the CLI).
+rm -rf "$OUT/wine-cli"; mkdir -p "$OUT/wine-cli"
+for x in "$OUT"/linux/*; do [ -f "$x" ] && [ -x "$x" ] && ln -s "$x" "$OUT/wine-cli/"; done
+rm -f "$OUT/wine-cli/hkspline"
+cat >"$OUT/wine-cli/hkspline" <<WRAP
+#!/bin/sh
+exec wine "$OUT/hkspline.exe" "\$@"
+WRAP
+chmod +x "$OUT/wine-cli/hkspline"
+shell_tests=$(sed -n '/set(HKS_POSIX_SHELL_TESTS/,/)/p' "$ROOT/CMakeLists.txt" | tr -d '()' | tr ' ' '\n' | grep '^test_' | paste -sd'|')
+# (run directly: ctest would set HKSPLINE_CLI to the Linux CLI)
+for t in ${shell_tests//|/ }; do
+  echo "windows.sh: $t against hkspline.exe under Wine"
+  (cd "$OUT/linux" && HKSPLINE_CLI="$OUT/wine-cli/hkspline" nice "./$t") >"$OUT/$t.wine.log" 2>&1 ||
+    { tail -40 "$OUT/$t.wine.log"; echo "windows.sh: $t failed against hkspline.exe (log: $OUT/$t.wine.log)" >&2; exit 1; }
+  grep -E '^\[  (PASSED|SKIPPED)' "$OUT/$t.wine.log" | sed "s/^/windows.sh: $t: /"
+done
+t3=$(date +%s)
+echo "windows.sh: unit tests done after $((t3 - t0)) s"
+
+# 5. The corpus comparison, Linux build against hkspline.exe under Wine.
+if [ "${HKS_WINDOWS_NO_CORPUS:-0}" != 1 ]; then
+  rc=0
+  nice "$ROOT/scripts/windows_compare.sh" "$OUT/linux/hkspline" "$OUT/hkspline.exe" "${HKS_WINDOWS_PER_GAME:-10}" || rc=$?
+  if [ $rc = 77 ]; then echo "windows.sh: corpus comparison skipped (no corpus)"; elif [ $rc != 0 ]; then exit $rc; fi
+fi
+echo "windows.sh: all done after $(( $(date +%s) - t0 )) s"
