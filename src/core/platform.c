@@ -187,6 +187,15 @@ FILE *hks_platform_fopen(const char *path, const char *mode)
 	return f;
 }
 
+char *hks_platform_getcwd(char *buf, size_t size)
+{
+	wchar_t w[4096];
+	DWORD n = GetCurrentDirectoryW(4096, w);
+	if (n == 0 || n >= 4096 || !narrow(w, buf, size))
+		return NULL;
+	return buf;
+}
+
 int hks_platform_mkdir(const char *path)
 {
 	wchar_t *w = widen(path);
@@ -655,6 +664,11 @@ FILE *hks_platform_fopen(const char *path, const char *mode)
 	char m[8];
 	binary_mode(mode, m);
 	return fopen(path, m);
+}
+
+char *hks_platform_getcwd(char *buf, size_t size)
+{
+	return getcwd(buf, size);
 }
 
 int hks_platform_mkdir(const char *path)

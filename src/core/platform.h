@@ -61,6 +61,8 @@ FILE *hks_platform_tempfile_beside(const char *target, char **tmp_path);
 /* Flush the stream's data and the OS buffers to the disk (fflush + fsync /
  * FlushFileBuffers). */
 int hks_platform_sync_file(FILE *f);
+/* The current folder (UTF-8) into buf; NULL when it does not fit. */
+char *hks_platform_getcwd(char *buf, size_t size);
 /* True for a path separator of the platform ('/'; and '\\' on Windows). */
 bool hks_platform_is_separator(char c);
 /* The last separator of `path`, or NULL. */

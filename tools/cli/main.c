@@ -49,8 +49,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			if (cli_oodle_setup(&argc, argv) != 0)
+				return 2;
+			return cli_oodle_finish(commands[i].run(argc - 1, argv + 1));
+		}
 	fprintf(stderr, "hkspline: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return 2;
