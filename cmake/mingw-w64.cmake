@@ -35,6 +35,7 @@ add_compile_definitions(__USE_MINGW_ANSI_STDIO=1)
 # The gcc runtime and winpthreads linked in: the .exe runs with only Wine.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -static-libgcc")
 set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static -static-libgcc")
+set(CMAKE_MODULE_LINKER_FLAGS_INIT "-static -static-libgcc")
 
 find_program(HKS_WINE NAMES wine wine64)
 if(HKS_WINE)

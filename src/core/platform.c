@@ -501,6 +501,11 @@ void *hks_platform_dlopen(const char *path)
 		g_dl_error = ERROR_INVALID_NAME;
 		return NULL;
 	}
+	/* LOAD_WITH_ALTERED_SEARCH_PATH (the library's own folder first, for its
+	 * dependencies) wants backslashes */
+	for (wchar_t *c = w; *c; c++)
+		if (*c == L'/')
+			*c = L'\\';
 	HMODULE h = LoadLibraryExW(w, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
 	free(w);
 	if (!h)

@@ -106,8 +106,8 @@ static hks_result refuse(hks_ctx *ctx, const hks_dcx_info *info)
 	hks_err_member(ctx, "DCP");
 	if (!strcmp(info->compression, "KRAK"))
 		return hks_fail(ctx, HKS_E_UNSUPPORTED, DCX_TAG,
-		                "compressed with Oodle Kraken (DCX KRAK), which hkspline decompresses only with the "
-		                "Oodle library of the game: " HKS_OODLE_ADVICE);
+		                "compressed with Oodle Kraken (DCX KRAK), which needs the game's Oodle library: "
+		                HKS_OODLE_ADVICE);
 	if (!strcmp(info->compression, "ZSTD"))
 		return hks_fail(ctx, HKS_E_UNSUPPORTED, DCX_TAG,
 		                "compressed with Zstandard (DCX ZSTD), which this build of hkspline cannot decompress; "

@@ -312,9 +312,7 @@ static hks_oodle *auto_resolve(hks_oodle_auto *a, const char *name, char *msg, s
 			how = "found beside the input";
 		}
 		if (!path) {
-			snprintf(msg, msg_size,
-			         "no Oodle library was given (--oodle, HKSPLINE_OODLE) or found in the folder of the "
-			         "input or its parents (%s)",
+			snprintf(msg, msg_size, "no Oodle library given or found beside the input or above (%s)",
 			         HKS_PLATFORM_WINDOWS ? "oo2core_*_win64.dll" : "liboo2core*.so");
 		} else {
 			hks_error e;

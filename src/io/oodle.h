@@ -9,10 +9,9 @@
 const hks_dcx_codec *hks_dcx_codec_for(const hks_options *opts);
 
 /* Where the games keep the Oodle library: the advice appended to KRAK errors. */
-#define HKS_OODLE_ADVICE                                                                                      \
-	"pass the game's own Oodle library with --oodle PATH (or the environment variable HKSPLINE_OODLE): "    \
-	"oo2core_6_win64.dll, which the game keeps next to eldenring.exe (ELDEN RING/Game) or sekiro.exe (the " \
-	"Sekiro folder). Unpack it first with an existing binder tool that uses that library (for example "     \
-	"WitchyBND) otherwise, then run hkspline on the unpacked folder or .anibnd"
+#define HKS_OODLE_ADVICE                                                                                     \
+	"pass the game's own Oodle library with --oodle PATH (or HKSPLINE_OODLE): oo2core_6_win64.dll, next to " \
+	"eldenring.exe or sekiro.exe. Unpack it first with a binder tool otherwise, then run hkspline on the "  \
+	"unpacked folder or .anibnd"
 
 #endif
