@@ -437,6 +437,28 @@ static void test_cli(void **state)
 	/* the folder search: TMP/game holds the library */
 	assert_int_equal(run_cli("check --json " TMP "/game/chr/sub/sample.hkx.dcx", out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "\"decoded\": 1"));
+	/* writing: repack keeps KRAK through OodleLZ_Compress (the stand-in stores,
+	 * so the archive comes back byte for byte); without a compressor, DFLT and
+	 * a note */
+	snprintf(args, sizeof(args), "repack --oodle \"%s\" " TMP "/nolib/sample.hkx.dcx -o " TMP "/r.dcx", g_standin);
+	assert_int_equal(run_cli(args, out, sizeof(out)), 0);
+	size_t a_n = 0, b_n = 0;
+	uint8_t *a = hks_test_read_file(TMP "/nolib/sample.hkx.dcx", &a_n), *b = hks_test_read_file(TMP "/r.dcx", &b_n);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(a_n, b_n);
+	assert_memory_equal(a, b, a_n);
+	free(b);
+	set_env("HKS_STANDIN_MODE", "nocompress");
+	assert_int_equal(run_cli(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "note"));
+	assert_non_null(strstr(out, "DFLT"));
+	b = hks_test_read_file(TMP "/r.dcx", &b_n);
+	assert_non_null(b);
+	assert_memory_equal(b + 0x28, "DFLT", 4);
+	free(a);
+	free(b);
+	set_env("HKS_STANDIN_MODE", NULL);
 	/* a library that fails: a failed file (exit 1), not a missing library */
 	set_env("HKS_STANDIN_MODE", "fail");
 	assert_int_equal(run_cli("check --json " TMP "/game/chr/sub/sample.hkx.dcx", out, sizeof(out)), 1);
