@@ -64,7 +64,7 @@ static void test_files_and_folders(void **state)
 	const char *e;
 	while ((e = hks_platform_readdir(d)) != NULL) {
 		assert_true(strcmp(e, ".") && strcmp(e, ".."));
-		if (!strcmp(e, UNAME + strlen(DIR_) + 1))
+		if (!strcmp(e, &UNAME[sizeof(DIR_)]))
 			seen++;
 	}
 	hks_platform_closedir(d);

@@ -420,7 +420,7 @@ static int bnd_extract(int argc, char **argv)
 	FILE *manifest = NULL;
 	if (num_members == 0) {
 		char *mp = join_path(dir, MANIFEST_NAME);
-		manifest = mp ? fopen(mp, "wb") : NULL;
+		manifest = mp ? hks_platform_fopen(mp, "wb") : NULL;
 		if (!manifest) {
 			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir, strerror(errno));
 			free(mp);
