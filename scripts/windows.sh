@@ -5,14 +5,20 @@
 # Steps:
 #   1. Debian packages (mingw-w64, wine, wine64, libz-mingw-w64-dev, dpkg-dev, ...).
 #   2. deb-src entries for the machine's own Debian sources, then `apt-get source`
-#      expat and jansson, built with the mingw toolchain into build-windows/deps
-#      (and cmocka for the tests; cached: a second run reuses the prefix while the source versions match).
-#   3. The library (static and DLL), the CLI and the tests into build-windows/.
-#   4. The unit tests under Wine (ctest, CMAKE_CROSSCOMPILING_EMULATOR=wine).
+#      expat, jansson and cmocka (the tests), built static with the mingw toolchain
+#      into build-windows/deps; cached: a later run reuses the prefix while the
+#      source versions are the same.
+#   3. The library (static and DLL), the CLI and the tests into build-windows/, and
+#      a Linux build of the same tree into build-windows/linux/.
+#   4. The unit tests under Wine (ctest, CMAKE_CROSSCOMPILING_EMULATOR=wine), then
+#      the tests that drive the CLI through a POSIX shell (Linux builds) against
+#      hkspline.exe under Wine.
 #   5. The corpus comparison against the Linux build (scripts/windows_compare.sh),
 #      skipped with a note when the corpus is absent.
 # Environment: HKS_WINDOWS_NO_APT=1 skips step 1 and the deb-src setup (packages
-# already there); HKS_WINDOWS_NO_CORPUS=1 skips step 5; JOBS (default 2).
+# already there); HKS_WINDOWS_NO_CORPUS=1 skips step 5; HKS_WINDOWS_PER_GAME (corpus
+# files per game, default 10); JOBS (default 2). Measured on a 2-core machine shared
+# with other work, packages already installed: 455 s from a clean clone, 135 s again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
