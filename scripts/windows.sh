@@ -17,8 +17,7 @@
 #      skipped with a note when the corpus is absent.
 # Environment: HKS_WINDOWS_NO_APT=1 skips step 1 and the deb-src setup (packages
 # already there); HKS_WINDOWS_NO_CORPUS=1 skips step 5; HKS_WINDOWS_PER_GAME (corpus
-# files per game, default 10); JOBS (default 2). Measured on a 2-core machine shared
-# with other work, packages already installed: 455 s from a clean clone, 135 s again.
+# files per game, default 10); JOBS (default 2). Run times: docs/WINDOWS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
