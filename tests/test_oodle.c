@@ -28,6 +28,8 @@
 #include <string.h>
 
 #ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
 #define EXIT_OF(status) (status)
 #else
 #include <sys/wait.h>
@@ -354,6 +356,20 @@ static void test_find_and_auto(void **state)
 
 static char g_cli[4096];
 
+/* system() with a UTF-8 command line (on Windows through the wide _wsystem,
+ * so that non-ASCII names reach the program as they are). */
+static int system_utf8(const char *cmd)
+{
+#ifdef _WIN32
+	wchar_t w[8192];
+	if (!MultiByteToWideChar(CP_UTF8, 0, cmd, -1, w, 8192))
+		return -1;
+	return _wsystem(w);
+#else
+	return system(cmd);
+#endif
+}
+
 static int run_cli(const char *args, char *output, size_t output_size)
 {
 	char cmd[8192];
@@ -361,7 +377,7 @@ static int run_cli(const char *args, char *output, size_t output_size)
 	 * two: one more pair around the whole command keeps the others */
 	const char *outer = HKS_PLATFORM_WINDOWS ? "\"" : "";
 	snprintf(cmd, sizeof(cmd), "%s\"%s\" %s > " TMP "/cli.out 2>&1%s", outer, g_cli, args, outer);
-	int status = system(cmd);
+	int status = system_utf8(cmd);
 	size_t n = 0;
 	uint8_t *b = hks_test_read_file(TMP "/cli.out", &n);
 	output[0] = '\0';
@@ -459,6 +475,12 @@ static void test_cli(void **state)
 	free(a);
 	free(b);
 	set_env("HKS_STANDIN_MODE", NULL);
+	/* a non-ASCII (UTF-8) folder name through the command line and the folder search */
+	hks_platform_mkdir(TMP "/game/\xc3\x84rger-\xe2\x82\xac");
+	copy_file(TMP "/nolib/sample.hkx.dcx", TMP "/game/\xc3\x84rger-\xe2\x82\xac/sample.hkx.dcx");
+	assert_int_equal(run_cli("check --json \"" TMP "/game/\xc3\x84rger-\xe2\x82\xac/sample.hkx.dcx\"", out, sizeof(out)),
+	                 0);
+	assert_non_null(strstr(out, "\"decoded\": 1"));
 	/* a library that fails: a failed file (exit 1), not a missing library */
 	set_env("HKS_STANDIN_MODE", "fail");
 	assert_int_equal(run_cli("check --json " TMP "/game/chr/sub/sample.hkx.dcx", out, sizeof(out)), 1);
