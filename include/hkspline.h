@@ -126,6 +126,7 @@ typedef struct hks_options {
 	hks_allocator allocator;
 	hks_limits limits;
 	const char *name;   /* file name used in error messages; may be NULL */
+	const struct hks_dcx_codec *dcx_codec; /* KRAK (Oodle) codec; NULL = none (see its section) */
 } hks_options;
 
 /* Free memory the library returned as a plain buffer (hks_dcx_decompress ...),
@@ -1750,6 +1751,77 @@ hks_result hks_encode_like(hks_file *file, uint32_t animation, const hks_frames_
  * (`recompress --record`). Either output may be NULL. `file` is modified. */
 hks_result hks_recompress_file(hks_file *file, const hks_recompress_options *opts, uint8_t **out, size_t *out_size,
                                uint8_t **record, size_t *record_size, hks_error *err);
+/* === SECTION: DCX codecs, Oodle through the user's library ============ */
+/* === (owner: src/io/oodle.c; issue 14) ================================ */
+/* ====================================================================== */
+
+/*
+ * hkspline decompresses DCX DFLT itself. KRAK (Oodle Kraken) needs a codec:
+ * either the embedder's own callbacks, or the user's copy of the Oodle library
+ * that ships with the games (oo2core_6_win64.dll next to eldenring.exe and
+ * sekiro.exe), loaded at run time; hkspline never ships Oodle.
+ *
+ * The codec used for a DCX is hks_options.dcx_codec, else the process default
+ * (hks_dcx_set_default_codec), else none: reading KRAK then fails with
+ * HKS_E_UNSUPPORTED and a message naming --oodle and where the games keep the
+ * library; writing a KRAK-headed DCX falls back to DFLT (and calls `note`).
+ * Every answer of a codec is checked (the size it reports must be the
+ * header's uncompressedSize; the output buffer is exactly that size) and a
+ * failing or lying codec gives a clean error, never a crash of hkspline's own
+ * making (a library that crashes by itself cannot be contained in-process).
+ */
+#define HKS_DCX_CODEC_UNAVAILABLE (-2)
+typedef struct hks_dcx_codec {
+	/* Decompress `src` (the payload after the DCX header; `tag` "KRAK") into
+	 * exactly `dst_size` bytes at `dst`. Return the number of bytes written
+	 * (anything but dst_size is an error), or a negative value after writing a
+	 * message into msg: HKS_DCX_CODEC_UNAVAILABLE when there is no library to
+	 * decompress with (the error then advises --oodle), -1 for a failure.
+	 * `name` is the DCX's name for messages and library searches (may be NULL). */
+	int64_t (*decompress)(void *user, const char *tag, const char *name, const uint8_t *src, size_t src_size,
+	                      uint8_t *dst, size_t dst_size, char *msg, size_t msg_size);
+	/* Compress `src` with the tag's method at `level` (the DCX level byte) into
+	 * `dst` (capacity dst_cap). Return the bytes written (<= dst_cap) or a
+	 * negative value (msg written). NULL: this codec cannot compress. */
+	int64_t (*compress)(void *user, const char *tag, int level, const char *name, const uint8_t *src,
+	                    size_t src_size, uint8_t *dst, size_t dst_cap, char *msg, size_t msg_size);
+	/* Told when a KRAK DCX is written as DFLT instead (may be NULL). */
+	void (*note)(void *user, const char *message);
+	void *user;
+} hks_dcx_codec;
+
+/* The codec used when hks_options.dcx_codec is NULL (process-wide; NULL = none).
+ * The structure must stay valid while it is set. Not synchronised: set it
+ * before starting threads. */
+void hks_dcx_set_default_codec(const hks_dcx_codec *codec);
+
+/* A loaded Oodle library (LoadLibrary / dlopen). It must export
+ * OodleLZ_Decompress; OodleLZ_Compress is used for writing KRAK when present. */
+typedef struct hks_oodle hks_oodle;
+hks_result hks_oodle_open(const char *path, hks_oodle **out, hks_error *err);
+void hks_oodle_close(hks_oodle *oodle);
+const char *hks_oodle_path(const hks_oodle *oodle);
+int hks_oodle_can_compress(const hks_oodle *oodle);
+/* A codec that decompresses (and compresses) KRAK with `oodle`. */
+void hks_oodle_codec(hks_oodle *oodle, hks_dcx_codec *out);
+
+/* Search the folder of the file `near` (or `near` itself when it is a folder)
+ * and each of its parents for the library: oo2core_*_win64.dll on Windows,
+ * liboo2core*.so on Linux (the first name in sorted order of the nearest
+ * folder that has one). 1 with the path in out, else 0. */
+int hks_oodle_find(const char *near, char *out, size_t out_size);
+
+/* The command-line tool's codec: the library is loaded on the first KRAK
+ * payload, from `explicit_path` (--oodle) if given, else the environment
+ * variable HKSPLINE_OODLE, else hks_oodle_find(the DCX's name); once loaded it
+ * stays for every later DCX. Thread-safe. */
+typedef struct hks_oodle_auto hks_oodle_auto;
+hks_result hks_oodle_auto_create(const char *explicit_path, hks_oodle_auto **out, hks_error *err);
+const hks_dcx_codec *hks_oodle_auto_codec(hks_oodle_auto *a);
+/* KRAK payloads that could not be decompressed because no usable library was
+ * found (the CLI exits with status 2 when there were any). */
+size_t hks_oodle_auto_missing(const hks_oodle_auto *a);
+void hks_oodle_auto_free(hks_oodle_auto *a);
 
 #ifdef __cplusplus
 }

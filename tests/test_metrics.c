@@ -545,7 +545,7 @@ static void test_cli_error_json(void **state)
 	assert_int_equal(write_frames_json(a, 0), 0);
 	assert_int_equal(write_frames_json(b, 1), 0);
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' error %s %s --json 2>&1", cli, a, b);
+	snprintf(cmd, sizeof(cmd), "\"%s\" error %s %s --json 2>&1", cli, a, b);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	static char out[65536];

@@ -20,7 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+
+#include "platform.h"
 
 static const char *g_dir;
 /* ---- fuzz_gltf: a hand-built .gltf with the importer's optional features ---- */
@@ -99,7 +100,7 @@ static void write_seed(const char *target, const char *name, const void *data, s
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", g_dir, target);
-	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+	if (hks_platform_mkdir(path) != 0 && errno != EEXIST) {
 		fprintf(stderr, "make_seeds: cannot create %s\n", path);
 		g_failed = 1;
 		return;
@@ -231,7 +232,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	g_dir = argv[1];
-	if (mkdir(g_dir, 0755) != 0 && errno != EEXIST) {
+	if (hks_platform_mkdir(g_dir) != 0 && errno != EEXIST) {
 		fprintf(stderr, "make_seeds: cannot create %s\n", g_dir);
 		return 1;
 	}

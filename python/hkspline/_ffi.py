@@ -30,7 +30,7 @@ class Limits(Structure):
 
 
 class Options(Structure):
-    _fields_ = [("allocator", Allocator), ("limits", Limits), ("name", c_char_p)]
+    _fields_ = [("allocator", Allocator), ("limits", Limits), ("name", c_char_p), ("dcx_codec", c_void_p)]
 
 
 class ErrorRecord(Structure):

@@ -16,6 +16,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "platform.h"
+
 static hks_result fail_buffer(hks_ctx *ctx, hks_result code, size_t index, const char *fmt, ...) HKS_PRINTF(4, 5);
 static hks_result fail_buffer(hks_ctx *ctx, hks_result code, size_t index, const char *fmt, ...)
 {
@@ -257,7 +259,7 @@ static char *resolve(author_buffers *b, const char *rel)
 static hks_result read_file(author_buffers *b, size_t index, const char *path, author_buffer *it)
 {
 	hks_ctx *ctx = b->ctx;
-	FILE *f = fopen(path, "rb");
+	FILE *f = hks_platform_fopen(path, "rb");
 	if (!f)
 		return fail_buffer(ctx, HKS_E_NOT_FOUND, index, "buffers[%zu]: cannot open %s", index, path);
 	long end = -1;

@@ -16,7 +16,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)
+/* mingw's C99 printf (__USE_MINGW_ANSI_STDIO, cmake/mingw-w64.cmake): %zu, %lld */
+#define HKS_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#define HKS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#elif defined(__GNUC__) || defined(__clang__)
 #define HKS_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define HKS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else

@@ -1,9 +1,13 @@
 /*
  * DCX reader (CONTAINERS.md §7): header parse and DFLT (zlib) decompression.
- * KRAK (Oodle Kraken), ZSTD and every other tag are reported, never guessed at
- * (§7.2, §7.3).
+ * KRAK (Oodle Kraken) goes to the codec of the options (the user's Oodle
+ * library, src/io/oodle.c) and is refused with advice without one; ZSTD and
+ * every other tag are reported, never guessed at (§7.2, §7.3).
  */
 #include "internal.h"
+#include "oodle.h"
+
+#include <stdio.h>
 
 #include <zlib.h>
 
@@ -102,10 +106,8 @@ static hks_result refuse(hks_ctx *ctx, const hks_dcx_info *info)
 	hks_err_member(ctx, "DCP");
 	if (!strcmp(info->compression, "KRAK"))
 		return hks_fail(ctx, HKS_E_UNSUPPORTED, DCX_TAG,
-		                "compressed with Oodle Kraken (DCX KRAK), which hkspline cannot decompress. Unpack it "
-		                "first with an existing binder tool that uses the game's own Oodle library (for example "
-		                "WitchyBND with oo2core_6_win64.dll from the game folder), then run hkspline on the "
-		                "unpacked folder or .anibnd");
+		                "compressed with Oodle Kraken (DCX KRAK), which needs the game's Oodle library: "
+		                HKS_OODLE_ADVICE);
 	if (!strcmp(info->compression, "ZSTD"))
 		return hks_fail(ctx, HKS_E_UNSUPPORTED, DCX_TAG,
 		                "compressed with Zstandard (DCX ZSTD), which this build of hkspline cannot decompress; "
@@ -160,6 +162,34 @@ static hks_result inflate_exact(hks_ctx *ctx, const uint8_t *src, uint32_t src_s
 	                (unsigned long)consumed, src_size);
 }
 
+/* KRAK through the codec; its answer is checked like a zlib stream's: exactly
+ * the declared size, into a buffer of exactly that size. */
+static hks_result codec_exact(hks_ctx *ctx, const hks_dcx_codec *codec, const hks_dcx_info *info,
+                              const uint8_t *src, uint8_t *dst)
+{
+	char msg[1024] = "";
+	uint8_t spare = 0;
+	int64_t n = codec->decompress(codec->user, info->compression, ctx->file, src, info->compressed_size,
+	                              info->uncompressed_size ? dst : &spare, info->uncompressed_size, msg,
+	                              sizeof(msg));
+	msg[sizeof(msg) - 1] = '\0';
+	hks_err_member(ctx, "KRAK payload");
+	if (n < 0) {
+		if (!msg[0])
+			snprintf(msg, sizeof(msg), "the decompressor failed");
+		if (n == HKS_DCX_CODEC_UNAVAILABLE) /* no library at all: the advice of refuse() */
+			return hks_fail(ctx, HKS_E_UNSUPPORTED, DCX_TAG, "compressed with Oodle Kraken (DCX KRAK): %s; %s",
+			                msg, HKS_OODLE_ADVICE);
+		return hks_fail(ctx, HKS_E_MALFORMED, HKS_DCX_HEADER_SIZE, "KRAK payload not decompressed: %s", msg);
+	}
+	if ((uint64_t)n != info->uncompressed_size)
+		return hks_fail(ctx, HKS_E_MALFORMED, HKS_DCX_HEADER_SIZE,
+		                "the Oodle decompressor returned %lld bytes, the header declares %u (corrupt payload or "
+		                "a wrong library)",
+		                (long long)n, info->uncompressed_size);
+	return HKS_OK;
+}
+
 hks_result hks_dcx_decompress(const void *data, size_t size, const hks_options *opts, uint8_t **out,
                               size_t *out_size, hks_dcx_info *info_out, hks_error *err)
 {
@@ -173,7 +203,9 @@ hks_result hks_dcx_decompress(const void *data, size_t size, const hks_options *
 	HKS_TRY(parse_header(&ctx, (const uint8_t *)data, size, &info));
 	if (info_out)
 		*info_out = info;
-	if (strcmp(info.compression, "DFLT") != 0)
+	const hks_dcx_codec *codec = hks_dcx_codec_for(opts);
+	bool krak = !strcmp(info.compression, "KRAK") && codec && codec->decompress;
+	if (strcmp(info.compression, "DFLT") != 0 && !krak)
 		return refuse(&ctx, &info);
 	HKS_TRY(check_payload(&ctx, size, &info));
 	if (info.uncompressed_size > ctx.limits.max_output_bytes) {
@@ -194,8 +226,9 @@ hks_result hks_dcx_decompress(const void *data, size_t size, const hks_options *
 		hks_err_member(&ctx, "uncompressedSize");
 		return err && err->code != HKS_OK ? err->code : HKS_E_NOMEM;
 	}
-	hks_result r = inflate_exact(&ctx, (const uint8_t *)data + info.header_size, info.compressed_size, buf,
-	                             info.uncompressed_size);
+	hks_result r = krak ? codec_exact(&ctx, codec, &info, (const uint8_t *)data + info.header_size, buf)
+	                    : inflate_exact(&ctx, (const uint8_t *)data + info.header_size, info.compressed_size, buf,
+	                                    info.uncompressed_size);
 	if (r != HKS_OK) {
 		hks_free(&ctx, buf, alloc);
 		return r;

@@ -1,10 +1,15 @@
 /*
  * DCX writer (CONTAINERS.md §7): always DFLT with zlib. The header of the
  * input DCX is kept (only the DCS sizes change) so that a rewritten archive
- * carries the same variant (version, level byte, flags). KRAK and ZSTD inputs
- * are written back as DFLT (§7.3 point 3).
+ * carries the same variant (version, level byte, flags). A KRAK header is
+ * written as KRAK when the codec of the options can compress (the user's Oodle
+ * library, Kraken at the header's level byte), else as DFLT with a note to the
+ * codec; ZSTD inputs are written back as DFLT (§7.3 point 3).
  */
 #include "internal.h"
+#include "oodle.h"
+
+#include <stdio.h>
 
 #include <zlib.h>
 
@@ -28,6 +33,51 @@ static void default_header(uint8_t h[HKS_DCX_HEADER_SIZE])
 	hks_put_be32(h + 0x48, 8);
 }
 
+/* KRAK with the codec: HKS_OK, or HKS_E_UNSUPPORTED (with *why) when the codec
+ * cannot, so that the caller writes DFLT; other results are errors. */
+static hks_result krak_compress(hks_ctx *ctx, const hks_dcx_codec *codec, const uint8_t *like_header,
+                                const void *data, size_t size, uint8_t **out, size_t *out_size, char *why,
+                                size_t why_size)
+{
+	/* Generous room: Kraken's worst case is a few bytes per 256 KiB block. */
+	size_t cap;
+	if (!hks_add_size(size, size, &cap) || !hks_add_size(cap, 65536, &cap) ||
+	    !hks_add_size(cap, HKS_DCX_HEADER_SIZE, &cap) || cap > ctx->limits.max_output_bytes + size + 65536) {
+		snprintf(why, why_size, "%zu bytes are too many for the KRAK writer", size);
+		return HKS_E_UNSUPPORTED;
+	}
+	uint8_t *buf = (uint8_t *)hks_malloc(ctx, cap);
+	if (!buf)
+		return ctx->err && ctx->err->code != HKS_OK ? ctx->err->code : HKS_E_NOMEM;
+	size_t room = cap - HKS_DCX_HEADER_SIZE;
+	char msg[1024] = "";
+	int64_t n = codec->compress(codec->user, "KRAK", like_header[0x30], ctx->file, (const uint8_t *)data, size,
+	                            buf + HKS_DCX_HEADER_SIZE, room, msg, sizeof(msg));
+	msg[sizeof(msg) - 1] = '\0';
+	if (n < 0 || n == 0) {
+		hks_free(ctx, buf, cap);
+		snprintf(why, why_size, "%s", msg[0] ? msg : "the compressor failed");
+		return HKS_E_UNSUPPORTED;
+	}
+	if ((uint64_t)n > room || (uint64_t)n > UINT32_MAX) {
+		hks_free(ctx, buf, cap);
+		return hks_fail(ctx, HKS_E_INTERNAL, -1, "the Oodle compressor reported %lld bytes, more than the %zu it was given",
+		                (long long)n, room);
+	}
+	memcpy(buf, like_header, HKS_DCX_HEADER_SIZE);
+	hks_put_be32(buf + 0x1C, (uint32_t)size);
+	hks_put_be32(buf + 0x20, (uint32_t)n);
+	size_t used = HKS_DCX_HEADER_SIZE + (size_t)n;
+	uint8_t *shrunk = (uint8_t *)hks_realloc(ctx, buf, cap, used);
+	if (!shrunk) {
+		hks_free(ctx, buf, cap);
+		return ctx->err && ctx->err->code != HKS_OK ? ctx->err->code : HKS_E_NOMEM;
+	}
+	*out = shrunk;
+	*out_size = used;
+	return HKS_OK;
+}
+
 hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *like, const hks_options *opts,
                             uint8_t **out, size_t *out_size, hks_error *err)
 {
@@ -42,6 +92,21 @@ hks_result hks_dcx_compress(const void *data, size_t size, const hks_dcx_info *l
 	if (size > UINT32_MAX)
 		return hks_fail(&ctx, HKS_E_LIMIT, -1, "%zu bytes do not fit a DCX (at most 4 GiB - 1)", size);
 
+	if (like && like->header_size == HKS_DCX_HEADER_SIZE && memcmp(like->header + 0x28, "KRAK", 4) == 0) {
+		const hks_dcx_codec *codec = hks_dcx_codec_for(opts);
+		char why[1200] = "no Oodle compressor was given";
+		if (codec && codec->compress) {
+			hks_result r = krak_compress(&ctx, codec, like->header, data, size, out, out_size, why, sizeof(why));
+			if (r != HKS_E_UNSUPPORTED)
+				return r;
+		}
+		if (codec && codec->note) {
+			char note[1400];
+			snprintf(note, sizeof(note), "%s: written as DCX DFLT instead of KRAK (%s)",
+			         ctx.file ? ctx.file : "DCX", why);
+			codec->note(codec->user, note);
+		}
+	}
 	uint8_t header[HKS_DCX_HEADER_SIZE];
 	if (like && like->header_size == HKS_DCX_HEADER_SIZE && memcmp(like->header + 0x28, "DFLT", 4) == 0)
 		memcpy(header, like->header, HKS_DCX_HEADER_SIZE);

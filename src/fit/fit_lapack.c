@@ -7,10 +7,21 @@
  *
  * It serves the quality mode and the cross-check of the f32 CG emulation; it
  * cannot reproduce Havok's bytes (§14).
+ *
+ * Without LAPACK (HKS_WITH_LAPACK 0: the Windows build) the same band is
+ * factored by the project's own banded Cholesky (fit_band.c) and the condition
+ * estimated by Hager's method; the results agree with LAPACK's to rounding.
  */
 #include "fit_workspace.h"
 
+#ifndef HKS_WITH_LAPACK
+#define HKS_WITH_LAPACK 1
+#endif
+#if HKS_WITH_LAPACK
 #include <lapacke.h>
+#else
+#include "fit_band.h"
+#endif
 
 /* Assemble NᵀN (upper band, column-major: A(i, j), i <= j, at ab[kd + i − j + j·ldab]).
  * Returns the 1-norm of the symmetric matrix, or −1 when a row's columns are farther
@@ -66,6 +77,8 @@ static bool factor_and_solve(hks_fit_workspace *ws, double (*X)[4], double *rcon
 			*rcond = 0.0;
 		return false;
 	}
+	double *rhs = ws->rhs;
+#if HKS_WITH_LAPACK
 	if (LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab) != 0) {
 		if (rcond)
 			*rcond = 0.0;
@@ -73,12 +86,25 @@ static bool factor_and_solve(hks_fit_workspace *ws, double (*X)[4], double *rcon
 	}
 	if (rcond && LAPACKE_dpbcon(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab, anorm, rcond) != 0)
 		*rcond = 0.0;
-	double *rhs = ws->rhs;
 	for (int c = 0; c < 4; c++)
 		for (int i = 0; i < N; i++)
 			rhs[i + c * N] = ws->Bd[i][c];
 	if (LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'U', N, kd, 4, ws->band, ldab, rhs, N) != 0)
 		return false;
+#else
+	if (hks_band_cholesky(N, kd, ws->band, ldab) != 0) {
+		if (rcond)
+			*rcond = 0.0;
+		return false;
+	}
+	if (rcond)
+		*rcond = hks_band_rcond(N, kd, ws->band, ldab, anorm, rhs); /* rhs: 4N >= 3N scratch */
+	for (int c = 0; c < 4; c++) {
+		for (int i = 0; i < N; i++)
+			rhs[i + c * N] = ws->Bd[i][c];
+		hks_band_solve(N, kd, ws->band, ldab, rhs + c * N);
+	}
+#endif
 	for (int i = 0; i < N; i++)
 		for (int c = 0; c < 4; c++)
 			X[i][c] = rhs[i + c * N];

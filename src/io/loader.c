@@ -22,15 +22,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "io_internal.h"
 
+#include "platform.h"
+
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Decompressed binders kept resident for the next member (bytes). Units of
  * one binder are consecutive, so a small budget avoids re-decompressing. */
@@ -41,21 +38,21 @@
 
 /* The folders open along the current walk, by device and inode. */
 typedef struct walk_stack {
-	dev_t dev[MAX_WALK_DEPTH + 1];
-	ino_t ino[MAX_WALK_DEPTH + 1];
+	uint64_t dev[MAX_WALK_DEPTH + 1];
+	uint64_t ino[MAX_WALK_DEPTH + 1];
 	unsigned depth;
 } walk_stack;
 
 /* Push `st` unless it is already on the stack or the stack is full. */
-static bool walk_enter(walk_stack *w, const struct stat *st)
+static bool walk_enter(walk_stack *w, const hks_path_info *st)
 {
 	if (w->depth > MAX_WALK_DEPTH)
 		return false;
 	for (unsigned i = 0; i < w->depth; i++)
-		if (w->dev[i] == st->st_dev && w->ino[i] == st->st_ino)
+		if (w->dev[i] == st->dev && w->ino[i] == st->ino)
 			return false;
-	w->dev[w->depth] = st->st_dev;
-	w->ino[w->depth] = st->st_ino;
+	w->dev[w->depth] = st->dev;
+	w->ino[w->depth] = st->ino;
 	w->depth++;
 	return true;
 }
@@ -107,7 +104,7 @@ typedef struct source {
 struct hks_loader {
 	hks_load_options opts;
 	hks_ctx ctx;                   /* bookkeeping allocations (under the mutex once loading) */
-	pthread_mutex_t mutex;
+	hks_mutex mutex;
 	bool mutex_ready;
 	source *units;
 	size_t num_units, cap_units;
@@ -219,39 +216,37 @@ static hks_result read_disk_file(hks_ctx *ctx, const char *path, uint8_t **out, 
 {
 	*out = NULL;
 	*out_size = 0;
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
+	FILE *fd = hks_platform_fopen(path, "rb");
+	if (!fd)
 		return hks_fail(ctx, HKS_E_IO, -1, "cannot open: %s", strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	hks_path_info st;
+	if (hks_platform_stat(path, &st) != 0 || st.kind != HKS_PATH_FILE) {
+		fclose(fd);
 		return hks_fail(ctx, HKS_E_IO, -1, "not a regular file");
 	}
-	if ((uint64_t)st.st_size > ctx->limits.max_output_bytes || (uint64_t)st.st_size > SIZE_MAX - 1) {
-		close(fd);
+	if (st.size > ctx->limits.max_output_bytes || st.size > SIZE_MAX - 1) {
+		fclose(fd);
 		return hks_fail(ctx, HKS_E_LIMIT, -1, "file of %lld bytes exceeds the limit of %llu bytes",
-		                (long long)st.st_size, (unsigned long long)ctx->limits.max_output_bytes);
+		                (long long)st.size, (unsigned long long)ctx->limits.max_output_bytes);
 	}
-	size_t size = (size_t)st.st_size;
+	size_t size = (size_t)st.size;
 	uint8_t *buf = (uint8_t *)hks_malloc(ctx, size ? size : 1);
 	if (!buf) {
-		close(fd);
+		fclose(fd);
 		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
 	}
 	size_t got = 0;
 	while (got < size) {
-		ssize_t k = read(fd, buf + got, size - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			int e = errno;
-			close(fd);
+		size_t k = fread(buf + got, 1, size - got, fd);
+		if (k == 0) {
+			int e = ferror(fd) ? errno : 0;
+			fclose(fd);
 			hks_free(ctx, buf, size ? size : 1);
-			return hks_fail(ctx, HKS_E_IO, (int64_t)got, "read error: %s", k < 0 ? strerror(e) : "file shrank");
+			return hks_fail(ctx, HKS_E_IO, (int64_t)got, "read error: %s", e ? strerror(e) : "file shrank");
 		}
-		got += (size_t)k;
+		got += k;
 	}
-	close(fd);
+	fclose(fd);
 	*out = buf;
 	*out_size = size;
 	return HKS_OK;
@@ -265,19 +260,17 @@ static void free_disk_file(hks_ctx *ctx, uint8_t *buf, size_t size)
 /* Read the first bytes of a file (for sniffing); 0 bytes on failure. */
 static size_t read_head(const char *path, uint8_t *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
+	FILE *fd = hks_platform_fopen(path, "rb");
+	if (!fd)
 		return 0;
 	size_t got = 0;
 	while (got < cap) {
-		ssize_t k = read(fd, buf + got, cap - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
+		size_t k = fread(buf + got, 1, cap - got, fd);
+		if (k == 0)
 			break;
-		got += (size_t)k;
+		got += k;
 	}
-	close(fd);
+	fclose(fd);
 	return got;
 }
 
@@ -288,8 +281,8 @@ static size_t read_head(const char *path, uint8_t *buf, size_t cap)
  */
 static void ctx_for_file(hks_loader *L, hks_ctx *ctx, const char *path, uint64_t extra, hks_error *err)
 {
-	struct stat st;
-	uint64_t size = path && stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	hks_path_info st;
+	uint64_t size = path && hks_platform_stat(path, &st) == 0 ? st.size : 0;
 	hks_ctx_init(ctx, &L->opts.base, size + extra, err);
 }
 
@@ -297,7 +290,7 @@ static void ctx_for_file(hks_loader *L, hks_ctx *ctx, const char *path, uint64_t
 
 static char *dir_of(hks_loader *L, const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = hks_platform_last_separator(path);
 	if (!slash)
 		return loader_strdup(L, ".");
 	size_t n = slash == path ? 1 : (size_t)(slash - path);
@@ -358,23 +351,23 @@ static void free_names(hks_loader *L, name_list *nl)
 static hks_result list_dir(hks_loader *L, const char *dir, name_list *nl)
 {
 	memset(nl, 0, sizeof(*nl));
-	DIR *d = opendir(dir);
+	hks_dir *d = hks_platform_opendir(dir);
 	if (!d)
 		return hks_fail(&L->ctx, HKS_E_IO, -1, "cannot open folder %s: %s", dir, strerror(errno));
-	struct dirent *e;
+	const char *e;
 	hks_result r = HKS_OK;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
+	while ((e = hks_platform_readdir(d)) != NULL) {
+		if (e[0] == '.')
 			continue;
 		char *copy = NULL;
 		if (!grow(L, (void **)&nl->names, nl->count, &nl->cap, sizeof(char *)) ||
-		    !(copy = loader_strdup(L, e->d_name))) {
+		    !(copy = loader_strdup(L, e))) {
 			r = HKS_E_NOMEM;
 			break;
 		}
 		nl->names[nl->count++] = copy;
 	}
-	closedir(d);
+	hks_platform_closedir(d);
 	if (r != HKS_OK) {
 		free_names(L, nl);
 		return r;
@@ -387,7 +380,7 @@ static hks_result list_dir(hks_loader *L, const char *dir, name_list *nl)
 static char *join_path(hks_loader *L, const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
-	bool slash = a > 0 && dir[a - 1] != '/';
+	bool slash = a > 0 && !hks_platform_is_separator(dir[a - 1]);
 	char *p = (char *)hks_malloc(&L->ctx, a + b + 2);
 	if (p) {
 		memcpy(p, dir, a);
@@ -716,8 +709,8 @@ static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **s
 
 static void set_add_tree(hks_loader *L, const char *dir, walk_stack *w, hks_compendium_set **set, size_t *count)
 {
-	struct stat self;
-	if (stat(dir, &self) != 0 || !walk_enter(w, &self))
+	hks_path_info self;
+	if (hks_platform_stat(dir, &self) != 0 || !walk_enter(w, &self))
 		return;
 	name_list nl;
 	hks_error *saved = L->ctx.err;
@@ -732,11 +725,11 @@ static void set_add_tree(hks_loader *L, const char *dir, walk_stack *w, hks_comp
 	}
 	for (size_t i = 0; i < nl.count; i++) {
 		char *p = join_path(L, dir, nl.names[i]);
-		struct stat st;
-		if (p && stat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
+		hks_path_info st;
+		if (p && hks_platform_stat(p, &st) == 0) {
+			if (st.kind == HKS_PATH_DIR)
 				set_add_tree(L, p, w, set, count);
-			else if (S_ISREG(st.st_mode) && (is_compendium_name(nl.names[i]) || ends_with_ci(nl.names[i], ".anibnd") ||
+			else if (st.kind == HKS_PATH_FILE && (is_compendium_name(nl.names[i]) || ends_with_ci(nl.names[i], ".anibnd") ||
 			                                 ends_with_ci(nl.names[i], ".dcx")))
 				set_add_path(L, p, set, count);
 		}
@@ -776,10 +769,10 @@ static void build_global_set(hks_loader *L)
 	L->global_built = true;
 	for (size_t i = 0; i < L->opts.num_compendium_paths; i++) {
 		const char *p = L->opts.compendium_paths[i];
-		struct stat st;
-		if (!p || stat(p, &st) != 0)
+		hks_path_info st;
+		if (!p || hks_platform_stat(p, &st) != 0)
 			continue;
-		if (S_ISDIR(st.st_mode))
+		if (st.kind == HKS_PATH_DIR)
 		{
 			walk_stack w;
 			w.depth = 0;
@@ -796,10 +789,10 @@ static void build_input_set(hks_loader *L)
 	L->inputs_built = true;
 	for (size_t i = 0; i < L->num_inputs; i++) {
 		const char *p = L->inputs[i];
-		struct stat st;
-		if (stat(p, &st) != 0)
+		hks_path_info st;
+		if (hks_platform_stat(p, &st) != 0)
 			continue;
-		if (S_ISDIR(st.st_mode)) {
+		if (st.kind == HKS_PATH_DIR) {
 			walk_stack w;
 			w.depth = 0;
 			set_add_tree(L, p, &w, &L->input_set, &L->input_files);
@@ -833,7 +826,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 	const hks_compendium_set *fallback = NULL;
 	*searched_files = 0;
 	*searched_locations = 0;
-	pthread_mutex_lock(&L->mutex);
+	hks_mutex_lock(&L->mutex);
 	if (src->archive != NONE) {
 		archive *a = L->archives[src->archive];
 		if (!a->compendiums_built) {
@@ -845,7 +838,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		*searched_files += a->num_compendium_files;
 		where_add(where, where_cap, "own binder", a->disk_path, a->num_compendium_files);
 		if (a->compendiums && hks_compendium_set_contains(a->compendiums, id)) {
-			pthread_mutex_unlock(&L->mutex);
+			hks_mutex_unlock(&L->mutex);
 			return a->compendiums;
 		}
 		if (a->compendiums)
@@ -861,7 +854,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		*searched_files += f->num_compendium_files;
 		where_add(where, where_cap, "folder", f->path, f->num_compendium_files);
 		if (f->compendiums && hks_compendium_set_contains(f->compendiums, id)) {
-			pthread_mutex_unlock(&L->mutex);
+			hks_mutex_unlock(&L->mutex);
 			return f->compendiums;
 		}
 		if (f->compendiums)
@@ -880,7 +873,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		where_add(where, where_cap, "--compendium paths together", NULL, L->global_files);
 	if (L->global) {
 		if (hks_compendium_set_contains(L->global, id)) {
-			pthread_mutex_unlock(&L->mutex);
+			hks_mutex_unlock(&L->mutex);
 			return L->global;
 		}
 		fallback = L->global;
@@ -895,7 +888,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		where_add(where, where_cap, L->num_inputs == 1 ? "the path given" : "the paths given", NULL, L->input_files);
 	if (L->input_set && hks_compendium_set_contains(L->input_set, id))
 		fallback = L->input_set;
-	pthread_mutex_unlock(&L->mutex);
+	hks_mutex_unlock(&L->mutex);
 	return fallback;
 }
 
@@ -1026,8 +1019,8 @@ static hks_result add_file(hks_loader *L, const char *path)
 
 static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 {
-	struct stat self;
-	if (stat(dir, &self) != 0 || !walk_enter(w, &self))
+	hks_path_info self;
+	if (hks_platform_stat(dir, &self) != 0 || !walk_enter(w, &self))
 		return HKS_OK;
 	name_list nl;
 	hks_result r = list_dir(L, dir, &nl);
@@ -1041,11 +1034,11 @@ static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 			r = HKS_E_NOMEM;
 			break;
 		}
-		struct stat st;
-		if (stat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
+		hks_path_info st;
+		if (hks_platform_stat(p, &st) == 0) {
+			if (st.kind == HKS_PATH_DIR)
 				r = add_tree(L, p, w);
-			else if (S_ISREG(st.st_mode) && walk_keeps(nl.names[i]))
+			else if (st.kind == HKS_PATH_FILE && walk_keeps(nl.names[i]))
 				r = add_file(L, p);
 		}
 		loader_strfree(L, p);
@@ -1102,9 +1095,9 @@ hks_result hks_loader_create(const hks_load_options *opts, hks_loader **out, hks
 		L->opts.compendium_paths = NULL;
 	}
 	L->opts.base.name = NULL;
-	if (pthread_mutex_init(&L->mutex, NULL) != 0) {
+	if (hks_mutex_init(&L->mutex) != 0) {
 		hks_loader_free(L);
-		return hks_fail(&ctx, HKS_E_INTERNAL, -1, "pthread_mutex_init failed");
+		return hks_fail(&ctx, HKS_E_INTERNAL, -1, "mutex initialisation failed");
 	}
 	L->mutex_ready = true;
 	*out = L;
@@ -1122,16 +1115,16 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 	L->ctx.err = err;
 	L->ctx.file = path;
 	hks_result r;
-	struct stat st;
-	if (stat(path, &st) != 0)
+	hks_path_info st;
+	if (hks_platform_stat(path, &st) != 0)
 		r = hks_fail(&L->ctx, HKS_E_IO, -1, "%s", strerror(errno));
-	else if (S_ISDIR(st.st_mode))
+	else if (st.kind == HKS_PATH_DIR)
 	{
 		walk_stack w;
 		w.depth = 0;
 		r = add_tree(L, path, &w);
 	}
-	else if (S_ISREG(st.st_mode))
+	else if (st.kind == HKS_PATH_FILE)
 		r = add_file(L, path);
 	else
 		r = hks_fail(&L->ctx, HKS_E_IO, -1, "not a regular file or folder");
@@ -1201,13 +1194,13 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 		ctx.file = ld->path;
 		r = read_disk_file(&ctx, src->container_path, &li->bytes, &li->bytes_size);
 	} else {
-		pthread_mutex_lock(&L->mutex);
+		hks_mutex_lock(&L->mutex);
 		archive *a = L->archives[src->archive];
 		ctx_for_file(L, &ctx, src->container_path, a->resident_bytes, &ld->error);
 		ctx.file = ld->path;
 		r = archive_member_bytes(L, a, src->member_index, &ctx, &li->bytes, &li->bytes_size);
 		archive_trim(L, a);
-		pthread_mutex_unlock(&L->mutex);
+		hks_mutex_unlock(&L->mutex);
 	}
 	if (r != HKS_OK) {
 		ld->status = r;
@@ -1298,16 +1291,16 @@ hks_result hks_loader_find_skeleton(hks_loader *L, size_t index, hks_loaded **ou
 			s.folder = u->folder;
 			s.container_path = a->disk_path;
 			s.member = a->member_names[i];
-			pthread_mutex_lock(&L->mutex);
+			hks_mutex_lock(&L->mutex);
 			s.path = member_display(L, a, i);
-			pthread_mutex_unlock(&L->mutex);
+			hks_mutex_unlock(&L->mutex);
 			if (!s.path)
 				return HKS_E_NOMEM;
 			hks_loaded *ld = NULL;
 			hks_result r = load_source(L, &s, &ld);
-			pthread_mutex_lock(&L->mutex);
+			hks_mutex_lock(&L->mutex);
 			loader_strfree(L, s.path);
-			pthread_mutex_unlock(&L->mutex);
+			hks_mutex_unlock(&L->mutex);
 			if (r != HKS_OK)
 				return r;
 			if (keep_if_skeleton(ld)) {
@@ -1319,7 +1312,7 @@ hks_result hks_loader_find_skeleton(hks_loader *L, size_t index, hks_loaded **ou
 	/* 2. the same folder */
 	if (u->folder == NONE)
 		return HKS_E_NOT_FOUND;
-	pthread_mutex_lock(&L->mutex);
+	hks_mutex_lock(&L->mutex);
 	const char *dir = L->folders[u->folder]->path;
 	name_list nl;
 	hks_result r = list_dir(L, dir, &nl);
@@ -1328,7 +1321,7 @@ hks_result hks_loader_find_skeleton(hks_loader *L, size_t index, hks_loaded **ou
 		if (equals_ci(nl.names[i], "skeleton.hkx"))
 			found = join_path(L, dir, nl.names[i]);
 	free_names(L, &nl);
-	pthread_mutex_unlock(&L->mutex);
+	hks_mutex_unlock(&L->mutex);
 	if (!found)
 		return HKS_E_NOT_FOUND;
 	source s = {0};
@@ -1338,9 +1331,9 @@ hks_result hks_loader_find_skeleton(hks_loader *L, size_t index, hks_loaded **ou
 	s.container_path = found;
 	hks_loaded *ld = NULL;
 	r = load_source(L, &s, &ld);
-	pthread_mutex_lock(&L->mutex);
+	hks_mutex_lock(&L->mutex);
 	loader_strfree(L, found);
-	pthread_mutex_unlock(&L->mutex);
+	hks_mutex_unlock(&L->mutex);
 	if (r != HKS_OK)
 		return r;
 	if (keep_if_skeleton(ld)) {
@@ -1406,7 +1399,7 @@ void hks_loader_free(hks_loader *L)
 		hks_free(&L->ctx, paths, L->opts.num_compendium_paths * sizeof(char *));
 	}
 	if (L->mutex_ready)
-		pthread_mutex_destroy(&L->mutex);
+		hks_mutex_destroy(&L->mutex);
 	hks_ctx ctx = L->ctx;
 	hks_free(&ctx, L, sizeof(hks_loader));
 }

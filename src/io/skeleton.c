@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "platform.h"
 
 #include <stdlib.h>
 #include <strings.h>
@@ -25,7 +26,7 @@ hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit
 		const char *colon = strrchr(in, ':');
 		if (!colon || colon == in)
 			return r;
-		prefix = strndup(in, (size_t)(colon - in));
+		prefix = hks_platform_strndup(in, (size_t)(colon - in));
 		if (!prefix)
 			return hks_fail_nomem(&ctx, strlen(in));
 		member = colon + 1;

@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
-#include <pthread.h>
+#include "platform.h"
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,7 @@ typedef struct dir_job {
 	size_t count;
 	const hks_skeleton *skeleton;
 	atomic_size_t next;
-	pthread_mutex_t lock;
+	hks_mutex lock;
 	size_t done;
 	uint64_t compared, failed;
 } dir_job;
@@ -153,13 +153,13 @@ static void compare_pair(dir_job *J, size_t k, skel_cache *cache)
 		hks_loaded_free(la);
 	if (lb)
 		hks_loaded_free(lb);
-	pthread_mutex_lock(&J->lock);
+	hks_mutex_lock(&J->lock);
 	J->compared += compared;
 	J->failed += failed;
 	J->done++;
 	if (J->o->on_progress)
 		J->o->on_progress(J->o->user, J->done, J->count);
-	pthread_mutex_unlock(&J->lock);
+	hks_mutex_unlock(&J->lock);
 }
 
 static void *worker(void *arg)
@@ -243,24 +243,24 @@ hks_result hks_compare_dirs(const char *dir_a, const char *dir_b, const hks_dir_
 		summary->pairs = J.count;
 		summary->unmatched = unmatched;
 	}
-	pthread_mutex_init(&J.lock, NULL);
+	hks_mutex_init(&J.lock);
 	atomic_init(&J.next, 0);
 	size_t threads = o->threads > 1 ? o->threads : 1;
 	if (threads > J.count)
 		threads = J.count ? J.count : 1;
-	pthread_t *tids = threads > 1 ? (pthread_t *)calloc(threads, sizeof(pthread_t)) : NULL;
+	hks_thread *tids = threads > 1 ? (hks_thread *)calloc(threads, sizeof(hks_thread)) : NULL;
 	size_t started = 0;
 	for (size_t t = 0; tids && t < threads; t++) {
-		if (pthread_create(&tids[t], NULL, worker, &J) != 0)
+		if (hks_thread_create(&tids[t], worker, &J) != 0)
 			break;
 		started++;
 	}
 	if (!started)
 		worker(&J); /* no thread: every pair here */
 	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
+		hks_thread_join(&tids[t]);
 	free(tids);
-	pthread_mutex_destroy(&J.lock);
+	hks_mutex_destroy(&J.lock);
 	if (summary) {
 		summary->compared = J.compared;
 		summary->failed = J.failed;

@@ -22,6 +22,11 @@ int cmd_bench_encode(int argc, char **argv); /* `bench encode` (cmd_bench_encode
 int cmd_stats(int argc, char **argv);
 int cmd_error(int argc, char **argv);
 int cmd_recompress(int argc, char **argv); /* cmd_recompress.c */
+/* cli_oodle.c: --oodle PATH (any command) taken out of argv; the KRAK codec
+ * installed. 0, or 2 on a usage error. cli_oodle_finish maps the command's
+ * status (2 when a KRAK payload found no usable library). */
+int cli_oodle_setup(int *argc, char **argv);
+int cli_oodle_finish(int rc);
 
 /* ---- small utilities (cli_util.c) ---- */
 

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "platform.h"
 
 /* Thread counts: 1 to 1024, the whole argument a decimal number. */
 static bool parse_jobs(const char *s, long *out)
@@ -84,8 +84,7 @@ int cli_unit_args_parse(cli_unit_args *a, int argc, char **argv, const char *cmd
 		return 2;
 	}
 	if (a->jobs == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		a->jobs = n > 0 ? n : 1;
+		a->jobs = hks_platform_cpu_count();
 	}
 	return -1;
 }

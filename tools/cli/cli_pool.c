@@ -12,20 +12,21 @@
 #include "cli_units.h"
 #include "progress.h"
 
-#include <pthread.h>
+#include "platform.h"
+
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 /* How often the waiting thread wakes to redraw the bar when no task finishes. */
-#define POOL_WAKE_NS (100 * 1000 * 1000L)
+#define POOL_WAKE_MS 100u
 
 typedef struct pool_state {
 	const cli_pool *pool;
 	atomic_size_t next;
-	pthread_mutex_t lock;
-	pthread_cond_t finished;
+	hks_mutex lock;
+	hks_cond finished;
 	unsigned char *done; /* per task, under lock */
 	size_t num_done;     /* under lock */
 } pool_state;
@@ -33,7 +34,7 @@ typedef struct pool_state {
 typedef struct pool_worker {
 	pool_state *state;
 	size_t id;
-	pthread_t thread;
+	hks_thread thread;
 } pool_worker;
 
 static void *worker_main(void *arg)
@@ -46,11 +47,11 @@ static void *worker_main(void *arg)
 		if (i >= p->count)
 			break;
 		p->work(p->ctx, w->id, i);
-		pthread_mutex_lock(&st->lock);
+		hks_mutex_lock(&st->lock);
 		st->done[i] = 1;
 		st->num_done++;
-		pthread_cond_signal(&st->finished);
-		pthread_mutex_unlock(&st->lock);
+		hks_cond_signal(&st->finished);
+		hks_mutex_unlock(&st->lock);
 	}
 	return NULL;
 }
@@ -72,33 +73,26 @@ static void deliver_in_order(pool_state *st, cli_progress *bar)
 {
 	const cli_pool *p = st->pool;
 	size_t delivered = 0;
-	pthread_mutex_lock(&st->lock);
+	hks_mutex_lock(&st->lock);
 	while (delivered < p->count) {
 		while (delivered < p->count && st->done[delivered]) {
-			pthread_mutex_unlock(&st->lock);
+			hks_mutex_unlock(&st->lock);
 			if (p->deliver)
 				p->deliver(p->ctx, delivered);
 			delivered++;
-			pthread_mutex_lock(&st->lock);
+			hks_mutex_lock(&st->lock);
 		}
 		size_t num_done = st->num_done;
 		if (delivered == p->count)
 			break;
-		pthread_mutex_unlock(&st->lock);
+		hks_mutex_unlock(&st->lock);
 		cli_progress_update(bar, num_done);
-		pthread_mutex_lock(&st->lock);
+		hks_mutex_lock(&st->lock);
 		if (!st->done[delivered]) {
-			struct timespec until;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += POOL_WAKE_NS;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&st->finished, &st->lock, &until);
+			hks_cond_wait_ms(&st->finished, &st->lock, POOL_WAKE_MS);
 		}
 	}
-	pthread_mutex_unlock(&st->lock);
+	hks_mutex_unlock(&st->lock);
 }
 
 void cli_pool_run(const cli_pool *p)
@@ -114,16 +108,16 @@ void cli_pool_run(const cli_pool *p)
 	pool_worker *workers = (pool_worker *)calloc(threads + 1, sizeof(pool_worker));
 	size_t started = 0;
 	bool sync_ok = false;
-	if (st.done && workers && pthread_mutex_init(&st.lock, NULL) == 0) {
-		if (pthread_cond_init(&st.finished, NULL) == 0)
+	if (st.done && workers && hks_mutex_init(&st.lock) == 0) {
+		if (hks_cond_init(&st.finished) == 0)
 			sync_ok = true;
 		else
-			pthread_mutex_destroy(&st.lock);
+			hks_mutex_destroy(&st.lock);
 	}
 	for (size_t t = 0; sync_ok && t < threads; t++) {
 		workers[t].state = &st;
 		workers[t].id = t;
-		if (pthread_create(&workers[t].thread, NULL, worker_main, &workers[t]) != 0)
+		if (hks_thread_create(&workers[t].thread, worker_main, &workers[t]) != 0)
 			break;
 		started++;
 	}
@@ -132,11 +126,11 @@ void cli_pool_run(const cli_pool *p)
 	} else {
 		deliver_in_order(&st, &bar);
 		for (size_t t = 0; t < started; t++)
-			pthread_join(workers[t].thread, NULL);
+			hks_thread_join(&workers[t].thread);
 	}
 	if (sync_ok) {
-		pthread_cond_destroy(&st.finished);
-		pthread_mutex_destroy(&st.lock);
+		hks_cond_destroy(&st.finished);
+		hks_mutex_destroy(&st.lock);
 	}
 	cli_progress_update(&bar, p->count);
 	cli_progress_finish(&bar);

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "platform.h"
+
 uint8_t *cli_read_file(const char *path, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = hks_platform_fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "hkspline: %s: %s\n", path, strerror(errno));
 		return NULL;
@@ -47,7 +49,7 @@ uint8_t *cli_read_file(const char *path, size_t *size)
 
 bool cli_write_file(const char *path, const void *data, size_t size)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f = hks_platform_fopen(path, "wb");
 	if (!f) {
 		fprintf(stderr, "hkspline: %s: %s\n", path, strerror(errno));
 		return false;

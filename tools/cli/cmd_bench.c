@@ -29,6 +29,8 @@
 #include <sys/resource.h>
 #endif
 
+#include "platform.h"
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: hkspline bench decode [--json] [--repeat N] [-j N] [--poses N] [--path auto|reference|sse2]\n"
@@ -44,9 +46,7 @@ static void usage(FILE *out)
 
 static double now_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return hks_platform_monotonic_seconds();
 }
 
 /* CPU time of the calling thread: on a shared machine it leaves out the time

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "platform.h"
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: hkspline bench encode [--json] [--solver havok|quality] [--compendium P]... PATH...\n"
@@ -36,17 +38,13 @@ static void usage(FILE *out)
 
 static double now_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return hks_platform_monotonic_seconds();
 }
 
 /* CPU time of this thread: on a loaded machine wall time overstates the cost. */
 static double cpu_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return hks_platform_thread_cpu_seconds();
 }
 
 static void report(bool json, size_t animations, uint64_t track_samples, double seconds, double cpu,

@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
+
+#include "platform.h"
 
 #define MANIFEST_NAME "_hkspline_bnd.txt"
 #define MANIFEST_MAGIC "hkspline-bnd 1"
@@ -366,15 +366,15 @@ static bool make_dir(const char *dir)
 	if (!tmp)
 		return false;
 	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
+		if (hks_platform_is_separator(*p)) {
+			char sep = *p;
 			*p = '\0';
-			mkdir(tmp, 0777); /* errors surface at the final mkdir / stat */
-			*p = '/';
+			hks_platform_mkdir(tmp); /* errors surface at the final mkdir / stat */
+			*p = sep;
 		}
 	free(tmp);
-	if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
-		struct stat st;
-		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+	if (hks_platform_mkdir(dir) == 0 || errno == EEXIST) {
+		if (hks_platform_path_kind(dir) == HKS_PATH_DIR)
 			return true;
 	}
 	fprintf(stderr, "hkspline: %s: cannot create folder (%s)\n", dir, strerror(errno));
@@ -440,7 +440,7 @@ static int bnd_extract(int argc, char **argv)
 	FILE *manifest = NULL;
 	if (num_members == 0) {
 		char *mp = join_path(dir, MANIFEST_NAME);
-		manifest = mp ? fopen(mp, "w") : NULL;
+		manifest = mp ? hks_platform_fopen(mp, "wb") : NULL;
 		if (!manifest) {
 			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir, strerror(errno));
 			free(mp);

@@ -30,7 +30,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+
+#include "platform.h"
 
 static void usage(FILE *out)
 {
@@ -98,11 +99,10 @@ static char *source_beside_json(const char *json_path, const char *source)
 	if (!slash || source[0] == '/')
 		return NULL;
 	size_t file_len = strcspn(source, ":");
-	char *file = strndup(source, file_len);
+	char *file = hks_platform_strndup(source, file_len);
 	if (!file)
 		return NULL;
-	struct stat st;
-	int here = stat(file, &st) == 0;
+	int here = hks_platform_path_kind(file) != HKS_PATH_NONE;
 	free(file);
 	if (here)
 		return NULL;
@@ -111,8 +111,8 @@ static char *source_beside_json(const char *json_path, const char *source)
 	if (!joined)
 		return NULL;
 	snprintf(joined, n, "%.*s%s", (int)dir_len, json_path, source);
-	char *jfile = strndup(joined, dir_len + file_len);
-	int there = jfile && stat(jfile, &st) == 0;
+	char *jfile = hks_platform_strndup(joined, dir_len + file_len);
+	int there = jfile && hks_platform_path_kind(jfile) != HKS_PATH_NONE;
 	free(jfile);
 	if (!there) {
 		free(joined);

@@ -22,9 +22,7 @@
 #include "cli_units.h"
 #include "progress.h"
 
-#include <pthread.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "platform.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +261,7 @@ typedef struct folder_job {
 	bool nomem;
 	bool csv, json;
 	unsigned incomplete;   /* comparisons that left something out (under lock) */
-	pthread_mutex_t lock;
+	hks_mutex lock;
 	cli_progress bar;
 } folder_job;
 
@@ -293,7 +291,7 @@ static void folder_pair_done(void *user, size_t index, const hks_dir_pair *p)
 {
 	folder_job *J = (folder_job *)user;
 	folder_out o = {NULL, 0};
-	FILE *out = open_memstream(&o.text, &o.size);
+	FILE *out = hks_platform_open_memstream(&o.text, &o.size);
 	if (!out)
 		return;
 	unsigned incomplete = 0;
@@ -324,8 +322,8 @@ static void folder_pair_done(void *user, size_t index, const hks_dir_pair *p)
 			fputc('\n', out);
 		}
 	}
-	fclose(out);
-	pthread_mutex_lock(&J->lock);
+	hks_platform_close_memstream(out);
+	hks_mutex_lock(&J->lock);
 	J->incomplete += incomplete;
 	if (index >= J->num_outs) {
 		size_t n = J->num_outs ? J->num_outs : 64;
@@ -344,7 +342,7 @@ static void folder_pair_done(void *user, size_t index, const hks_dir_pair *p)
 		J->nomem = true;
 		free(o.text);
 	}
-	pthread_mutex_unlock(&J->lock);
+	hks_mutex_unlock(&J->lock);
 }
 
 /* hks_dir_options.on_progress (serialized by the library). */
@@ -357,8 +355,7 @@ static void folder_progress(void *user, size_t done, size_t total)
 
 static bool is_directory(const char *p)
 {
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	return hks_platform_path_kind(p) == HKS_PATH_DIR;
 }
 
 static int compare_folders(const char *dir_a, const char *dir_b, const hks_comparison_options *co, bool csv,
@@ -368,7 +365,7 @@ static int compare_folders(const char *dir_a, const char *dir_b, const hks_compa
 	memset(&J, 0, sizeof(J));
 	J.csv = csv;
 	J.json = json;
-	pthread_mutex_init(&J.lock, NULL);
+	hks_mutex_init(&J.lock);
 	hks_dir_options o;
 	memset(&o, 0, sizeof(o));
 	o.compare = *co;
@@ -431,7 +428,7 @@ done:
 	for (size_t k = 0; k < J.num_outs; k++)
 		free(J.outs[k].text);
 	free(J.outs);
-	pthread_mutex_destroy(&J.lock);
+	hks_mutex_destroy(&J.lock);
 	return rc;
 }
 
@@ -527,7 +524,7 @@ int cmd_error(int argc, char **argv)
 				fprintf(stderr, "hkspline error: --shell-override wants 'GLOB=DISTANCE' (got '%s')\n", s);
 				goto done;
 			}
-			ovr_text[novr] = strndup(s, (size_t)(eq - s));
+			ovr_text[novr] = hks_platform_strndup(s, (size_t)(eq - s));
 			ovr[novr].pattern = ovr_text[novr];
 			ovr[novr].distance = d;
 			novr++;
@@ -585,8 +582,9 @@ int cmd_error(int argc, char **argv)
 			goto done;
 		}
 		if (jobs == 0) {
-			long np = sysconf(_SC_NPROCESSORS_ONLN);
-			jobs = np > 0 ? np : 1;
+			jobs = (long)hks_platform_cpu_count();
+			if (jobs < 1)
+				jobs = 1;
 		}
 		rc = compare_folders(paths[0], paths[1], &co, csv, json, csv_header, jobs, progress, strict);
 		goto done;

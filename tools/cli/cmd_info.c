@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "platform.h"
+
 /* Selector codes are 4 bits (FORMAT.md §2.3): 0-5 valid, 6-15 invalid. */
 #define SELECTOR_CODES 16
 
@@ -393,7 +395,7 @@ static void describe_one(void *ctx, size_t index, const char *path, hks_result r
 	if (r != HKS_OK || !ld)
 		return;
 	u->parsed = ld->status == HKS_OK;
-	FILE *out = open_memstream(&u->text, &u->size);
+	FILE *out = hks_platform_open_memstream(&u->text, &u->size);
 	if (!out) {
 		u->load = HKS_E_NOMEM;
 		return;
@@ -405,7 +407,7 @@ static void describe_one(void *ctx, size_t index, const char *path, hks_result r
 	} else {
 		print_text(out, ld);
 	}
-	if (fclose(out) != 0) {
+	if (hks_platform_close_memstream(out) != 0) {
 		free(u->text);
 		u->text = NULL;
 		u->load = HKS_E_NOMEM;

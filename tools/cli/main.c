@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "platform.h"
+
 typedef struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -34,6 +36,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	hks_platform_init_process(&argc, &argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -47,8 +50,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			if (cli_oodle_setup(&argc, argv) != 0)
+				return 2;
+			return cli_oodle_finish(commands[i].run(argc - 1, argv + 1));
+		}
 	fprintf(stderr, "hkspline: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return 2;

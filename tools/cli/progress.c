@@ -4,18 +4,17 @@
 
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "platform.h"
 
 double cli_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return hks_platform_monotonic_seconds();
 }
 
 void cli_progress_start(cli_progress *p, bool wanted, size_t total, const char *label)
 {
-	p->enabled = wanted && isatty(STDERR_FILENO);
+	p->enabled = wanted && hks_platform_is_terminal(stderr);
 	p->total = total;
 	p->last_drawn = (size_t)-1;
 	p->start_time = cli_now();
