@@ -26,6 +26,15 @@
 extern "C" {
 #endif
 
+/* Exported symbols. The shared library is compiled with -fvisibility=hidden:
+ * exactly what is declared between this push and the pop at the end of the
+ * header is exported from it, and nothing else (scripts/check_exports.sh
+ * verifies both directions). This pair is the one place where the export
+ * rule lives; a Windows DLL's dllexport/dllimport belongs here too. */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(default)
+#endif
+
 #define HKS_VERSION_MAJOR 0
 #define HKS_VERSION_MINOR 1
 #define HKS_VERSION_PATCH 0
@@ -1276,6 +1285,11 @@ hks_result hks_loader_load(hks_loader *loader, size_t index, hks_loaded **out);
 hks_result hks_loader_find_skeleton(hks_loader *loader, size_t index, hks_loaded **out);
 void hks_loaded_free(hks_loaded *loaded);
 void hks_loader_free(hks_loader *loader);
+
+/* End of the exported declarations (keep this block last; see the push above). */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
