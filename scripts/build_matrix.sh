@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build the whole project (library, CLI, tools, tests) with every compiler and
 # build type asked for, each in its own build directory, and report the time
-# and the number of compiler warnings of each build. Only builds: the test
+# and the number of compiler warnings of each build, and checks each shared
+# library's exported symbols (scripts/check_exports.sh). Only builds: the test
 # suite itself runs once, in scripts/test.sh.
 #
 # usage: scripts/build_matrix.sh [BUILD_ROOT]   (default: build-matrix beside the sources)
@@ -37,11 +38,16 @@ for cc in $compilers; do
 		elif ! cmake --build "$dir" --clean-first -j "$jobs" >>"$log" 2>&1; then
 			result="build failed"
 		fi
+		# The shared library of this compiler exports exactly hkspline.h's functions.
+		if [ "$result" = ok ] && [ -e "$dir/libhkspline.so" ] &&
+			! CC="$cc" "$src/scripts/check_exports.sh" "$dir/libhkspline.so" >>"$log" 2>&1; then
+			result="exports differ from hkspline.h"
+		fi
 		warnings=$(grep -c 'warning:' "$log" || true)
 		if [ "$result" = ok ] && [ "$warnings" -ne 0 ]; then result="warnings"; fi
 		[ "$result" = ok ] || status=1
 		printf '%-8s %-15s %8d %9d %s\n' "$cc" "$type" $(( $(date +%s) - t0 )) "$warnings" "$result"
-		if [ "$result" != ok ]; then grep -E 'warning:|error:' "$log" | sort -u | head -50; fi
+		if [ "$result" != ok ]; then grep -E 'warning:|error:|check_exports' "$log" | sort -u | head -50; fi
 	done
 done
 echo "build_matrix.sh: exit $status after $(( $(date +%s) - total_start )) s (logs: $root/*.log)"
