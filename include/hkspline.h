@@ -26,6 +26,15 @@
 extern "C" {
 #endif
 
+/* Exported symbols. The shared library is compiled with -fvisibility=hidden:
+ * exactly what is declared between this push and the pop at the end of the
+ * header is exported from it, and nothing else (scripts/check_exports.sh
+ * verifies both directions). This pair is the one place where the export
+ * rule lives; a Windows DLL's dllexport/dllimport belongs here too. */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(default)
+#endif
+
 #define HKS_VERSION_MAJOR 0
 #define HKS_VERSION_MINOR 1
 #define HKS_VERSION_PATCH 0
@@ -1822,6 +1831,10 @@ const hks_dcx_codec *hks_oodle_auto_codec(hks_oodle_auto *a);
  * found (the CLI exits with status 2 when there were any). */
 size_t hks_oodle_auto_missing(const hks_oodle_auto *a);
 void hks_oodle_auto_free(hks_oodle_auto *a);
+/* End of the exported declarations (keep this block last; see the push above). */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ build=${BUILD:-$src/build-fuzz}
 jobs=${JOBS:-2}
 CC=${CC:-clang}
 export CC
-cmake -S "$src" -B "$build" -DHKS_FUZZ=ON -DHKS_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$src" -B "$build" -DHKS_FUZZ=ON -DHKS_TESTS=OFF -DHKS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 targets=${*:-$(cd "$src/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 cmake --build "$build" -j"$jobs" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done)
 work=$(mktemp -d "${TMPDIR:-/tmp}/hks-fuzz.XXXXXX")

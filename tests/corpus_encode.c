@@ -175,7 +175,7 @@ static void count_component(group *g, int mode, int part, double d, double bound
 	}
 	if (mode == 0 && d / bound > g->worst_ratio) {
 		g->worst_ratio = d / bound;
-		snprintf(g->worst, sizeof(g->worst), "%s: %.4g / %.4g", where, d, bound);
+		snprintf(g->worst, sizeof(g->worst), "%.360s: %.4g / %.4g", where, d, bound); /* `where` cut to fit */
 	}
 }
 

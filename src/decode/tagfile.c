@@ -229,7 +229,7 @@ static hks_result get_ref(tag_reader *r, const tag_view *v, const char *name, ui
 
 static hks_result string_at(tag_reader *r, uint32_t off, const char *name, const char **out)
 {
-	uint32_t idx;
+	uint32_t idx = 0;
 	HKS_TRY(item_ref(r, off, HKS_TAG_ITEM_ARRAY, name, &idx));
 	if (!idx) {
 		*out = NULL;
@@ -363,7 +363,7 @@ static hks_result for_each_pointer(tag_reader *r, const tag_view *v, const char 
 		                "member %s: elements are not pointers", name);
 	for (uint32_t i = 0; i < n; i++) {
 		tag_view e = element(r, item, i);
-		uint32_t obj;
+		uint32_t obj = 0;
 		HKS_TRY(item_ref(r, e.off, HKS_TAG_ITEM_OBJECT, name, &obj));
 		if (obj)
 			HKS_TRY(fn(r, obj));

@@ -213,7 +213,7 @@ static hks_result read_index(hks_cursor *c, const hks_tag_types *t, uint32_t *ou
 static hks_result read_u32v(hks_cursor *c, uint32_t *out, const char *what)
 {
 	int64_t at = hks_cursor_offset(c);
-	uint64_t v;
+	uint64_t v = 0;
 	HKS_TRY(hks_tag_read_varint(c, &v, what));
 	if (v > UINT32_MAX)
 		return hks_fail(c->ctx, HKS_E_MALFORMED, at, "%s %llu does not fit 32 bits", what, (unsigned long long)v);
@@ -226,7 +226,7 @@ static hks_result parse_bodies(hks_ctx *ctx, hks_arena *arena, hks_cursor *c, co
 {
 	while (c->pos < c->size) {
 		int64_t at = hks_cursor_offset(c);
-		uint32_t index;
+		uint32_t index = 0;
 		HKS_TRY(read_index(c, t, &index, "type body index"));
 		if (index == 0)
 			continue; /* a skip entry / the zero padding of the section */
@@ -266,7 +266,7 @@ static hks_result parse_bodies(hks_ctx *ctx, hks_arena *arena, hks_cursor *c, co
 				return nomem(ctx);
 			for (uint32_t k = 0; k < n; k++) {
 				hks_tag_member *m = &ty->members[k];
-				uint32_t name;
+				uint32_t name = 0;
 				int64_t mat = hks_cursor_offset(c);
 				HKS_TRY(read_u32v(c, &name, "member name index"));
 				if (name >= fstr->n)

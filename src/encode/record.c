@@ -67,7 +67,7 @@ hks_result hks_rec_get_varint(hks_cursor *c, uint64_t *v, const char *what)
 hks_result hks_rec_get_count(hks_cursor *c, uint64_t max, uint32_t *v, const char *what)
 {
 	int64_t start = hks_cursor_offset(c);
-	uint64_t x;
+	uint64_t x = 0;
 	HKS_TRY(hks_rec_get_varint(c, &x, what));
 	if (x > max || x > UINT32_MAX)
 		return hks_fail(c->ctx, HKS_E_MALFORMED, start, "%s: %llu exceeds %llu", what, (unsigned long long)x,
@@ -260,7 +260,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		for (uint32_t i = 0; i < r->num_entries; i++) {
 			hks_rec_entry *e = &r->entries[i];
 			int64_t at = hks_cursor_offset(c);
-			uint64_t gap;
+			uint64_t gap = 0;
 			HKS_TRY(hks_rec_get_varint(c, &gap, "entry index"));
 			if (gap >= units || next + gap >= units)
 				return hks_fail(ctx, HKS_E_MALFORMED, at, "entry %u: part index beyond the %llu parts", i,

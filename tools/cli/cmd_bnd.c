@@ -702,7 +702,7 @@ static int bnd_pack(int argc, char **argv)
 			have_magic = true;
 			continue;
 		}
-		char *f[6];
+		char *f[6] = {0};
 		int nf = split_tabs(line, f, 6);
 		if (!strcmp(f[0], "bnd4-header") && nf == 2 && !bnd) {
 			uint8_t header[HKS_BND4_HEADER_SIZE];
