@@ -310,6 +310,39 @@ static void print_list(const char *what, const char *const *names, const int32_t
 	fprintf(stderr, "%s\n", n > 24 ? " ..." : "");
 }
 
+static const char *bone_name(const hks_skeleton *sk, int32_t b)
+{
+	const char *bn = b >= 0 && (uint32_t)b < sk->num_bones && sk->bone_names ? sk->bone_names[b] : NULL;
+	return bn ? bn : "?";
+}
+
+/* The rest-pose comparison (docs/GLTF.md "Rest poses"): converted bones as a note, other
+ * differences as a warning with the bones and sizes. */
+static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *sk)
+{
+	if (ga->num_axis_bones)
+		fprintf(stderr,
+		        "hkspline encode: %u bone(s) have other local axes in the glTF than in the skeleton (up to %.1f deg; "
+		        "e.g. Blender's bone_heuristic TEMPERANCE or FORTUNE): converted to the skeleton's bone frames\n",
+		        ga->num_axis_bones, ga->max_axis_angle * 57.29577951308232);
+	if (!ga->num_rest_bones)
+		return;
+	fprintf(stderr, "hkspline encode: warning: the glTF rest pose of %u bone(s) differs from the skeleton's "
+	                "reference pose by more than a change of axes (their animation is used as it is):",
+	        ga->num_rest_bones);
+	for (uint32_t i = 0; i < ga->num_rest_bones && i < 16; i++) {
+		fprintf(stderr, " %s (", bone_name(sk, ga->rest_bones[i]));
+		if (ga->rest_hierarchy[i])
+			fprintf(stderr, "other parent%s", ga->rest_translation[i] > 1e-4f || ga->rest_scale[i] > 1e-4f ? ", " : "");
+		if (ga->rest_translation[i] > 1e-4f)
+			fprintf(stderr, "translation %.4g m%s", (double)ga->rest_translation[i], ga->rest_scale[i] > 1e-4f ? ", " : "");
+		if (ga->rest_scale[i] > 1e-4f)
+			fprintf(stderr, "scale %.4g", (double)ga->rest_scale[i]);
+		fprintf(stderr, ")");
+	}
+	fprintf(stderr, "%s\n", ga->num_rest_bones > 16 ? " ..." : "");
+}
+
 int cli_encode_gltf(int argc, char **argv)
 {
 	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
@@ -532,6 +565,7 @@ int cli_encode_gltf(int argc, char **argv)
 	print_list("track bone(s) have no glTF node (reference pose used)", NULL, ga->missing_bones, sk,
 	           ga->num_missing_bones);
 	print_list("track bone(s) are not animated (node pose used)", NULL, ga->static_bones, sk, ga->num_static_bones);
+	print_rest_report(ga, sk);
 	if (like)
 		print_list("float slot(s) not in the glTF extras (reference value used)", ga->missing_float_slots, NULL, sk,
 		           ga->num_missing_float_slots);
