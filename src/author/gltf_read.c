@@ -895,9 +895,11 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 		}
 	out->key_span = span;
 	out->off_grid = out->key_step > 0 && fabs(out->key_step - (double)fdf) > 1e-3 * (double)fdf;
-	/* a final key within half a frame (of the coarser of the key step and the target step)
-	 * of the target duration is taken as the target duration: no frame added or dropped */
-	double half = 0.5 * (out->key_step > (double)fdf ? out->key_step : (double)fdf);
+	/* a final key within half a frame of the target duration is taken as the target
+	 * duration: no frame added or dropped. Keys on a coarser grid (Blender at 24 fps for
+	 * a 60 fps clip) end on the last whole key frame inside the clip: up to one key step
+	 * short, which is snapped too. */
+	double half = out->off_grid && out->key_step > (double)fdf ? out->key_step * (1 - 1e-6) : 0.5 * (double)fdf;
 	int snap = 0;
 	if (o && o->duration > 0 && fabs(span - (double)o->duration) <= half) {
 		double want = floor((double)o->duration / (double)fdf + 0.5) + 1;

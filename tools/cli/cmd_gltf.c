@@ -331,8 +331,16 @@ static bool part_untouched(const hks_gltf_animation *ga, uint32_t T, uint32_t t,
 	for (uint32_t f = 0; f < ga->num_frames; f++) {
 		const float *a = ga->transforms + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0;
 		const float *b = orig + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0;
+		/* rotations: the export normalizes (a spline's decoded quaternions are not unit
+		 * length), so the original is compared normalized */
+		double n = 1;
+		if (comps == 4) {
+			n = sqrt((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2] + (double)b[3] * b[3]);
+			if (!(n > 0))
+				return false;
+		}
 		for (uint32_t k = 0; k < comps; k++)
-			if (!(fabs((double)a[k] - (double)b[k]) <= tol))
+			if (!(fabs((double)a[k] - (double)b[k] / n) <= tol))
 				return false;
 	}
 	return true;
@@ -413,7 +421,7 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 {
 	if (ga->num_axis_bones)
 		fprintf(stderr,
-		        "hkspline encode: %u bone(s) have other local axes in the glTF than in the skeleton (up to %.1f deg; "
+		        "hkspline encode: %u bone(s) have other local axes in the glTF than in the skeleton (up to %.3g deg; "
 		        "e.g. Blender's bone_heuristic TEMPERANCE or FORTUNE): converted to the skeleton's bone frames\n",
 		        ga->num_axis_bones, ga->max_axis_angle * 57.29577951308232);
 	if (!ga->num_rest_bones)
@@ -809,7 +817,7 @@ int cli_encode_gltf(int argc, char **argv)
 			        same ? "untouched: --like's samples kept bit for bit" : "changed: the glTF's samples");
 		}
 	}
-	if (like)
+	if (like && !(orig_frames && orig_frames == ga->num_frames))
 		print_list("float slot(s) not in the glTF extras (reference value used)", ga->missing_float_slots, NULL, sk,
 		           ga->num_missing_float_slots);
 	else if (F) {
