@@ -605,7 +605,7 @@ typedef struct rest_info {
 	uint8_t *bad_parent;  /* per bone: the glTF parent is not the skeleton's parent */
 } rest_info;
 
-#define REST_AXIS_EPS 1e-5 /* radians: smaller changes of axes are f32 noise of the writer */
+#define REST_AXIS_EPS 1e-4 /* radians: smaller changes of axes are f32 noise of the writer */
 #define REST_DIFF_EPS 1e-4 /* m or scale units: rest-pose differences reported */
 
 static int32_t havok_parent(const hks_skeleton *sk, uint32_t b)

@@ -290,7 +290,7 @@ static void encode_usage(FILE *out)
 	        "  --fps F          target frame rate without --like (default 30)\n"
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n"
 	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
-	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 1e-5) take\n"
+	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 1e-4) take\n"
 	        "                   them bit for bit (docs/GLTF.md \"Alignment with --like\")\n"
 	        "  --record R       record of ORIGINAL (hkspline recompress ORIGINAL --record R): untouched parts keep\n"
 	        "                   their original bytes\n"
@@ -321,11 +321,15 @@ static void print_list(const char *what, const char *const *names, const int32_t
 typedef struct align_report {
 	uint32_t tracks_untouched, parts_untouched, floats_untouched;
 	uint64_t signs_matched;
+	uint32_t changed[8];    /* the first changed tracks */
+	double changed_by[8];   /* ... their largest component difference */
+	const char *changed_part[8];
+	uint32_t num_changed;
 } align_report;
 
 /* Whether part [k0, k0 + comps) of track t equals the original's frames within tol. */
 static bool part_untouched(const hks_gltf_animation *ga, uint32_t T, uint32_t t, uint32_t k0, uint32_t comps,
-                           const float *orig, double tol)
+                           const float *orig, double tol, double *worst)
 {
 	size_t stride = (size_t)T * HKS_TRACK_SAMPLE_FLOATS;
 	for (uint32_t f = 0; f < ga->num_frames; f++) {
@@ -339,11 +343,13 @@ static bool part_untouched(const hks_gltf_animation *ga, uint32_t T, uint32_t t,
 			if (!(n > 0))
 				return false;
 		}
-		for (uint32_t k = 0; k < comps; k++)
-			if (!(fabs((double)a[k] - (double)b[k] / n) <= tol))
-				return false;
+		for (uint32_t k = 0; k < comps; k++) {
+			double d = fabs((double)a[k] - (double)b[k] / n);
+			if (!(d <= *worst))
+				*worst = isnan(d) ? INFINITY : d;
+		}
 	}
-	return true;
+	return *worst <= tol;
 }
 
 /* Per frame, the quaternion sign of the original's decoded frame (the same rotation:
@@ -369,10 +375,18 @@ static align_report align_with_original(hks_gltf_animation *ga, uint32_t T, uint
 			}
 		}
 		static const uint32_t k0[3] = {0, 3, 7}, nc[3] = {3, 4, 3};
+		static const char *const part_name[3] = {"translation", "rotation", "scale"};
 		uint32_t same = 0;
 		for (int p = 0; p < 3; p++) {
-			if (!part_untouched(ga, T, t, k0[p], nc[p], orig_tr, tol))
+			double worst = 0;
+			if (!part_untouched(ga, T, t, k0[p], nc[p], orig_tr, tol, &worst)) {
+				if (r.num_changed < 8 && (!r.num_changed || r.changed[r.num_changed - 1] != t)) {
+					r.changed[r.num_changed] = t;
+					r.changed_by[r.num_changed] = worst;
+					r.changed_part[r.num_changed++] = part_name[p];
+				}
 				continue;
+			}
 			same++;
 			for (uint32_t f = 0; f < ga->num_frames; f++)
 				memcpy(ga->transforms + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0[p],
@@ -448,7 +462,7 @@ int cli_encode_gltf(int argc, char **argv)
 	size_t ncomps = 0;
 	const char *in = NULL, *out_path = NULL, *skeleton = NULL, *like = NULL, *sdk = NULL, *into = NULL,
 	           *name = NULL, *anim_sel = NULL;
-	double fps = 0, untouched_tol = 1e-5;
+	double fps = 0, untouched_tol = 1e-4;
 	int rc = 2, unguarded = 0, degree = 0;
 	const char *record_path = NULL;
 	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
@@ -804,6 +818,13 @@ int cli_encode_gltf(int argc, char **argv)
 		        "decoded frames within %g: taken bit for bit; %llu quaternion signs matched to %s's\n",
 		        ar.tracks_untouched, T, ar.parts_untouched, 3 * T, ar.floats_untouched, F, like, untouched_tol,
 		        (unsigned long long)ar.signs_matched, like);
+		if (ar.tracks_untouched < T) {
+			fprintf(stderr, "hkspline encode: changed tracks (fitted afresh):");
+			for (uint32_t k = 0; k < ar.num_changed; k++)
+				fprintf(stderr, " %s (%s by %.3g)", bone_name(sk, track_to_bone[ar.changed[k]]), ar.changed_part[k],
+				        ar.changed_by[k]);
+			fprintf(stderr, "%s\n", T - ar.tracks_untouched > ar.num_changed ? " ..." : "");
+		}
 		/* root motion: --like's samples bit for bit when within the tolerance */
 		if (ga->has_root_motion && oa->reference_frame >= 0 && (uint32_t)oa->reference_frame < file->num_reference_frames) {
 			const hks_reference_frame *rf = &file->reference_frames[oa->reference_frame];
