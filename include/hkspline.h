@@ -1100,6 +1100,8 @@ typedef struct hks_gltf_animation {
 	const float *rest_scale;            /* ... largest scale difference */
 	const uint8_t *rest_hierarchy;      /* ... nonzero: the glTF parent is not the skeleton's parent */
 	uint32_t num_rest_bones;
+	const uint8_t *rest_unit_scale;     /* ... nonzero: the glTF rest scale is 1 (a client without rest
+	                                       scales, e.g. Blender's bones) */
 	/* key-time grid (docs/GLTF.md "Frame grid") */
 	double key_step;                    /* the keys' time step (s); 0: no channel has two keys */
 	int off_grid;                       /* the key step is not the target frame step: resampled */

@@ -670,10 +670,12 @@ static hks_result rest_poses(gr *g, const hks_skeleton *sk, const json_t *nodes,
 	float *rest_t = (float *)hks_arena_array(g->arena, nb + 1, sizeof(float));
 	float *rest_s = (float *)hks_arena_array(g->arena, nb + 1, sizeof(float));
 	uint8_t *rest_h = (uint8_t *)hks_arena_array(g->arena, nb + 1, 1);
+	uint8_t *rest_u = (uint8_t *)hks_arena_array(g->arena, nb + 1, 1);
 	if (!parent_node || !node_bone || !hparent || !ql || !hl || !gw || !hw || !gt || !gs || !state || !stack ||
 	    !ri->node || !ri->gparent || !ri->qc || !ri->axes || !ri->bad_parent || !axis_bones || !rest_bones ||
-	    !rest_t || !rest_s || !rest_h)
+	    !rest_t || !rest_s || !rest_h || !rest_u)
 		return nomem(g);
+	out->rest_unit_scale = rest_u;
 	out->axis_bones = axis_bones;
 	out->rest_bones = rest_bones;
 	out->rest_translation = rest_t;
@@ -772,6 +774,8 @@ static hks_result rest_poses(gr *g, const hks_skeleton *sk, const json_t *nodes,
 			rest_bones[out->num_rest_bones] = (int32_t)b;
 			rest_t[out->num_rest_bones] = (float)dt;
 			rest_s[out->num_rest_bones] = (float)ds;
+			rest_u[out->num_rest_bones] = fabsf(gs[b][0] - 1) <= 1e-6f && fabsf(gs[b][1] - 1) <= 1e-6f &&
+			                              fabsf(gs[b][2] - 1) <= 1e-6f;
 			rest_h[out->num_rest_bones++] = ri->bad_parent[b];
 		}
 	}

@@ -25,7 +25,7 @@ def main(argv):
         if args[i] == "--heuristic":
             heuristic = args[i + 1]
         elif args[i] == "--fps":
-            fps = int(args[i + 1])
+            fps = float(args[i + 1])
         elif args[i] == "--edit-bone":
             edit = args[i + 1]
         else:
@@ -37,8 +37,10 @@ def main(argv):
     bpy.ops.object.delete()
     scene = bpy.context.scene
     if fps > 0:
-        scene.render.fps = fps
-        scene.render.fps_base = 1.0
+        # Blender's rate is fps / fps_base with a whole fps (0.25 fps: 1 / 4)
+        whole = max(1, int(round(fps)))
+        scene.render.fps = whole
+        scene.render.fps_base = whole / fps
     bpy.ops.import_scene.gltf(filepath=src, bone_heuristic=heuristic)
     edited = 0
     if edit:
@@ -60,8 +62,8 @@ def main(argv):
             return 1
     fmt = "GLB" if dst.lower().endswith(".glb") else "GLTF_SEPARATE"
     bpy.ops.export_scene.gltf(filepath=dst, export_format=fmt)
-    print("ROUNDTRIP ok heuristic=%s fps=%d frames=%d..%d edited=%d" %
-          (heuristic, scene.render.fps, scene.frame_start, scene.frame_end, edited))
+    print("ROUNDTRIP ok heuristic=%s fps=%g frames=%d..%d edited=%d" %
+          (heuristic, scene.render.fps / scene.render.fps_base, scene.frame_start, scene.frame_end, edited))
     return 0
 
 

@@ -111,7 +111,7 @@ def blender(script_args, work, log):
     ok = rc == 0 and "ROUNDTRIP ok" in out
     if not ok:
         print(out[-2000:], err[-2000:])
-    log.append(" ".join(script_args[2:]))
+    log.append(" ".join(script_args[2:]) or "Blender's defaults (24 fps)")
     return ok
 
 
@@ -136,7 +136,8 @@ def one_clip(cli, clip, comps, work, stats):
     base = json.loads(bo)
     extras = glb_json(glb)["animations"][0]["extras"]["hkspline"]
     frames, fd = extras["frames"], extras["frame_duration"]
-    fps = round(1.0 / fd)
+    rate = 1.0 / fd
+    fps = round(rate) if abs(rate - round(rate)) < 1e-3 * rate else rate
     has_rm = extras.get("root_motion") is not None
     tracks = extras["tracks"]
     with open(clip, "rb") as f:
@@ -144,8 +145,8 @@ def one_clip(cli, clip, comps, work, stats):
     log = []
     for h in HEURISTICS:
         bl = os.path.join(work, "bl_%s.glb" % h)
-        if not check(blender([glb, bl, "--heuristic", h, "--fps", str(fps)], work, log),
-                     "%s: Blender round trip %s at %d fps" % (clip, h, fps)):
+        if not check(blender([glb, bl, "--heuristic", h, "--fps", "%.9g" % fps], work, log),
+                     "%s: Blender round trip %s at %g fps" % (clip, h, fps)):
             continue
         out_hkx = os.path.join(work, "out.hkx")
         rc, out, err = run([cli, "encode", bl, "--like", clip, "-o", out_hkx] + comps)
@@ -155,8 +156,18 @@ def one_clip(cli, clip, comps, work, stats):
         st["clips"] += 1
         st["warnings"] += sum(1 for line in err.splitlines() if "warning" in line)
         check((" %d frames at" % frames) in out, "%s %s: frame count %d not kept: %s" % (clip, h, frames, out[-400:]))
-        check("warning" not in err, "%s %s: a warning at the clip's own rate: %s" % (clip, h, err[-600:]))
-        check("untouched: %d of %d tracks" % (len(tracks), len(tracks)) in err,
+        # Blender's bones have no rest scale: with other local axes, a non-uniform animated scale
+        # is approximated by Blender itself; the encode says so (docs/GLTF.md "Blender")
+        approx = "may be approximated" in err
+        if approx:
+            st["scale_approximated"] = st.get("scale_approximated", 0) + 1
+            print("note: %s %s: Blender approximates a non-uniform scale in other axes (warned); "
+                  "untouched / bound / record checks not applied" % (clip, h))
+        # Blender's importer takes the scene's whole fps (not fps_base): a clip of another rate
+        # (a 2-frame clip of 0.25 fps) is resampled and warned about at any setting
+        whole_rate = fps == round(fps) and fps >= 1
+        check("warning" not in err or approx or not whole_rate, "%s %s: a warning at the clip's own rate: %s" % (clip, h, err[-600:]))
+        check(approx or "untouched: %d of %d tracks" % (len(tracks), len(tracks)) in err,
               "%s %s: not every track untouched: %s" % (clip, h, err[-600:]))
         if has_rm:
             check("root motion untouched" in err, "%s %s: root motion lost: %s" % (clip, h, err[-400:]))
@@ -171,7 +182,7 @@ def one_clip(cli, clip, comps, work, stats):
             sb = max(0.001 + 4.0 / 65535, base["max_scale"])
             within = (e["frames"] == frames and e["max_translation"] <= tb and e["max_scale"] <= sb and
                       e["max_rotation_deg"] <= max(ROT_BOUND_DEG, base["max_rotation_deg"]))
-            check(within, "%s %s: beyond the bound: translation %g, rotation %g deg, scale %g, frames %d" %
+            check(within or approx, "%s %s: beyond the bound: translation %g, rotation %g deg, scale %g, frames %d" %
                   (clip, h, e["max_translation"], e["max_rotation_deg"], e["max_scale"], e["frames"]))
         st["within"] += within
         rec_hkx = os.path.join(work, "rec.hkx")
@@ -180,24 +191,26 @@ def one_clip(cli, clip, comps, work, stats):
         if check(rc == 0, "%s %s: encode --record: %s" % (clip, h, err[-400:])):
             with open(rec_hkx, "rb") as f:
                 ident = f.read() == original
-            check(ident, "%s %s: unedited export with the record is not the original's bytes" % (clip, h))
+            check(ident or approx, "%s %s: unedited export with the record is not the original's bytes" % (clip, h))
         st["identical"] += ident
     # Blender's default 24 fps
     bl = os.path.join(work, "bl_24.glb")
     if check(blender([glb, bl], work, log), "%s: Blender round trip at 24 fps" % clip):
         rc, out, err = run([cli, "encode", bl, "--like", clip, "-o", os.path.join(work, "o24.hkx")] + comps)
-        st = stats.setdefault("24 fps", {"clips": 0, "within": 0, "identical": 0, "warnings": 0})
+        st = stats.setdefault("24 fps", {"clips": 0, "encoded": 0, "rate_warned": 0, "frames_kept": 0, "warnings": 0})
         st["clips"] += 1
         st["warnings"] += sum(1 for line in err.splitlines() if "warning" in line)
-        check(rc == 0, "%s 24 fps: encode failed: %s" % (clip, err[-400:]))
+        st["encoded"] += check(rc == 0, "%s 24 fps: encode failed: %s" % (clip, err[-400:]))
         if fps != 24:
-            check("set Blender's scene frame rate to %d" % fps in err, "%s 24 fps: no frame-rate warning" % clip)
-        check((" %d frames at" % frames) in out, "%s 24 fps: frame count %d not kept: %s" % (clip, frames, out[-300:]))
+            st["rate_warned"] += check("set Blender's scene frame rate to %.4g" % fps in err,
+                                       "%s 24 fps: no frame-rate warning" % clip)
+        st["frames_kept"] += check((" %d frames at" % frames) in out,
+                                   "%s 24 fps: frame count %d not kept: %s" % (clip, frames, out[-300:]))
     # one-bone edit
     edit_track = len(tracks) // 2
     bone = tracks[edit_track]
     bl = os.path.join(work, "bl_edit.glb")
-    if check(blender([glb, bl, "--fps", str(fps), "--edit-bone", bone], work, log), "%s: Blender edit" % clip):
+    if check(blender([glb, bl, "--fps", "%.9g" % fps, "--edit-bone", bone], work, log), "%s: Blender edit" % clip):
         ed = os.path.join(work, "edit.hkx")
         rc, out, err = run([cli, "encode", bl, "--like", clip, "--record", rec, "-o", ed] + comps)
         if check(rc == 0, "%s edit: encode --record: %s" % (clip, err[-400:])):
@@ -210,7 +223,7 @@ def one_clip(cli, clip, comps, work, stats):
                 stats.setdefault("edit", {"clips": 0, "only_edited": 0})
                 stats["edit"]["clips"] += 1
                 stats["edit"]["only_edited"] += differ == [edit_track]
-    print("%s: %d frames at %d fps, %d tracks, root motion %s; Blender runs: %s" %
+    print("%s: %d frames at %g fps, %d tracks, root motion %s; Blender runs: %s" %
           (name, frames, fps, len(tracks), "yes" if has_rm else "no", "; ".join(log)))
 
 

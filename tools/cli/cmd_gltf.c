@@ -440,10 +440,26 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 		        ga->num_axis_bones, ga->max_axis_angle * 57.29577951308232);
 	if (!ga->num_rest_bones)
 		return;
+	uint32_t scale_only = 0;
+	for (uint32_t i = 0; i < ga->num_rest_bones; i++)
+		scale_only += ga->rest_unit_scale[i] && !ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f);
+	if (scale_only)
+		fprintf(stderr, "hkspline encode: %u bone(s) have a scaled reference pose and no scale in the glTF's rest pose "
+		                "(Blender's bones carry none): their animated scale is used as it is%s\n",
+		        scale_only,
+		        ga->num_axis_bones ? "; with other local axes a non-uniform scale may be approximated (Blender's "
+		                             "bone_heuristic BLENDER keeps it exactly)"
+		                           : "");
+	if (scale_only == ga->num_rest_bones)
+		return;
 	fprintf(stderr, "hkspline encode: warning: the glTF rest pose of %u bone(s) differs from the skeleton's "
-	                "reference pose by more than a change of axes (their animation is used as it is):",
-	        ga->num_rest_bones);
-	for (uint32_t i = 0; i < ga->num_rest_bones && i < 16; i++) {
+	                "reference pose by more than a change of axes (edited rest pose? their animation is taken as "
+	                "it is):",
+	        ga->num_rest_bones - scale_only);
+	for (uint32_t i = 0, shown = 0; i < ga->num_rest_bones && shown < 16; i++) {
+		if (ga->rest_unit_scale[i] && !ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f))
+			continue;
+		shown++;
 		fprintf(stderr, " %s (", bone_name(sk, ga->rest_bones[i]));
 		if (ga->rest_hierarchy[i])
 			fprintf(stderr, "other parent%s", ga->rest_translation[i] > 1e-4f || ga->rest_scale[i] > 1e-4f ? ", " : "");
@@ -788,7 +804,7 @@ int cli_encode_gltf(int argc, char **argv)
 		double key_fps = 1.0 / ga->key_step, target_fps = 1.0 / (double)ga->frame_duration;
 		fprintf(stderr,
 		        "hkspline encode: warning: the glTF's keys are %.4g fps apart, the target rate (%s) is %.4g fps: "
-		        "resampled, which smooths the motion; to avoid it set Blender's scene frame rate to %.0f before "
+		        "resampled, which smooths the motion; to avoid it set Blender's scene frame rate to %.4g before "
 		        "importing (Output Properties > Frame Rate)\n",
 		        key_fps, rate_from, target_fps, target_fps);
 	}
@@ -829,9 +845,12 @@ int cli_encode_gltf(int argc, char **argv)
 		if (ga->has_root_motion && oa->reference_frame >= 0 && (uint32_t)oa->reference_frame < file->num_reference_frames) {
 			const hks_reference_frame *rf = &file->reference_frames[oa->reference_frame];
 			bool same = rf->num_samples == ga->num_frames;
+			/* the heading (w) is an angle: compared modulo 2 pi (the glTF rotation gives -pi for pi) */
 			for (uint32_t f = 0; same && f < ga->num_frames; f++)
-				for (int k = 0; k < 4 && same; k++)
-					same = fabs((double)ga->root_motion[f][k] - (double)rf->samples[f][k]) <= untouched_tol;
+				for (int k = 0; k < 4 && same; k++) {
+					double d = (double)ga->root_motion[f][k] - (double)rf->samples[f][k];
+					same = fabs(k == 3 ? remainder(d, 6.283185307179586) : d) <= untouched_tol;
+				}
 			if (same)
 				memcpy(ga->root_motion, rf->samples, (size_t)ga->num_frames * sizeof(float[4]));
 			fprintf(stderr, "hkspline encode: root motion %s\n",
