@@ -371,8 +371,9 @@ static int key_time_ok(float t, uint32_t f, double fps)
 {
 	double p = (double)t * fps;
 	float pf = t * (float)fps;
+	/* never below the frame either: a reader that truncates (Blender) gets f too */
 	return floor(p + 0.5) == (double)f && floor(p + 1e-4) == (double)f && floorf(pf + 0.5f) == (float)f &&
-	       floorf(pf + 1e-4f) == (float)f;
+	       floorf(pf + 1e-4f) == (float)f && p >= (double)f && pf >= (float)f;
 }
 
 /* Key time of frame f (see write_clip); without a usable rate f · frameDuration. */
@@ -408,8 +409,8 @@ static hks_result write_clip(gw *w, const hks_gltf_clip *c, uint32_t index, floa
 	snprintf(name, sizeof(name), "animation %u", index);
 	json_t *jname = c->name ? json_string(c->name) : NULL; /* NULL also for a name that is not UTF-8 */
 	JSET(anim, "name", jname ? jname : json_string(name));
-	/* times: the f32 nearest f / fps such that round(t · fps) and floor(t · fps + 1e-4)
-	 * give f in f32 and in double (docs/GLTF.md "Key times"), fps the whole rate when
+	/* times: the f32 nearest f / fps such that round(t · fps), floor(t · fps + 1e-4) and
+	 * floor(t · fps) give f in f32 and in double (docs/GLTF.md "Key times"), fps the whole rate when
 	 * 1 / frameDuration is one (Blender truncates t · fps to its frame) */
 	double fps = c->frame_duration > 0 ? 1.0 / (double)c->frame_duration : 0;
 	if (fps > 0 && fabs(fps - floor(fps + 0.5)) < 1e-3 * fps)
