@@ -802,11 +802,14 @@ int cli_encode_gltf(int argc, char **argv)
 	print_rest_report(ga, sk);
 	if (ga->off_grid) {
 		double key_fps = 1.0 / ga->key_step, target_fps = 1.0 / (double)ga->frame_duration;
+		char keep[96] = "";
+		if (!like)
+			snprintf(keep, sizeof(keep), ", or pass --fps %.4g to keep the glTF's rate", key_fps);
 		fprintf(stderr,
 		        "hkspline encode: warning: the glTF's keys are %.4g fps apart, the target rate (%s) is %.4g fps: "
 		        "resampled, which smooths the motion; to avoid it set Blender's scene frame rate to %.4g before "
-		        "importing (Output Properties > Frame Rate)\n",
-		        key_fps, rate_from, target_fps, target_fps);
+		        "importing (Output Properties > Frame Rate)%s\n",
+		        key_fps, rate_from, target_fps, target_fps, keep);
 	}
 	if (like && (ga->num_frames != (uint32_t)oa->spline.num_frames || ga->duration != oa->duration))
 		fprintf(stderr,
