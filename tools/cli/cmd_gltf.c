@@ -290,7 +290,7 @@ static void encode_usage(FILE *out)
 	        "  --fps F          target frame rate without --like (default 30)\n"
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n"
 	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
-	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 1e-4) take\n"
+	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 5e-4) take\n"
 	        "                   them bit for bit (docs/GLTF.md \"Alignment with --like\")\n"
 	        "  --record R       record of ORIGINAL (hkspline recompress ORIGINAL --record R): untouched parts keep\n"
 	        "                   their original bytes\n"
@@ -478,7 +478,7 @@ int cli_encode_gltf(int argc, char **argv)
 	size_t ncomps = 0;
 	const char *in = NULL, *out_path = NULL, *skeleton = NULL, *like = NULL, *sdk = NULL, *into = NULL,
 	           *name = NULL, *anim_sel = NULL;
-	double fps = 0, untouched_tol = 1e-4;
+	double fps = 0, untouched_tol = 5e-4;
 	int rc = 2, unguarded = 0, degree = 0;
 	const char *record_path = NULL;
 	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
