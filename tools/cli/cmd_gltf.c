@@ -429,6 +429,15 @@ static const char *bone_name(const hks_skeleton *sk, int32_t b)
 	return bn ? bn : "?";
 }
 
+static double max_rest_scale(const hks_gltf_animation *ga)
+{
+	double m = 0;
+	for (uint32_t i = 0; i < ga->num_rest_bones; i++)
+		if (!ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f) && ga->rest_scale[i] > m)
+			m = ga->rest_scale[i];
+	return m;
+}
+
 /* The rest-pose comparison (docs/GLTF.md "Rest poses"): converted bones as a note, other
  * differences as a warning with the bones and sizes. */
 static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *sk)
@@ -442,11 +451,11 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 		return;
 	uint32_t scale_only = 0;
 	for (uint32_t i = 0; i < ga->num_rest_bones; i++)
-		scale_only += ga->rest_unit_scale[i] && !ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f);
+		scale_only += !ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f);
 	if (scale_only)
-		fprintf(stderr, "hkspline encode: %u bone(s) have a scaled reference pose and no scale in the glTF's rest pose "
-		                "(Blender's bones carry none): their animated scale is used as it is%s\n",
-		        scale_only,
+		fprintf(stderr, "hkspline encode: %u bone(s) have another rest scale in the glTF than in the reference pose "
+		                "(Blender's bones carry none; up to %.3g): their animated scale is used as it is%s\n",
+		        scale_only, max_rest_scale(ga),
 		        ga->num_axis_bones ? "; with other local axes a non-uniform scale may be approximated (Blender's "
 		                             "bone_heuristic BLENDER keeps it exactly)"
 		                           : "");
@@ -457,7 +466,7 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 	                "it is):",
 	        ga->num_rest_bones - scale_only);
 	for (uint32_t i = 0, shown = 0; i < ga->num_rest_bones && shown < 16; i++) {
-		if (ga->rest_unit_scale[i] && !ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f))
+		if (!ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f))
 			continue;
 		shown++;
 		fprintf(stderr, " %s (", bone_name(sk, ga->rest_bones[i]));
