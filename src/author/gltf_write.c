@@ -260,7 +260,7 @@ static hks_result add_accessor(gw *w, const float *v, uint32_t count, uint32_t c
 static hks_result add_channel(gw *w, json_t *samplers, json_t *channels, json_int_t input, const float *v,
                               uint32_t count, uint32_t comps, json_int_t node, const char *path)
 {
-	json_int_t out;
+	json_int_t out = 0;
 	HKS_TRY(add_accessor(w, v, count, comps, 0, &out));
 	json_t *s = json_object();
 	if (!s || json_array_append_new(samplers, s) != 0)
@@ -417,7 +417,7 @@ static hks_result write_clip(gw *w, const hks_gltf_clip *c, uint32_t index, floa
 		fps = floor(fps + 0.5);
 	for (uint32_t f = 0; f < c->num_frames; f++)
 		scratch[f] = key_time(f, fps, c->frame_duration);
-	json_int_t input;
+	json_int_t input = 0;
 	HKS_TRY(add_accessor(w, scratch, c->num_frames, 1, 1, &input));
 	memset(driven, 0, sk->num_bones);
 	for (uint32_t t = 0; t < c->num_transform_tracks; t++) {
