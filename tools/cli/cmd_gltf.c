@@ -454,11 +454,31 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 		scale_only += !ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f);
 	if (scale_only)
 		fprintf(stderr, "hkspline encode: %u bone(s) have another rest scale in the glTF than in the reference pose "
-		                "(Blender's bones carry none; up to %.3g): their animated scale is used as it is%s\n",
-		        scale_only, max_rest_scale(ga),
-		        ga->num_axis_bones ? "; with other local axes a non-uniform scale may be approximated (Blender's "
-		                             "bone_heuristic BLENDER keeps it exactly)"
-		                           : "");
+		                "(Blender's bones carry none; up to %.3g): their animated scale is used as it is\n",
+		        scale_only, max_rest_scale(ga));
+	/* a non-uniform reference scale on a bone in other local axes: Blender keeps a pose scale
+	 * only along its own bone axes, so such a scale may come back approximated */
+	uint32_t approx = 0;
+	for (uint32_t i = 0; i < ga->num_rest_bones; i++) {
+		int32_t b = ga->rest_bones[i];
+		bool axes = false;
+		for (uint32_t k = 0; k < ga->num_axis_bones && !axes; k++)
+			axes = ga->axis_bones[k] == b;
+		if (!axes || b < 0 || (uint32_t)b >= sk->num_reference_pose || !sk->reference_pose)
+			continue;
+		const float *sc = sk->reference_pose[b].scale;
+		float lo = fminf(sc[0], fminf(sc[1], sc[2])), hi = fmaxf(sc[0], fmaxf(sc[1], sc[2]));
+		if (hi - lo > 1e-4f) {
+			if (!approx++)
+				fprintf(stderr, "hkspline encode: warning: bone(s) with a non-uniform reference scale in other local "
+				                "axes: their scale may be approximated (Blender holds a pose scale along its own bone "
+				                "axes only; import with bone_heuristic BLENDER to keep it exactly):");
+			if (approx <= 16)
+				fprintf(stderr, " %s", bone_name(sk, b));
+		}
+	}
+	if (approx)
+		fprintf(stderr, "%s\n", approx > 16 ? " ..." : "");
 	if (scale_only == ga->num_rest_bones)
 		return;
 	fprintf(stderr, "hkspline encode: warning: the glTF rest pose of %u bone(s) differs from the skeleton's "
