@@ -1238,6 +1238,11 @@ typedef struct hks_gltf_read_options {
 	 * segments are refused (a downloaded .gltf reads only below its folder). */
 	const char *source_path;
 	hks_gltf_file_loader loader;
+	/* Rest poses (docs/GLTF.md "Rest poses"): nonzero keeps the glTF's local
+	 * values as they are; zero (default) converts bones whose glTF rest pose is
+	 * the skeleton's reference pose in other local axes (Blender's bone
+	 * directions) back to the skeleton's bone frames. */
+	int keep_bone_axes;
 } hks_gltf_read_options;
 
 typedef struct hks_gltf_animation {
@@ -1262,6 +1267,23 @@ typedef struct hks_gltf_animation {
 	uint32_t num_missing_float_slots;
 	uint64_t sign_flips;                /* quaternions negated for continuity */
 	struct hks_arena *arena;            /* owns everything */
+	/* rest poses (docs/GLTF.md "Rest poses") */
+	const int32_t *axis_bones;          /* bones whose glTF rest pose is the skeleton's in other local
+	                                       axes: converted to the skeleton's bone frames */
+	uint32_t num_axis_bones;
+	double max_axis_angle;              /* the largest of those changes of axes (radians) */
+	const int32_t *rest_bones;          /* bones whose glTF rest pose differs otherwise */
+	const float *rest_translation;      /* per rest_bones entry: translation difference (m) */
+	const float *rest_scale;            /* ... largest scale difference */
+	const uint8_t *rest_hierarchy;      /* ... nonzero: the glTF parent is not the skeleton's parent */
+	uint32_t num_rest_bones;
+	const uint8_t *rest_unit_scale;     /* ... nonzero: the glTF rest scale is 1 (a client without rest
+	                                       scales, e.g. Blender's bones) */
+	/* key-time grid (docs/GLTF.md "Frame grid") */
+	double key_step;                    /* the keys' time step (s); 0: no channel has two keys */
+	int off_grid;                       /* the key step is not the target frame step: resampled */
+	double key_span;                    /* last key time - first key time (s) */
+	int end_snapped;                    /* the last key was within half a frame of the target duration */
 } hks_gltf_animation;
 
 /* A .glb / .gltf (GLB BIN chunk, data: URIs, external files through

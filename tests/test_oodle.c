@@ -372,7 +372,7 @@ static int system_utf8(const char *cmd)
 
 static int run_cli(const char *args, char *output, size_t output_size)
 {
-	char cmd[8192];
+	char cmd[16384];
 	/* cmd.exe drops the first and the last quote of a line with more than
 	 * two: one more pair around the whole command keeps the others */
 	const char *outer = HKS_PLATFORM_WINDOWS ? "\"" : "";

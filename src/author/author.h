@@ -36,6 +36,14 @@ int author_quat_normalize(float q[4]);
 /* Spherical interpolation of unit quaternions along the shorter arc (glTF LINEAR rotation). */
 void author_quat_slerp(const float a[4], const float b[4], float u, float out[4]);
 
+/* Double quaternions (x, y, z, w) for the rest-pose correction (docs/GLTF.md "Rest poses"). */
+void author_qmul(const double a[4], const double b[4], double out[4]);
+void author_qconj(const double a[4], double out[4]);
+void author_qnormalize(double q[4]); /* a zero or non-finite quaternion becomes the identity */
+void author_qrotate(const double q[4], const double v[3], double out[3]);
+void author_qmatrix(const double q[4], double m[3][3]);
+double author_qangle(const double q[4]); /* rotation angle in radians, 0 .. pi */
+
 /* Whether all n floats are finite. */
 int author_finite(const float *v, size_t n);
 

@@ -241,3 +241,64 @@ hks_result author_base64_decode(hks_ctx *ctx, hks_arena *arena, const char *text
 	*out_size = o;
 	return HKS_OK;
 }
+
+/* ---- double quaternions (x, y, z, w), for the rest-pose correction ---- */
+
+void author_qmul(const double a[4], const double b[4], double out[4])
+{
+	double r[4];
+	r[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+	r[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+	r[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+	r[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+	memcpy(out, r, sizeof(r));
+}
+
+void author_qconj(const double a[4], double out[4])
+{
+	out[0] = -a[0];
+	out[1] = -a[1];
+	out[2] = -a[2];
+	out[3] = a[3];
+}
+
+void author_qnormalize(double q[4])
+{
+	double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+	if (!(n > 0) || !isfinite(n)) {
+		q[0] = q[1] = q[2] = 0;
+		q[3] = 1;
+		return;
+	}
+	for (int k = 0; k < 4; k++)
+		q[k] /= n;
+}
+
+void author_qrotate(const double q[4], const double v[3], double out[3])
+{
+	/* v' = v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z) */
+	double cx = q[1] * v[2] - q[2] * v[1], cy = q[2] * v[0] - q[0] * v[2], cz = q[0] * v[1] - q[1] * v[0];
+	double r[3] = {v[0] + 2 * (q[3] * cx + q[1] * cz - q[2] * cy), v[1] + 2 * (q[3] * cy + q[2] * cx - q[0] * cz),
+	               v[2] + 2 * (q[3] * cz + q[0] * cy - q[1] * cx)};
+	memcpy(out, r, sizeof(r));
+}
+
+void author_qmatrix(const double q[4], double m[3][3])
+{
+	double x = q[0], y = q[1], z = q[2], w = q[3];
+	m[0][0] = 1 - 2 * (y * y + z * z);
+	m[0][1] = 2 * (x * y - z * w);
+	m[0][2] = 2 * (x * z + y * w);
+	m[1][0] = 2 * (x * y + z * w);
+	m[1][1] = 1 - 2 * (x * x + z * z);
+	m[1][2] = 2 * (y * z - x * w);
+	m[2][0] = 2 * (x * z - y * w);
+	m[2][1] = 2 * (y * z + x * w);
+	m[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+double author_qangle(const double q[4])
+{
+	double v = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+	return 2 * atan2(v, fabs(q[3]));
+}

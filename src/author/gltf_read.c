@@ -472,12 +472,19 @@ static void sample_channel(const chan *ch, float t, float *v)
 	}
 	i = lo;
 	float ta = acc_get(&ch->in, i, 0), tb = acc_get(&ch->in, i + 1, 0);
-	if (t == ta || ch->interp == INTERP_STEP) { /* on a key: its value, bit for bit */
+	double dt = (double)tb - ta;
+	/* on a key (within 1e-4 of the key interval: a writer's rounding of f / fps): its value, bit for bit */
+	if ((double)tb - t <= 1e-4 * dt && ch->interp != INTERP_STEP) {
+		for (uint32_t k = 0; k < ch->comps; k++)
+			v[k] = acc_get(&ch->out, (i + 1) * vk + vo, k);
+		return;
+	}
+	if ((double)t - ta <= 1e-4 * dt || ch->interp == INTERP_STEP) {
 		for (uint32_t k = 0; k < ch->comps; k++)
 			v[k] = acc_get(&ch->out, i * vk + vo, k);
 		return;
 	}
-	double dt = (double)tb - ta, u = ((double)t - ta) / dt;
+	double u = ((double)t - ta) / dt;
 	float a[4], b[4];
 	for (uint32_t k = 0; k < ch->comps; k++) {
 		a[k] = acc_get(&ch->out, i * vk + vo, k);
@@ -585,6 +592,226 @@ static hks_result node_trs(gr *g, const json_t *node, size_t index, float t[3], 
 	return HKS_OK;
 }
 
+/* ---- rest poses (docs/GLTF.md "Rest poses") ---- */
+
+/* Per skeleton bone: the glTF node, the rest rotations composed to model space along
+ * the glTF's and the skeleton's parents, and the constant change of axes
+ * qc = conj(glTF world rest) · Havok world rest (glTF_world · C = Havok_world). */
+typedef struct rest_info {
+	int32_t *node;        /* per bone: glTF node, -1 none */
+	int32_t *gparent;     /* per bone: the bone of the glTF parent node, -1 none */
+	double (*qc)[4];      /* per bone: the change of axes (identity when none) */
+	uint8_t *axes;        /* per bone: qc is not the identity (the bone is converted) */
+	uint8_t *bad_parent;  /* per bone: the glTF parent is not the skeleton's parent */
+} rest_info;
+
+#define REST_AXIS_EPS 1e-4 /* radians: smaller changes of axes are f32 noise of the writer */
+#define REST_DIFF_EPS 1e-4 /* m or scale units: rest-pose differences reported */
+
+static int32_t havok_parent(const hks_skeleton *sk, uint32_t b)
+{
+	if (!sk->parent_indices || b >= sk->num_parent_indices)
+		return -1;
+	int32_t p = sk->parent_indices[b];
+	return p >= 0 && (uint32_t)p < sk->num_bones && (uint32_t)p != b ? p : -1;
+}
+
+/* World rest rotations of every bone along `parent` (cycles and over-long chains end
+ * at the bone that repeats: it is taken as a root). */
+static void world_rotations(uint32_t nb, const int32_t *parent, const double (*local)[4], double (*world)[4],
+                            uint8_t *state, uint32_t *stack)
+{
+	for (uint32_t b = 0; b < nb; b++) {
+		if (state[b] == 2)
+			continue;
+		uint32_t depth = 0, x = b;
+		while (state[x] == 0 && depth < nb) {
+			state[x] = 1; /* on the stack */
+			stack[depth++] = x;
+			if (parent[x] < 0 || state[parent[x]] != 0)
+				break;
+			x = (uint32_t)parent[x];
+		}
+		while (depth) {
+			uint32_t y = stack[--depth];
+			int32_t p = parent[y];
+			if (p >= 0 && state[p] == 2)
+				author_qmul(world[p], local[y], world[y]);
+			else
+				memcpy(world[y], local[y], sizeof(world[y]));
+			author_qnormalize(world[y]);
+			state[y] = 2;
+		}
+	}
+}
+
+static hks_result rest_poses(gr *g, const hks_skeleton *sk, const json_t *nodes, size_t num_nodes, const named *by_name,
+                             size_t nn, hks_gltf_animation *out, rest_info *ri)
+{
+	uint32_t nb = sk->num_bones;
+	int32_t *parent_node = (int32_t *)hks_arena_array(g->arena, num_nodes + 1, sizeof(int32_t));
+	int32_t *node_bone = (int32_t *)hks_arena_array(g->arena, num_nodes + 1, sizeof(int32_t));
+	int32_t *hparent = (int32_t *)hks_arena_array(g->arena, nb + 1, sizeof(int32_t));
+	double(*ql)[4] = (double(*)[4])hks_arena_array(g->arena, nb + 1, sizeof(double[4]));
+	double(*hl)[4] = (double(*)[4])hks_arena_array(g->arena, nb + 1, sizeof(double[4]));
+	double(*gw)[4] = (double(*)[4])hks_arena_array(g->arena, nb + 1, sizeof(double[4]));
+	double(*hw)[4] = (double(*)[4])hks_arena_array(g->arena, nb + 1, sizeof(double[4]));
+	float(*gt)[3] = (float(*)[3])hks_arena_array(g->arena, nb + 1, sizeof(float[3]));
+	float(*gs)[3] = (float(*)[3])hks_arena_array(g->arena, nb + 1, sizeof(float[3]));
+	uint8_t *state = (uint8_t *)hks_arena_array(g->arena, nb + 1, 1);
+	uint32_t *stack = (uint32_t *)hks_arena_array(g->arena, nb + 1, sizeof(uint32_t));
+	ri->node = (int32_t *)hks_arena_array(g->arena, nb + 1, sizeof(int32_t));
+	ri->gparent = (int32_t *)hks_arena_array(g->arena, nb + 1, sizeof(int32_t));
+	ri->qc = (double(*)[4])hks_arena_array(g->arena, nb + 1, sizeof(double[4]));
+	ri->axes = (uint8_t *)hks_arena_array(g->arena, nb + 1, 1);
+	ri->bad_parent = (uint8_t *)hks_arena_array(g->arena, nb + 1, 1);
+	int32_t *axis_bones = (int32_t *)hks_arena_array(g->arena, nb + 1, sizeof(int32_t));
+	int32_t *rest_bones = (int32_t *)hks_arena_array(g->arena, nb + 1, sizeof(int32_t));
+	float *rest_t = (float *)hks_arena_array(g->arena, nb + 1, sizeof(float));
+	float *rest_s = (float *)hks_arena_array(g->arena, nb + 1, sizeof(float));
+	uint8_t *rest_h = (uint8_t *)hks_arena_array(g->arena, nb + 1, 1);
+	uint8_t *rest_u = (uint8_t *)hks_arena_array(g->arena, nb + 1, 1);
+	if (!parent_node || !node_bone || !hparent || !ql || !hl || !gw || !hw || !gt || !gs || !state || !stack ||
+	    !ri->node || !ri->gparent || !ri->qc || !ri->axes || !ri->bad_parent || !axis_bones || !rest_bones ||
+	    !rest_t || !rest_s || !rest_h || !rest_u)
+		return nomem(g);
+	out->rest_unit_scale = rest_u;
+	out->axis_bones = axis_bones;
+	out->rest_bones = rest_bones;
+	out->rest_translation = rest_t;
+	out->rest_scale = rest_s;
+	out->rest_hierarchy = rest_h;
+	for (size_t i = 0; i < num_nodes; i++)
+		parent_node[i] = node_bone[i] = -1;
+	for (size_t i = 0; i < num_nodes; i++) {
+		const json_t *ch = json_object_get(json_array_get(nodes, i), "children");
+		for (size_t k = 0; json_is_array(ch) && k < json_array_size(ch); k++) {
+			const json_t *c = json_array_get(ch, k);
+			if (json_is_integer(c) && json_integer_value(c) >= 0 && (uint64_t)json_integer_value(c) < num_nodes &&
+			    parent_node[json_integer_value(c)] < 0 && (size_t)json_integer_value(c) != i)
+				parent_node[json_integer_value(c)] = (int32_t)i;
+		}
+	}
+	for (uint32_t b = 0; b < nb; b++) {
+		const named *hit = sk->bone_names && sk->bone_names[b] ? find_named(by_name, nn, sk->bone_names[b]) : NULL;
+		ri->node[b] = hit ? (int32_t)hit->index : -1;
+		if (hit && node_bone[hit->index] < 0)
+			node_bone[hit->index] = (int32_t)b;
+		ri->qc[b][3] = 1;
+		hparent[b] = havok_parent(sk, b);
+		static const float id[4] = {0, 0, 0, 1};
+		const float *hr = b < sk->num_reference_pose && sk->reference_pose ? sk->reference_pose[b].rotation : id;
+		for (int k = 0; k < 4; k++)
+			hl[b][k] = hr[k];
+		author_qnormalize(hl[b]);
+		memcpy(ql[b], hl[b], sizeof(ql[b])); /* a bone without node: as the skeleton */
+	}
+	for (uint32_t b = 0; b < nb; b++) {
+		ri->gparent[b] = -1;
+		if (ri->node[b] < 0) {
+			ri->gparent[b] = hparent[b];
+			continue;
+		}
+		float t[3], r[4], sc[3];
+		HKS_TRY(node_trs(g, json_array_get(nodes, (size_t)ri->node[b]), (size_t)ri->node[b], t, r, sc));
+		memcpy(gt[b], t, sizeof(t));
+		memcpy(gs[b], sc, sizeof(sc));
+		for (int k = 0; k < 4; k++)
+			ql[b][k] = r[k];
+		author_qnormalize(ql[b]);
+		int32_t pn = parent_node[ri->node[b]];
+		ri->gparent[b] = pn >= 0 ? node_bone[pn] : -1;
+		ri->bad_parent[b] = ri->gparent[b] != hparent[b];
+	}
+	world_rotations(nb, ri->gparent, (const double(*)[4])ql, gw, state, stack);
+	memset(state, 0, nb);
+	world_rotations(nb, hparent, (const double(*)[4])hl, hw, state, stack);
+	for (uint32_t b = 0; b < nb; b++) {
+		if (ri->node[b] < 0)
+			continue;
+		if (!ri->bad_parent[b]) {
+			double c[4];
+			author_qconj(gw[b], c);
+			author_qmul(c, hw[b], ri->qc[b]);
+			author_qnormalize(ri->qc[b]);
+			if (ri->qc[b][3] < 0)
+				for (int k = 0; k < 4; k++)
+					ri->qc[b][k] = -ri->qc[b][k];
+			double a = author_qangle(ri->qc[b]);
+			if (a > REST_AXIS_EPS) {
+				ri->axes[b] = 1;
+				axis_bones[out->num_axis_bones++] = (int32_t)b;
+				out->max_axis_angle = a > out->max_axis_angle ? a : out->max_axis_angle;
+			} else {
+				ri->qc[b][0] = ri->qc[b][1] = ri->qc[b][2] = 0;
+				ri->qc[b][3] = 1;
+			}
+		}
+	}
+	/* what a change of axes does not explain: the glTF rest translation against the
+	 * skeleton's in the parent's glTF axes, the scales, the parent */
+	for (uint32_t b = 0; b < nb; b++) {
+		if (ri->node[b] < 0 || !sk->reference_pose || b >= sk->num_reference_pose)
+			continue;
+		int32_t p = hparent[b];
+		double ht[3], et[3], m[3][3];
+		for (int k = 0; k < 3; k++)
+			ht[k] = sk->reference_pose[b].translation[k];
+		author_qrotate(p >= 0 ? ri->qc[p] : (const double[4]){0, 0, 0, 1}, ht, et);
+		double dt = 0, ds = 0;
+		for (int k = 0; k < 3; k++)
+			dt += (gt[b][k] - et[k]) * (gt[b][k] - et[k]);
+		dt = sqrt(dt);
+		author_qmatrix(ri->qc[b], m);
+		for (int i = 0; i < 3; i++) {
+			double e = 0;
+			for (int j = 0; j < 3; j++)
+				e += m[i][j] * m[i][j] * sk->reference_pose[b].scale[j];
+			double d = fabs(gs[b][i] - e);
+			ds = d > ds ? d : ds;
+		}
+		if (!(dt <= REST_DIFF_EPS) || !(ds <= REST_DIFF_EPS) || ri->bad_parent[b]) {
+			rest_bones[out->num_rest_bones] = (int32_t)b;
+			rest_t[out->num_rest_bones] = (float)dt;
+			rest_s[out->num_rest_bones] = (float)ds;
+			rest_u[out->num_rest_bones] = fabsf(gs[b][0] - 1) <= 1e-6f && fabsf(gs[b][1] - 1) <= 1e-6f &&
+			                              fabsf(gs[b][2] - 1) <= 1e-6f;
+			rest_h[out->num_rest_bones++] = ri->bad_parent[b];
+		}
+	}
+	return HKS_OK;
+}
+
+/* One sample of bone b from the glTF bone frame to the skeleton's:
+ * Havok_local = inverse(C_parent) · glTF_local · C_b (C rotations; docs/GLTF.md). */
+static void to_havok_axes(const rest_info *ri, uint32_t b, float *x)
+{
+	static const double id[4] = {0, 0, 0, 1};
+	int32_t p = ri->gparent[b];
+	const double *qp = p >= 0 ? ri->qc[p] : id, *qb = ri->qc[b];
+	double cp[4], t[3], r[4], q[4], m[3][3], s[3];
+	author_qconj(qp, cp);
+	for (int k = 0; k < 3; k++)
+		t[k] = x[k];
+	author_qrotate(cp, t, t);
+	for (int k = 0; k < 4; k++)
+		r[k] = x[3 + k];
+	author_qmul(cp, r, q);
+	author_qmul(q, qb, q);
+	author_qmatrix(qb, m);
+	for (int j = 0; j < 3; j++) {
+		s[j] = 0;
+		for (int i = 0; i < 3; i++)
+			s[j] += m[i][j] * m[i][j] * x[7 + i];
+	}
+	for (int k = 0; k < 3; k++) {
+		x[k] = (float)t[k];
+		x[7 + k] = (float)s[k];
+	}
+	for (int k = 0; k < 4; k++)
+		x[3 + k] = (float)q[k];
+}
+
 static const json_t *select_animation(gr *g, const hks_gltf_read_options *o, size_t *ai)
 {
 	const json_t *anims = json_object_get(g->root, "animations");
@@ -634,7 +861,8 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 		return bad(g, "channels", "%s has no channels", "the animation");
 	chan *chans = (chan *)hks_arena_array(g->arena, nch, sizeof(chan));
 	int32_t(*by_node)[3] = (int32_t(*)[3])hks_arena_array(g->arena, num_nodes + 1, sizeof(int32_t[3]));
-	if (!chans || !by_node)
+	uint8_t *is_tr = (uint8_t *)hks_arena_array(g->arena, nch, 1);
+	if (!chans || !by_node || !is_tr)
 		return nomem(g);
 	for (size_t i = 0; i <= num_nodes; i++)
 		by_node[i][0] = by_node[i][1] = by_node[i][2] = -1;
@@ -646,6 +874,7 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 		if (path < 0)
 			continue;
 		by_node[node][path] = (int32_t)c;
+		is_tr[c] = 1;
 		double a = acc_get(&chans[c].in, 0, 0), b = acc_get(&chans[c].in, chans[c].in.count - 1, 0);
 		t0 = a < t0 ? a : t0;
 		t1 = b > t1 ? b : t1;
@@ -657,6 +886,31 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 	double fd = o && o->frame_duration > 0 ? o->frame_duration : 1.0 / 30.0;
 	float fdf = (float)fd;
 	double span = t1 - t0, nf = floor(span / (double)fdf + 0.5) + 1;
+	/* the key-time grid (docs/GLTF.md "Frame grid"): the step of the channel with the most
+	 * keys; off the target step, the clip is resampled (the caller warns) */
+	size_t most = 0;
+	for (size_t c = 0; c < nch; c++)
+		if (chans[c].in.count > most && is_tr[c])
+			most = chans[c].in.count;
+	for (size_t c = 0; c < nch && most > 1; c++)
+		if (chans[c].in.count == most && is_tr[c]) {
+			out->key_step = ((double)acc_get(&chans[c].in, most - 1, 0) - acc_get(&chans[c].in, 0, 0)) / (double)(most - 1);
+			break;
+		}
+	out->key_span = span;
+	out->off_grid = out->key_step > 0 && fabs(out->key_step - (double)fdf) > 1e-3 * (double)fdf;
+	/* a final key within half a frame of the target duration is taken as the target
+	 * duration: no frame added or dropped. Keys on a coarser grid (Blender at 24 fps for
+	 * a 60 fps clip) end on the last whole key frame inside the clip: up to one key step
+	 * short, which is snapped too. */
+	double half = out->off_grid && out->key_step > (double)fdf ? out->key_step * (1 - 1e-6) : 0.5 * (double)fdf;
+	int snap = 0;
+	if (o && o->duration > 0 && fabs(span - (double)o->duration) <= half) {
+		double want = floor((double)o->duration / (double)fdf + 0.5) + 1;
+		snap = want != nf || fabs(span - (double)o->duration) > 1e-4 * (double)fdf;
+		out->end_snapped = snap;
+		nf = want;
+	}
 	if (nf < 2)
 		nf = 2;
 	if (nf > ctx->limits.max_frames)
@@ -702,6 +956,12 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 			unmatched[out->num_unmatched_nodes++] = by_name[i].name;
 	out->unmatched_nodes = unmatched;
 
+	/* rest poses: the change of axes per bone (docs/GLTF.md "Rest poses") */
+	rest_info ri;
+	memset(&ri, 0, sizeof(ri));
+	if (!(o && o->keep_bone_axes))
+		HKS_TRY(rest_poses(g, sk, nodes, num_nodes, by_name, nn, out, &ri));
+
 	/* tracks */
 	uint32_t T = o && o->track_to_bone ? o->num_tracks : sk->num_bones;
 	uint32_t F = o ? o->num_float_tracks : 0;
@@ -744,9 +1004,12 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 			}
 			missing[out->num_missing_bones++] = bone;
 		}
+		int convert = hit && ri.axes && (ri.axes[bone] || (ri.gparent[bone] >= 0 && ri.axes[ri.gparent[bone]]));
 		float prev[4] = {0, 0, 0, 1};
 		for (uint32_t f = 0; f < n; f++) {
 			float tm = (float)((double)t0 + (double)f * (double)fdf);
+			if (snap && f == n - 1)
+				tm = (float)t1;
 			float *x = out->transforms + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS;
 			if (cp[0])
 				sample_channel(cp[0], tm, x);
@@ -760,6 +1023,8 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 				sample_channel(cp[2], tm, x + 7);
 			else
 				memcpy(x + 7, ss, sizeof(ss));
+			if (convert)
+				to_havok_axes(&ri, (uint32_t)bone, x);
 			/* sign continuity (the encoder fits components: a flip would be a jump) */
 			if (f && (double)x[3] * prev[0] + (double)x[4] * prev[1] + (double)x[5] * prev[2] + (double)x[6] * prev[3] < 0) {
 				for (int k = 3; k < 7; k++)
@@ -831,6 +1096,8 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 		                 (double)out->up[2] * out->up[2]);
 		for (uint32_t f = 0; f < n; f++) {
 			float tm = (float)((double)t0 + (double)f * (double)fdf), v[4] = {0, 0, 0, 1};
+			if (snap && f == n - 1)
+				tm = (float)t1;
 			if (ct)
 				sample_channel(ct, tm, v);
 			memcpy(out->root_motion[f], v, 3 * sizeof(float));

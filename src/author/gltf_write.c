@@ -367,6 +367,35 @@ static hks_result clip_extras(gw *w, const hks_gltf_clip *c, json_t *anim)
 	return HKS_OK;
 }
 
+static int key_time_ok(float t, uint32_t f, double fps)
+{
+	double p = (double)t * fps;
+	float pf = t * (float)fps;
+	/* never below the frame either: a reader that truncates (Blender) gets f too */
+	return floor(p + 0.5) == (double)f && floor(p + 1e-4) == (double)f && floorf(pf + 0.5f) == (float)f &&
+	       floorf(pf + 1e-4f) == (float)f && p >= (double)f && pf >= (float)f;
+}
+
+/* Key time of frame f (see write_clip); without a usable rate f · frameDuration. */
+static float key_time(uint32_t f, double fps, float frame_duration)
+{
+	if (!(fps > 0) || !isfinite(fps))
+		return (float)((double)f * (double)frame_duration);
+	float t = (float)((double)f / fps);
+	if (key_time_ok(t, f, fps))
+		return t;
+	float up = t, down = t;
+	for (int k = 0; k < 8; k++) {
+		up = nextafterf(up, INFINITY);
+		if (key_time_ok(up, f, fps))
+			return up;
+		down = nextafterf(down, -INFINITY);
+		if (key_time_ok(down, f, fps))
+			return down;
+	}
+	return t;
+}
+
 static hks_result write_clip(gw *w, const hks_gltf_clip *c, uint32_t index, float *scratch, uint8_t *driven)
 {
 	const hks_skeleton *sk = w->sk;
@@ -380,9 +409,14 @@ static hks_result write_clip(gw *w, const hks_gltf_clip *c, uint32_t index, floa
 	snprintf(name, sizeof(name), "animation %u", index);
 	json_t *jname = c->name ? json_string(c->name) : NULL; /* NULL also for a name that is not UTF-8 */
 	JSET(anim, "name", jname ? jname : json_string(name));
-	/* times: t_f = f · frameDuration (the importer computes the same expression) */
+	/* times: the f32 nearest f / fps such that round(t · fps), floor(t · fps + 1e-4) and
+	 * floor(t · fps) give f in f32 and in double (docs/GLTF.md "Key times"), fps the whole rate when
+	 * 1 / frameDuration is one (Blender truncates t · fps to its frame) */
+	double fps = c->frame_duration > 0 ? 1.0 / (double)c->frame_duration : 0;
+	if (fps > 0 && fabs(fps - floor(fps + 0.5)) < 1e-3 * fps)
+		fps = floor(fps + 0.5);
 	for (uint32_t f = 0; f < c->num_frames; f++)
-		scratch[f] = (float)((double)f * (double)c->frame_duration);
+		scratch[f] = key_time(f, fps, c->frame_duration);
 	json_int_t input = -1;
 	HKS_TRY(add_accessor(w, scratch, c->num_frames, 1, 1, &input));
 	memset(driven, 0, sk->num_bones);

@@ -289,7 +289,13 @@ static void encode_usage(FILE *out)
 	        "  --game G         sekiro (SDK 20160200) or eldenring (20180100): the encoder's SDK\n"
 	        "  --fps F          target frame rate without --like (default 30)\n"
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n"
-	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n");
+	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
+	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 5e-4) take\n"
+	        "                   them bit for bit (docs/GLTF.md \"Alignment with --like\")\n"
+	        "  --record R       record of ORIGINAL (hkspline recompress ORIGINAL --record R): untouched parts keep\n"
+	        "                   their original bytes\n"
+	        "  --tolerance, --translation-/rotation-/scale-/float-tolerance, --degree, --rotation-quantization,\n"
+	        "  --max-frames-per-block, --cpu, --solver: as for JSON input (hkspline encode --help)\n");
 }
 
 static void print_list(const char *what, const char *const *names, const int32_t *bones, const hks_skeleton *sk,
@@ -310,14 +316,209 @@ static void print_list(const char *what, const char *const *names, const int32_t
 	fprintf(stderr, "%s\n", n > 24 ? " ..." : "");
 }
 
+/* ---- alignment with --like (docs/GLTF.md "Alignment with --like") ---- */
+
+typedef struct align_report {
+	uint32_t tracks_untouched, parts_untouched, floats_untouched;
+	uint64_t signs_matched;
+	uint32_t changed[8];    /* the first changed tracks */
+	double changed_by[8];   /* ... their largest component difference */
+	const char *changed_part[8];
+	uint32_t num_changed;
+} align_report;
+
+/* Whether part [k0, k0 + comps) of track t equals the original's frames within tol. */
+static bool part_untouched(const hks_gltf_animation *ga, uint32_t T, uint32_t t, uint32_t k0, uint32_t comps,
+                           const float *orig, double tol, double *worst)
+{
+	size_t stride = (size_t)T * HKS_TRACK_SAMPLE_FLOATS;
+	for (uint32_t f = 0; f < ga->num_frames; f++) {
+		const float *a = ga->transforms + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0;
+		const float *b = orig + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0;
+		/* rotations: the export normalizes (a spline's decoded quaternions are not unit
+		 * length), so the original is compared normalized */
+		double n = 1;
+		if (comps == 4) {
+			n = sqrt((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2] + (double)b[3] * b[3]);
+			if (!(n > 0))
+				return false;
+		}
+		for (uint32_t k = 0; k < comps; k++) {
+			double d = fabs((double)a[k] - (double)b[k] / n);
+			if (!(d <= *worst))
+				*worst = isnan(d) ? INFINITY : d;
+		}
+	}
+	return *worst <= tol;
+}
+
+/* Per frame, the quaternion sign of the original's decoded frame (the same rotation:
+ * a DCC's sign choice must not change the bytes); then every part (translation,
+ * rotation, scale of a track; a float track) that equals the original's frames within
+ * `tol` takes the original's values bit for bit, so that the encoder (and --record)
+ * sees exactly the original's frames there. */
+static align_report align_with_original(hks_gltf_animation *ga, uint32_t T, uint32_t F, const float *orig_tr,
+                                        const float *orig_fl, double tol)
+{
+	align_report r;
+	memset(&r, 0, sizeof(r));
+	size_t stride = (size_t)T * HKS_TRACK_SAMPLE_FLOATS;
+	for (uint32_t t = 0; t < T; t++) {
+		for (uint32_t f = 0; f < ga->num_frames; f++) {
+			float *a = ga->transforms + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + 3;
+			const float *b = orig_tr + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + 3;
+			double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+			if (d < 0) {
+				for (int k = 0; k < 4; k++)
+					a[k] = -a[k];
+				r.signs_matched++;
+			}
+		}
+		static const uint32_t k0[3] = {0, 3, 7}, nc[3] = {3, 4, 3};
+		static const char *const part_name[3] = {"translation", "rotation", "scale"};
+		uint32_t same = 0;
+		for (int p = 0; p < 3; p++) {
+			double worst = 0;
+			if (!part_untouched(ga, T, t, k0[p], nc[p], orig_tr, tol, &worst)) {
+				if (r.num_changed < 8 && (!r.num_changed || r.changed[r.num_changed - 1] != t)) {
+					r.changed[r.num_changed] = t;
+					r.changed_by[r.num_changed] = worst;
+					r.changed_part[r.num_changed++] = part_name[p];
+				}
+				continue;
+			}
+			same++;
+			for (uint32_t f = 0; f < ga->num_frames; f++)
+				memcpy(ga->transforms + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0[p],
+				       orig_tr + f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0[p], nc[p] * sizeof(float));
+		}
+		r.parts_untouched += same;
+		r.tracks_untouched += same == 3;
+	}
+	for (uint32_t i = 0; i < F; i++) {
+		bool same = true;
+		for (uint32_t f = 0; f < ga->num_frames && same; f++)
+			same = fabs((double)ga->floats[(size_t)f * F + i] - (double)orig_fl[(size_t)f * F + i]) <= tol;
+		if (!same)
+			continue;
+		r.floats_untouched++;
+		for (uint32_t f = 0; f < ga->num_frames; f++)
+			ga->floats[(size_t)f * F + i] = orig_fl[(size_t)f * F + i];
+	}
+	return r;
+}
+
+static bool parse_rotq(const char *s, unsigned *selector)
+{
+	static const struct {
+		const char *name;
+		unsigned sel;
+	} names[] = {{"40", HKS_ROT_THREECOMP40}, {"48", HKS_ROT_THREECOMP48}, {"24", HKS_ROT_THREECOMP24},
+	             {"16", HKS_ROT_STRAIGHT16},  {"32", HKS_ROT_POLAR32},      {"uncompressed", HKS_ROT_UNCOMPRESSED}};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name)) {
+			*selector = names[i].sel;
+			return true;
+		}
+	return false;
+}
+
+static const char *bone_name(const hks_skeleton *sk, int32_t b)
+{
+	const char *bn = b >= 0 && (uint32_t)b < sk->num_bones && sk->bone_names ? sk->bone_names[b] : NULL;
+	return bn ? bn : "?";
+}
+
+static double max_rest_scale(const hks_gltf_animation *ga)
+{
+	double m = 0;
+	for (uint32_t i = 0; i < ga->num_rest_bones; i++)
+		if (!ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f) && ga->rest_scale[i] > m)
+			m = ga->rest_scale[i];
+	return m;
+}
+
+/* The rest-pose comparison (docs/GLTF.md "Rest poses"): converted bones as a note, other
+ * differences as a warning with the bones and sizes. */
+static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *sk)
+{
+	if (ga->num_axis_bones)
+		fprintf(stderr,
+		        "hkspline encode: %u bone(s) have other local axes in the glTF than in the skeleton (up to %.3g deg; "
+		        "e.g. Blender's bone_heuristic TEMPERANCE or FORTUNE): converted to the skeleton's bone frames\n",
+		        ga->num_axis_bones, ga->max_axis_angle * 57.29577951308232);
+	if (!ga->num_rest_bones)
+		return;
+	uint32_t scale_only = 0;
+	for (uint32_t i = 0; i < ga->num_rest_bones; i++)
+		scale_only += !ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f);
+	if (scale_only)
+		fprintf(stderr, "hkspline encode: %u bone(s) have another rest scale in the glTF than in the reference pose "
+		                "(Blender's bones carry none; up to %.3g): their animated scale is used as it is\n",
+		        scale_only, max_rest_scale(ga));
+	/* a non-uniform reference scale on a bone in other local axes: Blender keeps a pose scale
+	 * only along its own bone axes, so such a scale may come back approximated */
+	uint32_t approx = 0;
+	for (uint32_t i = 0; i < ga->num_rest_bones; i++) {
+		int32_t b = ga->rest_bones[i];
+		bool axes = false;
+		for (uint32_t k = 0; k < ga->num_axis_bones && !axes; k++)
+			axes = ga->axis_bones[k] == b;
+		if (!axes || b < 0 || (uint32_t)b >= sk->num_reference_pose || !sk->reference_pose)
+			continue;
+		const float *sc = sk->reference_pose[b].scale;
+		float lo = fminf(sc[0], fminf(sc[1], sc[2])), hi = fmaxf(sc[0], fmaxf(sc[1], sc[2]));
+		if (hi - lo > 1e-4f) {
+			if (!approx++)
+				fprintf(stderr, "hkspline encode: warning: bone(s) with a non-uniform reference scale in other local "
+				                "axes: their scale may be approximated (Blender holds a pose scale along its own bone "
+				                "axes only; import with bone_heuristic BLENDER to keep it exactly):");
+			if (approx <= 16)
+				fprintf(stderr, " %s", bone_name(sk, b));
+		}
+	}
+	if (approx)
+		fprintf(stderr, "%s\n", approx > 16 ? " ..." : "");
+	if (scale_only == ga->num_rest_bones)
+		return;
+	fprintf(stderr, "hkspline encode: warning: the glTF rest pose of %u bone(s) differs from the skeleton's "
+	                "reference pose by more than a change of axes (edited rest pose? their animation is taken as "
+	                "it is):",
+	        ga->num_rest_bones - scale_only);
+	for (uint32_t i = 0, shown = 0; i < ga->num_rest_bones && shown < 16; i++) {
+		if (!ga->rest_hierarchy[i] && !(ga->rest_translation[i] > 1e-4f))
+			continue;
+		shown++;
+		fprintf(stderr, " %s (", bone_name(sk, ga->rest_bones[i]));
+		if (ga->rest_hierarchy[i])
+			fprintf(stderr, "other parent%s", ga->rest_translation[i] > 1e-4f || ga->rest_scale[i] > 1e-4f ? ", " : "");
+		if (ga->rest_translation[i] > 1e-4f)
+			fprintf(stderr, "translation %.4g m%s", (double)ga->rest_translation[i], ga->rest_scale[i] > 1e-4f ? ", " : "");
+		if (ga->rest_scale[i] > 1e-4f)
+			fprintf(stderr, "scale %.4g", (double)ga->rest_scale[i]);
+		fprintf(stderr, ")");
+	}
+	fprintf(stderr, "%s\n", ga->num_rest_bones > 16 ? " ..." : "");
+}
+
 int cli_encode_gltf(int argc, char **argv)
 {
 	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
 	size_t ncomps = 0;
 	const char *in = NULL, *out_path = NULL, *skeleton = NULL, *like = NULL, *sdk = NULL, *into = NULL,
 	           *name = NULL, *anim_sel = NULL;
-	double fps = 0;
-	int rc = 2, unguarded = 0;
+	double fps = 0, untouched_tol = 5e-4;
+	int rc = 2, unguarded = 0, degree = 0;
+	const char *record_path = NULL;
+	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
+	bool have_rotq = false;
+	unsigned rotq = HKS_ROT_THREECOMP40;
+	long mfpb_opt = 0;
+	hks_cpu_model cpu = HKS_CPU_AUTO;
+	hks_encode_solver solver = HKS_SOLVER_HAVOK;
+	float *orig_tr = NULL, *orig_fl = NULL;
+	uint32_t orig_frames = 0;
+	hks_track_params *pal = NULL, *fpal = NULL;
 	hks_loader *skel_loader = NULL, *like_loader = NULL;
 	hks_loaded *skel = NULL, *ld = NULL;
 	uint8_t *gltf = NULL;
@@ -353,7 +554,56 @@ int cli_encode_gltf(int argc, char **argv)
 			anim_sel = argv[++i];
 		else if (!strcmp(a, "--no-guard"))
 			unguarded = 1;
-		else if (!strcmp(a, "--fps") && has) {
+		else if (!strcmp(a, "--continuity"))
+			; /* the import always makes rotations sign-continuous (docs/GLTF.md) */
+		else if (!strcmp(a, "--record") && has)
+			record_path = argv[++i];
+		else if ((!strcmp(a, "--tolerance") || !strcmp(a, "--translation-tolerance") ||
+		          !strcmp(a, "--rotation-tolerance") || !strcmp(a, "--scale-tolerance") ||
+		          !strcmp(a, "--float-tolerance") || !strcmp(a, "--untouched-tolerance")) &&
+		         has) {
+			char *end = NULL;
+			double v = strtod(argv[++i], &end);
+			bool zero_ok = !strcmp(a, "--untouched-tolerance");
+			if (!end || *end || !(zero_ok ? v >= 0 : v > 0) || !isfinite(v)) {
+				fprintf(stderr, "hkspline encode: %s wants a %s number\n", a, zero_ok ? "non-negative" : "positive");
+				goto done;
+			}
+			if (zero_ok)
+				untouched_tol = v;
+			else if (!strcmp(a, "--tolerance"))
+				tol[0] = tol[1] = tol[2] = tol[3] = (float)v;
+			else
+				tol[!strcmp(a, "--translation-tolerance") ? 0 : !strcmp(a, "--rotation-tolerance") ? 1
+				    : !strcmp(a, "--scale-tolerance")     ? 2
+				                                          : 3] = (float)v;
+		} else if (!strcmp(a, "--degree") && has) {
+			degree = atoi(argv[++i]);
+			if (degree < 1 || degree > 3) {
+				fprintf(stderr, "hkspline encode: --degree takes 1, 2 or 3\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--rotation-quantization") && has) {
+			if (!parse_rotq(argv[++i], &rotq)) {
+				fprintf(stderr, "hkspline encode: --rotation-quantization takes 40, 48, 24, 16, 32 or uncompressed\n");
+				goto done;
+			}
+			have_rotq = true;
+		} else if (!strcmp(a, "--max-frames-per-block") && has) {
+			mfpb_opt = strtol(argv[++i], NULL, 10);
+			if (mfpb_opt < 2 || mfpb_opt > 256) {
+				fprintf(stderr, "hkspline encode: --max-frames-per-block takes 2 .. 256\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--cpu") && has) {
+			if (hks_cpu_model_parse(argv[++i], &cpu) != 0) {
+				fprintf(stderr, "hkspline encode: --cpu takes auto, intel, amd-zen, native or exact\n");
+				goto done;
+			}
+		} else if (!strcmp(a, "--solver") && has) {
+			if (!cli_parse_solver("encode", argv[++i], &solver))
+				goto done;
+		} else if (!strcmp(a, "--fps") && has) {
 			char *end = NULL;
 			fps = strtod(argv[++i], &end);
 			if (!end || *end || !(fps > 0) || fps > 10000) {
@@ -490,8 +740,52 @@ int cli_encode_gltf(int argc, char **argv)
 		cli_print_error(&err);
 		goto done;
 	}
-	float frame_duration = like ? orig->frame_duration : 1.0f / 30.0f;
+	/* the target rate: --fps, else the original's, else the donor's (a clip of the
+	 * skeleton's binder or folder), else 30 fps */
+	float frame_duration = orig->frame_duration > 0 && isfinite(orig->frame_duration) ? orig->frame_duration : 1.0f / 30.0f;
+	const char *rate_from = like ? "--like's" : "the donor's";
 	int32_t mfpb = orig->max_frames_per_block;
+	pal = calloc((size_t)T + 1, sizeof(hks_track_params));
+	fpal = calloc((size_t)F + 1, sizeof(hks_track_params));
+	if (!pal || !fpal) {
+		hks_stored_free(orig);
+		goto done;
+	}
+	for (uint32_t t = 0; t < T; t++)
+		if (have_rotq)
+			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(rotq);
+	if (like && orig->num_blocks) {
+		/* --like's per-track quantizations (mask byte 0 of its first block), as the JSON path */
+		for (uint32_t t = 0; t < T && t < (uint32_t)orig->num_transform_tracks; t++) {
+			uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
+			unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
+			if (tq <= 1)
+				pal[t].translation_quantization = (uint8_t)(tq + 1);
+			if (sq <= 1)
+				pal[t].scale_quantization = (uint8_t)(sq + 1);
+			if (sel <= HKS_ROT_UNCOMPRESSED && !have_rotq)
+				pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
+		}
+		for (uint32_t i = 0; i < F && i < (uint32_t)orig->num_float_tracks; i++) {
+			unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
+			if (q <= 1)
+				fpal[i].float_quantization = (uint8_t)(q + 1);
+		}
+		/* its decoded frames: sign and value alignment (docs/GLTF.md "Alignment with --like") */
+		orig_frames = orig->num_frames > 0 ? (uint32_t)orig->num_frames : 0;
+		if ((uint32_t)orig->num_transform_tracks == T && (uint32_t)orig->num_float_tracks == F && orig_frames) {
+			orig_tr = calloc((size_t)orig_frames * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
+			orig_fl = calloc((size_t)orig_frames * F + 1, sizeof(float));
+			if (!orig_tr || !orig_fl ||
+			    hks_sample_frames(orig, NULL, 0, orig_frames, orig_tr, orig_fl, &err) != HKS_OK) {
+				free(orig_tr);
+				free(orig_fl);
+				orig_tr = orig_fl = NULL;
+				orig_frames = 0;
+			}
+		} else
+			orig_frames = 0;
+	}
 	hks_stored_free(orig);
 	if (!like) {
 		/* the donor's animation gets the skeleton's track layout (written by the tagfile writer);
@@ -517,6 +811,8 @@ int cli_encode_gltf(int argc, char **argv)
 			ro.animation_name = anim_sel;
 	}
 	ro.frame_duration = fps > 0 ? (float)(1.0 / fps) : frame_duration;
+	if (fps > 0)
+		rate_from = "--fps";
 	ro.duration = fps > 0 || !like ? 0 : oa->duration;
 	ro.track_to_bone = track_to_bone;
 	ro.num_tracks = T;
@@ -532,7 +828,68 @@ int cli_encode_gltf(int argc, char **argv)
 	print_list("track bone(s) have no glTF node (reference pose used)", NULL, ga->missing_bones, sk,
 	           ga->num_missing_bones);
 	print_list("track bone(s) are not animated (node pose used)", NULL, ga->static_bones, sk, ga->num_static_bones);
-	if (like)
+	print_rest_report(ga, sk);
+	if (ga->off_grid) {
+		double key_fps = 1.0 / ga->key_step, target_fps = 1.0 / (double)ga->frame_duration;
+		char keep[96] = "";
+		if (!like)
+			snprintf(keep, sizeof(keep), ", or pass --fps %.4g to keep the glTF's rate", key_fps);
+		fprintf(stderr,
+		        "hkspline encode: warning: the glTF's keys are %.4g fps apart, the target rate (%s) is %.4g fps: "
+		        "resampled, which smooths the motion; to avoid it set Blender's scene frame rate to %.4g before "
+		        "importing (Output Properties > Frame Rate)%s\n",
+		        key_fps, rate_from, target_fps, target_fps, keep);
+	}
+	if (like && (ga->num_frames != (uint32_t)oa->spline.num_frames || ga->duration != oa->duration))
+		fprintf(stderr,
+		        "hkspline encode: warning: %u frames, %.6g s; %s has %d frames, %.6g s (the glTF's keys span %.6g s)\n",
+		        ga->num_frames, (double)ga->duration, like, oa->spline.num_frames, (double)oa->duration, ga->key_span);
+	else if (ga->end_snapped)
+		fprintf(stderr, "hkspline encode: the glTF's last key (%.6g s) was taken as the clip's end (%.6g s)\n",
+		        ga->key_span, (double)ga->duration);
+	if (orig_frames && orig_frames == ga->num_frames) {
+		/* float tracks Blender drops (it exports no extras): --like's own */
+		uint32_t kept_floats = 0;
+		for (uint32_t i = 0; i < F; i++)
+			for (uint32_t k = 0; k < ga->num_missing_float_slots; k++)
+				if (ga->missing_float_slots[k] == slot_names[i]) {
+					for (uint32_t f = 0; f < ga->num_frames; f++)
+						ga->floats[(size_t)f * F + i] = orig_fl[(size_t)f * F + i];
+					kept_floats++;
+					break;
+				}
+		if (kept_floats)
+			fprintf(stderr, "hkspline encode: %u float track(s) not in the glTF: %s's kept\n", kept_floats, like);
+		align_report ar = align_with_original(ga, T, F, orig_tr, orig_fl, untouched_tol);
+		fprintf(stderr,
+		        "hkspline encode: untouched: %u of %u tracks (%u of %u parts) and %u of %u float tracks equal %s's "
+		        "decoded frames within %g: taken bit for bit; %llu quaternion signs matched to %s's\n",
+		        ar.tracks_untouched, T, ar.parts_untouched, 3 * T, ar.floats_untouched, F, like, untouched_tol,
+		        (unsigned long long)ar.signs_matched, like);
+		if (ar.tracks_untouched < T) {
+			fprintf(stderr, "hkspline encode: changed tracks (fitted afresh):");
+			for (uint32_t k = 0; k < ar.num_changed; k++)
+				fprintf(stderr, " %s (%s by %.3g)", bone_name(sk, track_to_bone[ar.changed[k]]), ar.changed_part[k],
+				        ar.changed_by[k]);
+			fprintf(stderr, "%s\n", T - ar.tracks_untouched > ar.num_changed ? " ..." : "");
+		}
+		/* root motion: --like's samples bit for bit when within the tolerance */
+		if (ga->has_root_motion && oa->reference_frame >= 0 && (uint32_t)oa->reference_frame < file->num_reference_frames) {
+			const hks_reference_frame *rf = &file->reference_frames[oa->reference_frame];
+			bool same = rf->num_samples == ga->num_frames;
+			/* the heading (w) is an angle: compared modulo 2 pi (the glTF rotation gives -pi for pi) */
+			for (uint32_t f = 0; same && f < ga->num_frames; f++)
+				for (int k = 0; k < 4 && same; k++) {
+					double d = (double)ga->root_motion[f][k] - (double)rf->samples[f][k];
+					same = fabs(k == 3 ? remainder(d, 6.283185307179586) : d) <= untouched_tol;
+				}
+			if (same)
+				memcpy(ga->root_motion, rf->samples, (size_t)ga->num_frames * sizeof(float[4]));
+			fprintf(stderr, "hkspline encode: root motion %s\n",
+			        same ? "untouched: --like's samples kept bit for bit" : "changed: the glTF's samples");
+		}
+	}
+	if (like && !(orig_frames && orig_frames == ga->num_frames))
 		print_list("float slot(s) not in the glTF extras (reference value used)", ga->missing_float_slots, NULL, sk,
 		           ga->num_missing_float_slots);
 	else if (F) {
@@ -568,9 +925,61 @@ int cli_encode_gltf(int argc, char **argv)
 	memset(&eo, 0, sizeof(eo));
 	eo.base.name = in;
 	eo.sdk = sdk ? sdk : file->sdk;
-	eo.max_frames_per_block = mfpb >= 2 && mfpb <= 256 ? (uint32_t)mfpb : 0;
+	eo.max_frames_per_block = mfpb_opt ? (uint32_t)mfpb_opt : mfpb >= 2 && mfpb <= 256 ? (uint32_t)mfpb : 0;
 	eo.havok_unguarded = unguarded;
-	if (hks_encode_spline(&fin, &eo, &packed, &err) != HKS_OK) {
+	eo.defaults.translation_tolerance = tol[0];
+	eo.defaults.rotation_tolerance = tol[1];
+	eo.defaults.scale_tolerance = tol[2];
+	eo.defaults.float_tolerance = tol[3];
+	eo.defaults.translation_degree = eo.defaults.rotation_degree = eo.defaults.scale_degree =
+	    eo.defaults.float_degree = (uint8_t)degree;
+	eo.per_track = pal;
+	eo.num_per_track = T;
+	eo.per_float_track = fpal;
+	eo.num_per_float_track = F;
+	eo.cpu = cpu;
+	eo.solver = solver;
+	if (record_path) {
+		/* --record R (hkspline recompress ORIGINAL --record R): parts whose frames equal the
+		 * original's get their original bytes, the others are fitted afresh (docs/RECORD.md) */
+		if (!like) {
+			fprintf(stderr, "hkspline encode: --record needs --like ORIGINAL (the file the record was made of)\n");
+			goto done;
+		}
+		size_t rsize = 0;
+		uint8_t *rbytes = cli_read_file(record_path, &rsize);
+		hks_record_file_entry *entries = NULL;
+		uint32_t count = 0;
+		if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
+			if (rbytes)
+				cli_print_error(&err);
+			free(rbytes);
+			rc = 1;
+			goto done;
+		}
+		const hks_record_file_entry *e = NULL;
+		for (uint32_t k = 0; k < count; k++)
+			if (entries[k].animation == ai)
+				e = &entries[k];
+		hks_record_apply_report ar;
+		hks_result rr = HKS_E_NOT_FOUND;
+		if (!e)
+			fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", record_path, ai);
+		else
+			rr = hks_recompress_apply(&fin, e->record, e->size, NULL, &packed, &ar, &err);
+		if (e && rr != HKS_OK)
+			cli_print_error(&err);
+		if (rr == HKS_OK)
+			fprintf(stderr, "hkspline encode: record: %llu of %llu corrected parts kept, %llu refitted%s\n",
+			        (unsigned long long)ar.applied, (unsigned long long)ar.entries, (unsigned long long)ar.refitted,
+			        ar.data_matches ? " (the original data)" : "");
+		hks_buffer_free(NULL, entries, count * sizeof(*entries));
+		free(rbytes);
+		if (rr != HKS_OK) {
+			rc = 1;
+			goto done;
+		}
+	} else if (hks_encode_spline(&fin, &eo, &packed, &err) != HKS_OK) {
 		cli_print_error(&err);
 		rc = 1;
 		goto done;
@@ -605,6 +1014,10 @@ int cli_encode_gltf(int argc, char **argv)
 		       "spline data (SDK %s); root motion %s; wrote %s (%zu bytes)\n",
 		       in, ga->name, ga->num_gltf_animations, ga->num_frames, (double)ga->frame_duration, T, F,
 		       (unsigned)packed->header.num_blocks, packed->header.data_size, eo.sdk, rm_note, out_path, size);
+	if (written) {
+		cli_print_encode_summary(stdout, out_path, &fin, packed);
+		fflush(stdout);
+	}
 	if (written && into)
 		rc = cli_place_into_binder(into, name, bytes, size);
 	else
@@ -612,6 +1025,10 @@ int cli_encode_gltf(int argc, char **argv)
 	hks_buffer_free(&wo.base, bytes, size);
 done:
 	free(samples);
+	free(orig_tr);
+	free(orig_fl);
+	free(pal);
+	free(fpal);
 	hks_packed_spline_free(packed);
 	hks_gltf_animation_free(ga);
 	free(gltf);
