@@ -37,7 +37,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: hkspline encode IN.json -o OUT.hkx [--like ORIGINAL | --skeleton S | --into BINDER --name NAME] [options]\n"
-	        "       hkspline encode IN.glb|IN.gltf ... (glTF import: hkspline encode IN.glb --help, docs/GLTF.md)\n"
+	        "       hkspline encode IN.glb|IN.gltf ... [--fps F] [--untouched-tolerance U] (glTF import: hkspline encode\n"
+	        "                               IN.glb --help, docs/GLTF.md)\n"
 	        "  IN.json                 decoded frames (hkspline decode, frame mode)\n"
 	        "  --like ORIGINAL         the Havok file (or BINDER:MEMBER) whose animation is replaced;\n"
 	        "                          default: the JSON's source.path when it loads and fits, else a donor\n"
