@@ -1144,7 +1144,7 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * frames still hash the same gets its original bytes, the others are fitted
  * afresh.
  */
-#define HKS_RECORD_VERSION 2
+#define HKS_RECORD_VERSION 3
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */
@@ -1197,6 +1197,15 @@ typedef struct hks_recompress_report {
 	int verbatim_animation;            /* the record stores the data whole (prediction unusable) */
 	uint64_t data_bytes;               /* original spline data size */
 	uint64_t record_bytes;             /* the record's size */
+	/* inversion (docs/RECORD.md "Inversion"), tried on every part the selected candidate misses:
+	 * parts whose inversion (the stored part recovered from its frames, verified by decoding) equals the
+	 * original (an entry without payload); of those, spline parts; inversions that decode to the frames
+	 * but differ from the original (ambiguities), by first differing field; parts inverted at all */
+	uint64_t inverted_parts;
+	uint64_t inverted_spline_parts;
+	uint64_t inverted_wrong;
+	uint64_t inverted_ambiguity[HKS_DIFF_COUNT];
+	uint64_t inverted_units;
 } hks_recompress_report;
 
 /*
