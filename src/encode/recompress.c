@@ -445,8 +445,8 @@ typedef struct refit_ws {
 	double row[REFIT_MAX];
 } refit_ws;
 
-static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
-                        unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
+                          unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4], double lambda)
 {
 	int n1 = p->num_control_points, deg = p->degree;
 	uint32_t samples = last_block ? nf : nf - 1;
@@ -480,8 +480,7 @@ static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, ui
 	 * determined by the frames; a faint first-difference penalty gives it its
 	 * neighbours' value (the record patches it) and moves the others by far
 	 * less than a quantization step. */
-	const double lambda = 1e-7;
-	for (int i = 0; i + 1 < n1; i++) {
+	for (int i = 0; lambda > 0.0 && i + 1 < n1; i++) {
 		w->A[i][i] += lambda;
 		w->A[i + 1][i + 1] += lambda;
 		w->A[i][i + 1] -= lambda;
@@ -529,6 +528,21 @@ static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, ui
 			if (!isfinite(P[i][l]))
 				return 0;
 	return 1;
+}
+
+static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
+                        unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+{
+	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7);
+}
+
+/* The inverter's solve: exact least squares (no penalty); when a control point is invisible at every
+ * frame, the REFIT penalty fills it (the record then corrects it when it is wrong). */
+static int solve_points_exact(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
+                              unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+{
+	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 0.0) ||
+	       solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7);
 }
 
 /* Append the control section of part p (prefix parsed) computed from P. */
@@ -881,11 +895,23 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			p.num_control_points = (uint16_t)n1;
 			p.num_knots = (uint16_t)(n1 + 2);
 			p.knots = knots;
-			if (!solve_points(pr->ws, pr->in, blk->first_frame, nf, 1, kind, track, &p, pr->ws->P))
+			/* a non-final block's last frame is the next block's: left out when the last span has two
+			 * own frames (they fix its line); else it is the best guess of the last control point */
+			int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+			if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
 				continue;
 			hks_bytebuf bb;
 			hks_bytebuf_init(&bb, pr->ctx);
-			hks_result r = refit_section(&bb, pr->model, 1, &p, pr->ws->P);
+			hks_result r = HKS_OK;
+			if (sel == HKS_ROT_UNCOMPRESSED) /* the floats as they decode */
+				for (unsigned i = 0; r == HKS_OK && i < n1; i++)
+					for (unsigned l = 0; r == HKS_OK && l < 4; l++) {
+						uint8_t fb[4];
+						hks_put_le32(fb, hks_f32_bits((float)pr->ws->P[i][l]));
+						r = hks_bytebuf_append(&bb, fb, 4);
+					}
+			else
+				r = refit_section(&bb, pr->model, 1, &p, pr->ws->P);
 			uint8_t *pk = r == HKS_OK && bb.size == (size_t)size * n1 ? (uint8_t *)hks_arena_dup(arena, bb.data, bb.size)
 			                                                       : NULL;
 			hks_bytebuf_free(&bb);
@@ -959,7 +985,10 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		p.num_knots = (uint16_t)(n1 + 2);
 		p.knots = knots;
 		p.control_points = cp;
-		if (!solve_points(pr->ws, pr->in, blk->first_frame, nf, 1, kind, track, &p, pr->ws->P))
+		/* a non-final block's last frame is the next block's: left out when the last span has two
+		 * own frames (they fix its line); else it is the best guess of the last control point */
+		int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+		if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
 			continue;
 		double (*P)[4] = pr->ws->P;
 		float blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
