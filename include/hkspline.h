@@ -1206,6 +1206,8 @@ typedef struct hks_recompress_report {
 	uint64_t inverted_wrong;
 	uint64_t inverted_ambiguity[HKS_DIFF_COUNT];
 	uint64_t inverted_units;
+	uint64_t inverted_bound_parts;     /* bound ambiguities resolved by an inverted entry with the original
+	                                      bounds' f32 bit offsets (a few bits per lane) */
 } hks_recompress_report;
 
 /*

@@ -39,7 +39,7 @@ typedef struct group {
 	 * decode identically but differ (ambiguities) by first field; animations whose every spline part the
 	 * prediction or the inverter reproduces; spline parts without a byte of correction (prediction +
 	 * inverter); seconds of hks_recompress */
-	uint64_t inverted, inverted_spline, inverted_wrong, ambiguity[HKS_DIFF_COUNT], anims_no_record;
+	uint64_t inverted, inverted_spline, inverted_bound, inverted_wrong, ambiguity[HKS_DIFF_COUNT], anims_no_record;
 	uint64_t spline_total, spline_no_record;
 	double seconds;
 } group;
@@ -167,6 +167,7 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	g->inverted += rep.inverted_parts;
 	g->inverted_spline += rep.inverted_spline_parts;
 	g->inverted_wrong += rep.inverted_wrong;
+	g->inverted_bound += rep.inverted_bound_parts;
 	for (int k = 0; k < HKS_DIFF_COUNT; k++)
 		g->ambiguity[k] += rep.inverted_ambiguity[k];
 	uint64_t st = 0, se = 0;
@@ -279,8 +280,8 @@ static void test_recompress_corpus(void **state)
 		       (unsigned long long)g->spline_no_record, (unsigned long long)g->spline_total,
 		       pct(g->spline_no_record, g->spline_total), (unsigned long long)g->anims_no_record,
 		       pct(g->anims_no_record, g->anims), g->seconds);
-		printf("%-16s inversion ambiguities (decode identically, differ) %llu:", g->sdk,
-		       (unsigned long long)g->inverted_wrong);
+		printf("%-16s inversion ambiguities (decode identically, differ) %llu (bounds resolved by bit offsets %llu):",
+		       g->sdk, (unsigned long long)g->inverted_wrong, (unsigned long long)g->inverted_bound);
 		for (int k = 1; k < HKS_DIFF_COUNT; k++)
 			if (g->ambiguity[k])
 				printf(" %s %llu;", hks_diff_category_name((hks_diff_category)k), (unsigned long long)g->ambiguity[k]);

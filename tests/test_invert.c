@@ -226,11 +226,11 @@ static void test_end_to_end(void **state)
 	size_t rec_size = 0;
 	hks_recompress_report rep;
 	assert_int_equal(hks_recompress(&anim, &ro, &rec, &rec_size, NULL, &rep, &err), HKS_OK);
-	print_message("parts %llu exact %llu inverted %llu (spline %llu) ambiguities %llu (bound %llu, mask %llu)\n",
+	print_message("parts %llu exact %llu inverted %llu (spline %llu) ambiguities %llu (bound %llu, mask %llu), resolved %llu\n",
 	              (unsigned long long)rep.parts, (unsigned long long)rep.parts_exact,
 	              (unsigned long long)rep.inverted_parts, (unsigned long long)rep.inverted_spline_parts,
 	              (unsigned long long)rep.inverted_wrong, (unsigned long long)rep.inverted_ambiguity[HKS_DIFF_BOUND],
-	              (unsigned long long)rep.inverted_ambiguity[HKS_DIFF_MASK]);
+	              (unsigned long long)rep.inverted_ambiguity[HKS_DIFF_MASK], (unsigned long long)rep.inverted_bound_parts);
 	assert_false(rep.verbatim_animation);
 	/* Measured: every part but three comes back from the predictor or the inverter, or is a bound
 	 * ambiguity (8-bit lanes: several maxima decode identically); floors at what is measured, they
@@ -238,6 +238,8 @@ static void test_end_to_end(void **state)
 	assert_true(rep.inverted_spline_parts >= 7);
 	assert_true(rep.parts_exact + rep.inverted_parts >= 13);
 	assert_true(rep.parts_exact + rep.inverted_parts + rep.inverted_ambiguity[HKS_DIFF_BOUND] >= 16);
+	/* the bound ambiguities are resolved by bit offsets in an inverted entry */
+	assert_int_equal(rep.inverted_bound_parts, rep.inverted_ambiguity[HKS_DIFF_BOUND]);
 	assert_true(rep.parts_exact + rep.inverted_parts + rep.inverted_wrong <= rep.parts);
 	/* the record reproduces the bytes from the frames */
 	hks_stored_animation *w = NULL;

@@ -1229,10 +1229,7 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			hks_stored_part np;
 			uint8_t nmb = 0;
 			int iok = 0;
-			if (e->payload_size)
-				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u has a payload of %u bytes", i, e->payload_size);
-			if (r == HKS_OK)
-				r = predictor_ws(pr);
+			r = predictor_ws(pr);
 			if (r == HKS_OK && !pr->model)
 				pr->model = hks_rcp_model_get((hks_cpu_model)rec->cpu);
 			if (r == HKS_OK)
@@ -1241,6 +1238,31 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: the frames do not invert", i);
 			if (r != HKS_OK)
 				break;
+			if (e->payload_size) {
+				/* bound offsets: per spline lane, zigzag varints of the f32 bit differences of min and max */
+				hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
+				unsigned lanes2 = kind == 1 ? 0 : kind == 3 ? 1 : 3;
+				if (!lanes2)
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: bound offsets for a rotation", i);
+				for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
+					if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
+						continue;
+					uint64_t z0 = 0, z1 = 0;
+					r = hks_rec_get_varint(&c, &z0, "bound offset");
+					if (r == HKS_OK)
+						r = hks_rec_get_varint(&c, &z1, "bound offset");
+					if (r != HKS_OK)
+						break;
+					int64_t d0 = (int64_t)(z0 >> 1) ^ -(int64_t)(z0 & 1), d1 = (int64_t)(z1 >> 1) ^ -(int64_t)(z1 & 1);
+					np.min[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.min[l]) + d0));
+					np.max[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.max[l]) + d1));
+				}
+				if (r == HKS_OK && c.pos != c.size)
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: %zu bytes after the bound offsets", i,
+					             c.size - c.pos);
+				if (r != HKS_OK)
+					break;
+			}
 			hks_stored_block *blk = &s->blocks[b];
 			if (kind == 3) {
 				blk->floats[track] = np;
@@ -1691,8 +1713,42 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					size_t n2 = cp.bytes.size < co.bytes.size ? cp.bytes.size : co.bytes.size, i2 = 0;
 					while (i2 < n2 && cp.bytes.data[i2] == co.bytes.data[i2])
 						i2++;
+					hks_diff_category cat = i2 < co.bytes.size ? (hks_diff_category)co.cats.data[i2] : HKS_DIFF_MASK;
 					rep->inverted_wrong++;
-					rep->inverted_ambiguity[i2 < co.bytes.size ? co.cats.data[i2] : HKS_DIFF_MASK]++;
+					rep->inverted_ambiguity[cat]++;
+					/* bounds that decode identically: the original's as f32 bit offsets (a few bits per lane) */
+					if (cat == HKS_DIFF_BOUND && kind != 1 && np.flags == op->flags && np.is_spline) {
+						best.size = 0;
+						unsigned lanes2 = kind == 3 ? 1 : 3;
+						for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
+							if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
+								continue;
+							int64_t d0 = (int64_t)hks_f32_bits(op->min[l]) - (int64_t)hks_f32_bits(np.min[l]);
+							int64_t d1 = (int64_t)hks_f32_bits(op->max[l]) - (int64_t)hks_f32_bits(np.max[l]);
+							r = hks_rec_put_varint(&best, ((uint64_t)d0 << 1) ^ (uint64_t)(d0 >> 63));
+							if (r == HKS_OK)
+								r = hks_rec_put_varint(&best, ((uint64_t)d1 << 1) ^ (uint64_t)(d1 >> 63));
+							np.min[l] = op->min[l];
+							np.max[l] = op->max[l];
+						}
+						if (r == HKS_OK)
+							r = canon_part(&cp, kind, nm0, nmb, &np);
+						if (r != HKS_OK)
+							break;
+						if (cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
+							hks_rec_entry e;
+							memset(&e, 0, sizeof(e));
+							e.index = b * per + u;
+							e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
+							                   track);
+							e.kind = HKS_REC_ENTRY_INVERTED;
+							rep->inverted_bound_parts++;
+							r = add_entry(bd, &e, &best);
+							if (r != HKS_OK)
+								break;
+							continue;
+						}
+					}
 				}
 			}
 			int chosen = -1, chosen_kind = HKS_REC_ENTRY_VERBATIM;
