@@ -1208,6 +1208,8 @@ typedef struct hks_recompress_report {
 	uint64_t inverted_units;
 	uint64_t inverted_bound_parts;     /* bound ambiguities resolved by an inverted entry with the original
 	                                      bounds' f32 bit offsets (a few bits per lane) */
+	uint64_t inverted_mask_parts;      /* rotation mask bits (not visible in the frames) resolved by an
+	                                      inverted entry with the original mask byte */
 } hks_recompress_report;
 
 /*

@@ -167,7 +167,7 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	g->inverted += rep.inverted_parts;
 	g->inverted_spline += rep.inverted_spline_parts;
 	g->inverted_wrong += rep.inverted_wrong;
-	g->inverted_bound += rep.inverted_bound_parts;
+	g->inverted_bound += rep.inverted_bound_parts + rep.inverted_mask_parts;
 	for (int k = 0; k < HKS_DIFF_COUNT; k++)
 		g->ambiguity[k] += rep.inverted_ambiguity[k];
 	uint64_t st = 0, se = 0;
@@ -280,7 +280,7 @@ static void test_recompress_corpus(void **state)
 		       (unsigned long long)g->spline_no_record, (unsigned long long)g->spline_total,
 		       pct(g->spline_no_record, g->spline_total), (unsigned long long)g->anims_no_record,
 		       pct(g->anims_no_record, g->anims), g->seconds);
-		printf("%-16s inversion ambiguities (decode identically, differ) %llu (bounds resolved by bit offsets %llu):",
+		printf("%-16s inversion ambiguities (decode identically, differ) %llu (resolved by bound bit offsets or a rotation mask byte %llu):",
 		       g->sdk, (unsigned long long)g->inverted_wrong, (unsigned long long)g->inverted_bound);
 		for (int k = 1; k < HKS_DIFF_COUNT; k++)
 			if (g->ambiguity[k])

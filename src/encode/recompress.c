@@ -1239,11 +1239,24 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			if (r != HKS_OK)
 				break;
 			if (e->payload_size) {
-				/* bound offsets: per spline lane, zigzag varints of the f32 bit differences of min and max */
+				/* u8 what: 1 the original mask byte follows (a rotation's per-component bits), 2 bound offsets:
+				 * per spline lane, zigzag varints of the f32 bit differences of min and max */
 				hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
-				unsigned lanes2 = kind == 1 ? 0 : kind == 3 ? 1 : 3;
-				if (!lanes2)
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: bound offsets for a rotation", i);
+				uint8_t what = 0;
+				r = hks_read_u8(&c, &what, "inverted entry payload kind");
+				if (r == HKS_OK && (what == 1) != (kind == 1))
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u for part %u", i, what, kind);
+				if (r == HKS_OK && what != 1 && what != 2)
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u", i, what);
+				if (r == HKS_OK && what == 1) {
+					uint8_t m = 0;
+					r = hks_read_u8(&c, &m, "mask byte");
+					if (r == HKS_OK && (m & 0xF0 ? 1 : 0) != (np.flags & 0xF0 ? 1 : 0))
+						r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: mask 0x%02X changes the part's kind", i, m);
+					np.flags = m;
+					nmb = m;
+				}
+				unsigned lanes2 = what == 2 ? (kind == 3 ? 1 : 3) : 0;
 				for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
 					if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
 						continue;
@@ -1258,7 +1271,7 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 					np.max[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.max[l]) + d1));
 				}
 				if (r == HKS_OK && c.pos != c.size)
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: %zu bytes after the bound offsets", i,
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: %zu bytes after its payload", i,
 					             c.size - c.pos);
 				if (r != HKS_OK)
 					break;
@@ -1716,10 +1729,19 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					hks_diff_category cat = i2 < co.bytes.size ? (hks_diff_category)co.cats.data[i2] : HKS_DIFF_MASK;
 					rep->inverted_wrong++;
 					rep->inverted_ambiguity[cat]++;
-					/* bounds that decode identically: the original's as f32 bit offsets (a few bits per lane) */
-					if (cat == HKS_DIFF_BOUND && kind != 1 && np.flags == op->flags && np.is_spline) {
+					/* bounds that decode identically (the original's as f32 bit offsets, a few bits per lane) and
+					 * rotation mask bits the frames cannot see: an inverted entry with those as its payload */
+					if ((cat == HKS_DIFF_BOUND && kind != 1 && np.flags == op->flags && np.is_spline) ||
+					    (cat == HKS_DIFF_MASK && kind == 1 && (np.flags & 0xF0 ? 1 : 0) == (op->flags & 0xF0 ? 1 : 0))) {
 						best.size = 0;
-						unsigned lanes2 = kind == 3 ? 1 : 3;
+						uint8_t what = cat == HKS_DIFF_MASK ? 1 : 2;
+						r = hks_bytebuf_append(&best, &what, 1);
+						if (r == HKS_OK && what == 1) {
+							r = hks_bytebuf_append(&best, &mb, 1);
+							np.flags = mb;
+							nmb = mb;
+						}
+						unsigned lanes2 = what == 2 ? (kind == 3 ? 1 : 3) : 0;
 						for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
 							if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
 								continue;
@@ -1742,7 +1764,10 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
 							                   track);
 							e.kind = HKS_REC_ENTRY_INVERTED;
-							rep->inverted_bound_parts++;
+							if (what == 1)
+								rep->inverted_mask_parts++;
+							else
+								rep->inverted_bound_parts++;
 							r = add_entry(bd, &e, &best);
 							if (r != HKS_OK)
 								break;
