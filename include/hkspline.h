@@ -1308,7 +1308,7 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * frames still hash the same gets its original bytes, the others are fitted
  * afresh.
  */
-#define HKS_RECORD_VERSION 2
+#define HKS_RECORD_VERSION 3
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */
@@ -1361,6 +1361,19 @@ typedef struct hks_recompress_report {
 	int verbatim_animation;            /* the record stores the data whole (prediction unusable) */
 	uint64_t data_bytes;               /* original spline data size */
 	uint64_t record_bytes;             /* the record's size */
+	/* inversion (docs/RECORD.md "Inversion"), tried on every part the selected candidate misses:
+	 * parts whose inversion (the stored part recovered from its frames, verified by decoding) equals the
+	 * original (an entry without payload); of those, spline parts; inversions that decode to the frames
+	 * but differ from the original (ambiguities), by first differing field; parts inverted at all */
+	uint64_t inverted_parts;
+	uint64_t inverted_spline_parts;
+	uint64_t inverted_wrong;
+	uint64_t inverted_ambiguity[HKS_DIFF_COUNT];
+	uint64_t inverted_units;
+	uint64_t inverted_bound_parts;     /* bound ambiguities resolved by an inverted entry with the original
+	                                      bounds' f32 bit offsets (a few bits per lane) */
+	uint64_t inverted_mask_parts;      /* rotation mask bits (not visible in the frames) resolved by an
+	                                      inverted entry with the original mask byte */
 } hks_recompress_report;
 
 /*

@@ -25,10 +25,12 @@
  * The fields come in the order the first-difference histogram uses.
  */
 #include "encode_internal.h"
+#include "invert.h"
 #include "record.h"
 #include "stored_format.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Predictor candidates ("ladder" steps): tolerance (rotation,
  * translation/scale/float). Step 0 is ENCODER.md §16's reduced predictor
@@ -443,8 +445,8 @@ typedef struct refit_ws {
 	double row[REFIT_MAX];
 } refit_ws;
 
-static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
-                        unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
+                          unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4], double lambda)
 {
 	int n1 = p->num_control_points, deg = p->degree;
 	uint32_t samples = last_block ? nf : nf - 1;
@@ -478,8 +480,7 @@ static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, ui
 	 * determined by the frames; a faint first-difference penalty gives it its
 	 * neighbours' value (the record patches it) and moves the others by far
 	 * less than a quantization step. */
-	const double lambda = 1e-7;
-	for (int i = 0; i + 1 < n1; i++) {
+	for (int i = 0; lambda > 0.0 && i + 1 < n1; i++) {
 		w->A[i][i] += lambda;
 		w->A[i + 1][i + 1] += lambda;
 		w->A[i][i + 1] -= lambda;
@@ -527,6 +528,21 @@ static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, ui
 			if (!isfinite(P[i][l]))
 				return 0;
 	return 1;
+}
+
+static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
+                        unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+{
+	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7);
+}
+
+/* The inverter's solve: exact least squares (no penalty); when a control point is invisible at every
+ * frame, the REFIT penalty fills it (the record then corrects it when it is wrong). */
+static int solve_points_exact(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
+                              unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+{
+	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 0.0) ||
+	       solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7);
 }
 
 /* Append the control section of part p (prefix parsed) computed from P. */
@@ -697,6 +713,343 @@ static const hks_stored_part *unit_part(const hks_stored_animation *s, uint32_t 
 	*mask0 = 0;
 	*mbyte = blk->float_masks[u - 3 * T];
 	return &blk->floats[u - 3 * T];
+}
+
+/* ---- inversion (docs/RECORD.md "Inversion") ------------------------------ */
+
+/*
+ * The stored part recovered from the unit's own frames: lane classes, degree-1
+ * knots from the piecewise-linear structure (invert.c), control points solved
+ * exactly on those knots (solve_points), integers on the grid of bounds
+ * searched by f32 ulps, and every candidate verified by the sampler: it is
+ * accepted only when it decodes to the unit's frames bit for bit. The mask
+ * bits the frames cannot see (a rotation's per-component bits) come from the
+ * step-0 prediction when it has the same kind of part.
+ */
+
+/* Lanes of unit (kind, track) at frames first .. first + nf − 1 into v (nf × lanes). */
+static unsigned unit_lanes(const hks_frames_in *in, uint32_t first, uint32_t nf, unsigned kind, uint32_t track,
+                           float *v)
+{
+	static const unsigned lane0[3] = {0, 3, 7}, nlanes[3] = {3, 4, 3};
+	unsigned lanes = kind == 3 ? 1 : nlanes[kind];
+	for (uint32_t f = 0; f < nf; f++) {
+		const float *src = kind == 3 ? in->floats + (size_t)(first + f) * in->num_float_tracks + track
+		                              : in->transforms + ((size_t)(first + f) * in->num_transform_tracks + track) *
+		                                                     HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
+		memcpy(v + (size_t)f * lanes, src, lanes * sizeof(float));
+	}
+	return lanes;
+}
+
+/* Decode part p alone (one block of nf frames) with the sampler; bit l of the
+ * result is set when lane l equals v at every owned frame. */
+static unsigned verify_part(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t mbyte,
+                            const float *v, unsigned lanes, uint32_t nf, uint32_t owned)
+{
+	static const unsigned lane0[3] = {0, 3, 7};
+	hks_stored_animation s;
+	hks_stored_block blk;
+	hks_stored_track tr;
+	hks_stored_part fp = *p;
+	uint8_t fm = mbyte;
+	memset(&s, 0, sizeof(s));
+	memset(&blk, 0, sizeof(blk));
+	memset(&tr, 0, sizeof(tr));
+	s.num_frames = (int32_t)nf;
+	s.max_frames_per_block = (int32_t)nf;
+	s.num_blocks = 1;
+	s.blocks = &blk;
+	blk.num_frames = nf;
+	if (kind == 3) {
+		s.num_float_tracks = 1;
+		blk.floats = &fp;
+		blk.float_masks = &fm;
+	} else {
+		s.num_transform_tracks = 1;
+		blk.tracks = &tr;
+		tr.part[kind] = *p;
+		tr.mask[1 + kind] = mbyte;
+	}
+	float out[HKS_INVERT_MAX_FRAMES * HKS_TRACK_SAMPLE_FLOATS];
+	hks_sample_options so;
+	memset(&so, 0, sizeof(so));
+	so.base = *base;
+	hks_error e;
+	if (hks_sample_frames(&s, &so, 0, nf, kind == 3 ? NULL : out, kind == 3 ? out : NULL, &e) != HKS_OK)
+		return 0;
+	unsigned ok = (1u << lanes) - 1;
+	for (uint32_t f = 0; f < owned; f++)
+		for (unsigned l = 0; l < lanes; l++) {
+			float d = kind == 3 ? out[f] : out[(size_t)f * HKS_TRACK_SAMPLE_FLOATS + lane0[kind] + l];
+			if (hks_f32_bits(d) != hks_f32_bits(v[(size_t)f * lanes + l]))
+				ok &= ~(1u << l);
+		}
+	return ok;
+}
+
+/* The integer of quantization `quant` whose dequantized value is nearest x. */
+static uint16_t best_q(unsigned quant, double x, float lo, float hi)
+{
+	double top = quant ? 65535.0 : 255.0, d = (double)hi - (double)lo;
+	double g = d > 0.0 ? (x - (double)lo) / d * top : 0.0;
+	long q0 = (long)floor(g + 0.5);
+	long best = -1;
+	double bd = 0.0;
+	for (long q = q0 - 1; q <= q0 + 1; q++) {
+		if (q < 0 || q > (long)top)
+			continue;
+		double e = fabs((double)hks_dequantize_scalar(quant, (uint32_t)q, lo, hi) - x);
+		if (best < 0 || e < bd) {
+			best = q;
+			bd = e;
+		}
+	}
+	return (uint16_t)(best < 0 ? (q0 < 0 ? 0 : (long)top) : best);
+}
+
+typedef struct inv_stats {
+	uint64_t tried, inverted, bound_search;
+} inv_stats;
+
+/* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
+static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint32_t u, hks_stored_part *out,
+                              uint8_t *mbyte, int *ok)
+{
+	*ok = 0;
+	const hks_rec_anim *rec = pr->rec;
+	uint32_t T = rec->num_transform_tracks;
+	const hks_stored_animation *p0 = pr->pred[0];
+	const hks_stored_block *blk = &p0->blocks[b];
+	uint32_t nf = blk->num_frames, owned = b + 1 == rec->num_blocks ? nf : nf - 1;
+	if (nf < 2 || nf > HKS_INVERT_MAX_FRAMES || owned < 1)
+		return HKS_OK;
+	unsigned kind;
+	uint8_t m0, hint_mb;
+	uint32_t track;
+	(void)unit_part(p0, b, u, T, &kind, &m0, &hint_mb, &track);
+	float v[HKS_INVERT_MAX_FRAMES * 4];
+	unsigned lanes = unit_lanes(pr->in, blk->first_frame, nf, kind, track, v);
+	hks_stored_part p;
+	memset(&p, 0, sizeof(p));
+	if (kind == 1) {
+		unsigned sel = (rec->track_quant[track] >> 2) & 15;
+		if (sel > HKS_ROT_UNCOMPRESSED || !hks_pack_quaternion_exact(sel))
+			return HKS_OK;
+		p.quantization = (uint8_t)sel;
+		int same = 1, ident = 1;
+		for (uint32_t f = 0; f < owned; f++)
+			for (unsigned l = 0; l < 4; l++) {
+				uint32_t x = hks_f32_bits(v[(size_t)f * 4 + l]);
+				if (x != hks_f32_bits(v[l]))
+					same = 0;
+				if (x != (l == 3 ? 0x3F800000u : 0u))
+					ident = 0;
+			}
+		if (ident) {
+			*mbyte = 0;
+			*out = p;
+			*ok = verify_part(pr->base, kind, &p, 0, v, lanes, nf, owned) == 15u;
+			return HKS_OK;
+		}
+		uint8_t flags;
+		uint32_t size = hks_rotation_size(sel);
+		if (same) {
+			flags = (hint_mb & 0xF0) == 0 && (hint_mb & 0x0F) ? hint_mb : 0x0F;
+			p.num_control_points = 1;
+			double P[1][4];
+			for (unsigned l = 0; l < 4; l++)
+				P[0][l] = v[l];
+			hks_bytebuf bb;
+			hks_bytebuf_init(&bb, pr->ctx);
+			p.flags = flags;
+			hks_result r = refit_section(&bb, pr->model, 1, &p, P);
+			uint8_t *pk = r == HKS_OK && bb.size == size ? (uint8_t *)hks_arena_dup(arena, bb.data, size) : NULL;
+			hks_bytebuf_free(&bb);
+			HKS_TRY(r);
+			if (!pk)
+				return HKS_OK;
+			p.packed = pk;
+			*mbyte = flags;
+			*out = p;
+			*ok = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) == 15u;
+			return HKS_OK;
+		}
+		flags = (hint_mb & 0xF0) ? hint_mb : 0xF0;
+		p.flags = flags;
+		p.is_spline = 1;
+		p.degree = 1;
+		static const float tries[3] = {8.0f, 32.0f, 128.0f};
+		uint8_t knots[HKS_INVERT_MAX_FRAMES + 4], prev[HKS_INVERT_MAX_FRAMES + 4];
+		unsigned prev_n = 0;
+		const uint8_t active[4] = {1, 1, 1, 1};
+		float edge[4];
+		for (unsigned l = 0; l < 4; l++)
+			edge[l] = 2.0f / 2894.8953f;
+		for (unsigned t = 0; t < 3; t++) {
+			unsigned n1 = hks_invert_knots1(v, nf, owned, 4, active, tries[t], edge, knots);
+			if (n1 < 2 || (n1 == prev_n && memcmp(knots, prev, n1 + 2) == 0))
+				continue;
+			prev_n = n1;
+			memcpy(prev, knots, n1 + 2);
+			p.num_control_points = (uint16_t)n1;
+			p.num_knots = (uint16_t)(n1 + 2);
+			p.knots = knots;
+			/* a non-final block's last frame is the next block's: left out when the last span has two
+			 * own frames (they fix its line); else it is the best guess of the last control point */
+			int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+			if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
+				continue;
+			hks_bytebuf bb;
+			hks_bytebuf_init(&bb, pr->ctx);
+			hks_result r = HKS_OK;
+			if (sel == HKS_ROT_UNCOMPRESSED) /* the floats as they decode */
+				for (unsigned i = 0; r == HKS_OK && i < n1; i++)
+					for (unsigned l = 0; r == HKS_OK && l < 4; l++) {
+						uint8_t fb[4];
+						hks_put_le32(fb, hks_f32_bits((float)pr->ws->P[i][l]));
+						r = hks_bytebuf_append(&bb, fb, 4);
+					}
+			else
+				r = refit_section(&bb, pr->model, 1, &p, pr->ws->P);
+			uint8_t *pk = r == HKS_OK && bb.size == (size_t)size * n1 ? (uint8_t *)hks_arena_dup(arena, bb.data, bb.size)
+			                                                       : NULL;
+			hks_bytebuf_free(&bb);
+			HKS_TRY(r);
+			if (!pk)
+				continue;
+			p.packed = pk;
+			if (verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) == 15u) {
+				p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + 2);
+				if (!p.knots)
+					return hks_fail_nomem(pr->ctx, 0);
+				*mbyte = flags;
+				*out = p;
+				*ok = 1;
+				return HKS_OK;
+			}
+		}
+		return HKS_OK;
+	}
+	/* T, S, F */
+	float identity = kind == 2 ? 1.0f : 0.0f;
+	uint8_t cls[3];
+	float sv[3];
+	uint8_t flags = hks_invert_classify(v, owned, lanes, identity, cls, sv);
+	p.quantization = kind == 3 ? rec->float_quant[track]
+	                 : kind == 0 ? (uint8_t)((rec->track_quant[track] & 3) != 0)
+	                             : (uint8_t)((rec->track_quant[track] >> 6) != 0);
+	for (unsigned l = 0; l < lanes; l++)
+		if (cls[l] == HKS_INV_STATIC)
+			p.static_value[l] = sv[l];
+	p.flags = flags;
+	uint8_t mb = kind == 3 ? (uint8_t)(flags | (p.quantization << 1)) : flags;
+	if (!(flags & 0xF0)) {
+		*mbyte = mb;
+		*out = p;
+		*ok = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) == (1u << lanes) - 1;
+		return HKS_OK;
+	}
+	p.is_spline = 1;
+	p.degree = 1;
+	uint8_t active[3] = {0, 0, 0};
+	float edge[3] = {0, 0, 0};
+	for (unsigned l = 0; l < lanes; l++) {
+		if (cls[l] != HKS_INV_SPLINE)
+			continue;
+		active[l] = 1;
+		p.spline_lanes++;
+		float lo = v[l], hi = v[l];
+		for (uint32_t f = 0; f < nf; f++) {
+			float x = v[(size_t)f * lanes + l];
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		edge[l] = 2.0f * (hi - lo) / (p.quantization ? 65535.0f : 255.0f);
+	}
+	static const float tries[3] = {8.0f, 32.0f, 128.0f};
+	static const int lo_off[5] = {0, -1, 1, -2, 2}, hi_off[7] = {0, -1, 1, -2, 2, -3, 3};
+	uint8_t knots[HKS_INVERT_MAX_FRAMES + 4], prev[HKS_INVERT_MAX_FRAMES + 4];
+	unsigned prev_n = 0;
+	uint16_t *cp = (uint16_t *)hks_arena_array(arena, (size_t)nf * 3, 2);
+	if (!cp)
+		return hks_fail_nomem(pr->ctx, 0);
+	unsigned all = (1u << lanes) - 1;
+	for (unsigned t = 0; t < 3; t++) {
+		unsigned n1 = hks_invert_knots1(v, nf, owned, lanes, active, tries[t], edge, knots);
+		if (n1 < 2 || (n1 == prev_n && memcmp(knots, prev, n1 + 2) == 0))
+			continue;
+		prev_n = n1;
+		memcpy(prev, knots, n1 + 2);
+		p.num_control_points = (uint16_t)n1;
+		p.num_knots = (uint16_t)(n1 + 2);
+		p.knots = knots;
+		p.control_points = cp;
+		/* a non-final block's last frame is the next block's: left out when the last span has two
+		 * own frames (they fix its line); else it is the best guess of the last control point */
+		int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+		if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
+			continue;
+		double (*P)[4] = pr->ws->P;
+		float blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
+		for (unsigned l = 0; l < lanes; l++) {
+			if (!active[l])
+				continue;
+			double a = P[0][l], z = P[0][l];
+			for (unsigned i = 1; i < n1; i++) {
+				a = P[i][l] < a ? P[i][l] : a;
+				z = P[i][l] > z ? P[i][l] : z;
+			}
+			blo[l] = (float)a;
+			bhi[l] = (float)z;
+		}
+		/* per spline lane: search the bounds (ulps around the solved extremes) until the lane verifies */
+		unsigned good = all;
+		for (unsigned l = 0; l < lanes; l++)
+			if (active[l])
+				good &= ~(1u << l);
+		int failed = 0;
+		for (unsigned l = 0; l < lanes && !failed; l++) {
+			if (!active[l])
+				continue;
+			int found = 0;
+			unsigned slot = 0;
+			for (unsigned k = 0; k < l; k++)
+				slot += active[k];
+			for (unsigned a = 0; a < 5 && !found; a++)
+				for (unsigned z = 0; z < 7 && !found; z++) {
+					float lo = blo[l], hi = bhi[l];
+					for (int s = 0; s < abs(lo_off[a]); s++)
+						lo = hks_invert_ulp_step(lo, lo_off[a]);
+					for (int s = 0; s < abs(hi_off[z]); s++)
+						hi = hks_invert_ulp_step(hi, hi_off[z]);
+					if (!(hi >= lo))
+						continue;
+					p.min[l] = lo;
+					p.max[l] = hi;
+					for (unsigned i = 0; i < n1; i++)
+						cp[(size_t)i * p.spline_lanes + slot] = best_q(p.quantization, P[i][l], lo, hi);
+					unsigned res = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned);
+					if (res & (1u << l)) {
+						found = 1;
+						good |= 1u << l;
+					}
+				}
+			failed = !found;
+		}
+		if (failed || good != all)
+			continue;
+		if (verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) != all)
+			continue;
+		p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + 2);
+		if (!p.knots)
+			return hks_fail_nomem(pr->ctx, 0);
+		*mbyte = mb;
+		*out = p;
+		*ok = 1;
+		return HKS_OK;
+	}
+	return HKS_OK;
 }
 
 /* ---- candidate selection (docs/RECORD.md "Candidate selection") ---------- */
@@ -872,6 +1225,67 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		}
 		const uint8_t *bytes = NULL;
 		size_t size = 0;
+		if (e->kind == HKS_REC_ENTRY_INVERTED) {
+			hks_stored_part np;
+			uint8_t nmb = 0;
+			int iok = 0;
+			r = predictor_ws(pr);
+			if (r == HKS_OK && !pr->model)
+				pr->model = hks_rcp_model_get((hks_cpu_model)rec->cpu);
+			if (r == HKS_OK)
+				r = invert_unit(pr, arena, b, u, &np, &nmb, &iok);
+			if (r == HKS_OK && !iok)
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: the frames do not invert", i);
+			if (r != HKS_OK)
+				break;
+			if (e->payload_size) {
+				/* u8 what: 1 the original mask byte follows (a rotation's per-component bits), 2 bound offsets:
+				 * per spline lane, zigzag varints of the f32 bit differences of min and max */
+				hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
+				uint8_t what = 0;
+				r = hks_read_u8(&c, &what, "inverted entry payload kind");
+				if (r == HKS_OK && (what == 1) != (kind == 1))
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u for part %u", i, what, kind);
+				if (r == HKS_OK && what != 1 && what != 2)
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u", i, what);
+				if (r == HKS_OK && what == 1) {
+					uint8_t m = 0;
+					r = hks_read_u8(&c, &m, "mask byte");
+					if (r == HKS_OK && (m & 0xF0 ? 1 : 0) != (np.flags & 0xF0 ? 1 : 0))
+						r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: mask 0x%02X changes the part's kind", i, m);
+					np.flags = m;
+					nmb = m;
+				}
+				unsigned lanes2 = what == 2 ? (kind == 3 ? 1 : 3) : 0;
+				for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
+					if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
+						continue;
+					uint64_t z0 = 0, z1 = 0;
+					r = hks_rec_get_varint(&c, &z0, "bound offset");
+					if (r == HKS_OK)
+						r = hks_rec_get_varint(&c, &z1, "bound offset");
+					if (r != HKS_OK)
+						break;
+					int64_t d0 = (int64_t)(z0 >> 1) ^ -(int64_t)(z0 & 1), d1 = (int64_t)(z1 >> 1) ^ -(int64_t)(z1 & 1);
+					np.min[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.min[l]) + d0));
+					np.max[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.max[l]) + d1));
+				}
+				if (r == HKS_OK && c.pos != c.size)
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: %zu bytes after its payload", i,
+					             c.size - c.pos);
+				if (r != HKS_OK)
+					break;
+			}
+			hks_stored_block *blk = &s->blocks[b];
+			if (kind == 3) {
+				blk->floats[track] = np;
+				blk->float_masks[track] = nmb;
+			} else {
+				blk->tracks[track].part[kind] = np;
+				blk->tracks[track].mask[1 + kind] = nmb;
+			}
+			continue;
+		}
 		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
 			bytes = e->payload;
 			size = e->payload_size;
@@ -1276,6 +1690,91 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				rep->first_diff[i < co.bytes.size ? co.cats.data[i] : HKS_DIFF_MASK]++;
 				if (pr->self_exact[idx])
 					rep->self_exact_wrong++;
+			}
+			/* the inverter: the part recovered from its frames, when it equals the original */
+			{
+				hks_stored_part np;
+				uint8_t nmb = 0;
+				int iok = 0;
+				r = invert_unit(pr, bd->arena, b, u, &np, &nmb, &iok);
+				if (r != HKS_OK)
+					break;
+				if (iok) {
+					rep->inverted_units++;
+					/* mask byte 0 as assemble leaves it: the step-0 prediction's (the record's quantizations) */
+					uint8_t nm0 = pr->pred[0]->blocks[b].tracks && kind != 3 ? pr->pred[0]->blocks[b].tracks[track].mask[0] : 0;
+					r = canon_part(&cp, kind, nm0, nmb, &np);
+					if (r != HKS_OK)
+						break;
+					if (cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
+						hks_rec_entry e;
+						memset(&e, 0, sizeof(e));
+						e.index = b * per + u;
+						e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
+						                   track);
+						e.kind = HKS_REC_ENTRY_INVERTED;
+						best.size = 0;
+						rep->inverted_parts++;
+						if (ospline)
+							rep->inverted_spline_parts++;
+						r = add_entry(bd, &e, &best);
+						if (r != HKS_OK)
+							break;
+						continue;
+					}
+					/* frames identical, bytes not: an ambiguity, by the first differing field */
+					size_t n2 = cp.bytes.size < co.bytes.size ? cp.bytes.size : co.bytes.size, i2 = 0;
+					while (i2 < n2 && cp.bytes.data[i2] == co.bytes.data[i2])
+						i2++;
+					hks_diff_category cat = i2 < co.bytes.size ? (hks_diff_category)co.cats.data[i2] : HKS_DIFF_MASK;
+					rep->inverted_wrong++;
+					rep->inverted_ambiguity[cat]++;
+					/* bounds that decode identically (the original's as f32 bit offsets, a few bits per lane) and
+					 * rotation mask bits the frames cannot see: an inverted entry with those as its payload */
+					if ((cat == HKS_DIFF_BOUND && kind != 1 && np.flags == op->flags && np.is_spline) ||
+					    (cat == HKS_DIFF_MASK && kind == 1 && (np.flags & 0xF0 ? 1 : 0) == (op->flags & 0xF0 ? 1 : 0))) {
+						best.size = 0;
+						uint8_t what = cat == HKS_DIFF_MASK ? 1 : 2;
+						r = hks_bytebuf_append(&best, &what, 1);
+						if (r == HKS_OK && what == 1) {
+							r = hks_bytebuf_append(&best, &mb, 1);
+							np.flags = mb;
+							nmb = mb;
+						}
+						unsigned lanes2 = what == 2 ? (kind == 3 ? 1 : 3) : 0;
+						for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
+							if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
+								continue;
+							int64_t d0 = (int64_t)hks_f32_bits(op->min[l]) - (int64_t)hks_f32_bits(np.min[l]);
+							int64_t d1 = (int64_t)hks_f32_bits(op->max[l]) - (int64_t)hks_f32_bits(np.max[l]);
+							r = hks_rec_put_varint(&best, ((uint64_t)d0 << 1) ^ (uint64_t)(d0 >> 63));
+							if (r == HKS_OK)
+								r = hks_rec_put_varint(&best, ((uint64_t)d1 << 1) ^ (uint64_t)(d1 >> 63));
+							np.min[l] = op->min[l];
+							np.max[l] = op->max[l];
+						}
+						if (r == HKS_OK)
+							r = canon_part(&cp, kind, nm0, nmb, &np);
+						if (r != HKS_OK)
+							break;
+						if (cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
+							hks_rec_entry e;
+							memset(&e, 0, sizeof(e));
+							e.index = b * per + u;
+							e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
+							                   track);
+							e.kind = HKS_REC_ENTRY_INVERTED;
+							if (what == 1)
+								rep->inverted_mask_parts++;
+							else
+								rep->inverted_bound_parts++;
+							r = add_entry(bd, &e, &best);
+							if (r != HKS_OK)
+								break;
+							continue;
+						}
+					}
+				}
 			}
 			int chosen = -1, chosen_kind = HKS_REC_ENTRY_VERBATIM;
 			best.size = 0;

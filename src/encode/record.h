@@ -1,5 +1,5 @@
 /*
- * The reconstruction record, format v2 (docs/RECORD.md): in-memory form,
+ * The reconstruction record, format v3 (docs/RECORD.md): in-memory form,
  * serializer and parser (record.c). The re-compressor (recompress.c) builds
  * and applies it.
  */
@@ -13,7 +13,8 @@
 #define HKS_RECORD_FLAG_ZLIB 0x01u
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
-enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3 };
+enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
+       HKS_REC_ENTRY_INVERTED = 4 /* v3: the part is its inversion from the frames (empty payload) */ };
 
 /* One part's correction. The part's canonical form (recompress.c) is patched
  * with XOR runs (DIFF), replaced (VERBATIM), or rebuilt from the recorded

@@ -19,6 +19,7 @@ int cmd_repack(int argc, char **argv);
 int cmd_bnd(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_bench_encode(int argc, char **argv); /* `bench encode` (cmd_bench_encode.c) */
+int cmd_bench_recompress(int argc, char **argv); /* `bench recompress` (cmd_bench_recompress.c) */
 int cmd_stats(int argc, char **argv);
 int cmd_error(int argc, char **argv);
 int cmd_recompress(int argc, char **argv); /* cmd_recompress.c */

@@ -530,6 +530,8 @@ int cmd_bench(int argc, char **argv)
 		return bench_decode(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "encode"))
 		return cmd_bench_encode(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "recompress"))
+		return cmd_bench_recompress(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
 		return 0;

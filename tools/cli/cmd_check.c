@@ -20,6 +20,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Frames sampled per call when checking that an animation decodes. */
 #define SAMPLE_CHUNK_FRAMES 256u
@@ -29,6 +30,8 @@ typedef struct check_counts {
 	/* --reencode (docs/RECORD.md) */
 	uint64_t reencode_exact, reencode_spline_parts, reencode_spline_parts_exact, record_exact, record_bytes, data_bytes;
 	uint64_t reencode_first_diff[HKS_DIFF_COUNT];
+	uint64_t inverted_parts;   /* --reencode: parts the inverter reproduces (docs/RECORD.md "Inversion") */
+	double reencode_seconds;   /* --reencode: time in hks_recompress (summed over threads) */
 } check_counts;
 
 typedef struct check_failure {
@@ -170,12 +173,21 @@ static void reencode_animation(file_result *fr, const hks_file *file, uint32_t i
 	size_t rec_size = 0;
 	hks_recompress_report rep;
 	hks_error err;
-	if (hks_recompress(anim, &o, &rec, &rec_size, NULL, &rep, &err) != HKS_OK) {
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	hks_result rr = hks_recompress(anim, &o, &rec, &rec_size, NULL, &rep, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fr->counts.reencode_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	if (rr != HKS_OK) {
 		add_error(fr, (int32_t)i, "reencode", &err);
 		return;
 	}
 	check_counts *c = &fr->counts;
-	c->reencode_exact += (uint64_t)rep.prediction_exact;
+	/* exact without a record: the predictor, or the predictor plus the inverter (entries without payload) */
+	c->reencode_exact += (uint64_t)(rep.prediction_exact ||
+	                                (!rep.verbatim_animation && rep.parts == rep.parts_exact + rep.inverted_parts));
+	c->inverted_parts += rep.inverted_parts;
+	c->reencode_spline_parts_exact += rep.inverted_spline_parts;
 	for (int k = 0; k < 4; k++) {
 		c->reencode_spline_parts += rep.spline_parts[k];
 		c->reencode_spline_parts_exact += rep.spline_parts_exact[k];
@@ -317,6 +329,8 @@ static void add_counts(check_counts *a, const check_counts *b)
 	a->data_bytes += b->data_bytes;
 	for (int k = 0; k < HKS_DIFF_COUNT; k++)
 		a->reencode_first_diff[k] += b->reencode_first_diff[k];
+	a->inverted_parts += b->inverted_parts;
+	a->reencode_seconds += b->reencode_seconds;
 }
 
 static int compare_sdk(const void *a, const void *b)
@@ -368,6 +382,12 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 		cli_json_uint(j, c->record_bytes);
 		cli_json_key(j, "data_bytes");
 		cli_json_uint(j, c->data_bytes);
+		cli_json_key(j, "inverted_parts");
+		cli_json_uint(j, c->inverted_parts);
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%.3f", c->reencode_seconds);
+		cli_json_key(j, "reencode_seconds");
+		cli_json_raw(j, secs);
 	}
 }
 
