@@ -15,6 +15,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "internal.h"
+#include "platform.h"
 
 #include <libgen.h>
 #include <limits.h>
@@ -63,10 +64,11 @@ static bool same_file(const char *path, const char *exclude)
 {
 	if (!exclude || !path)
 		return false;
-	char a[PATH_MAX], b[PATH_MAX];
-	if (!realpath(path, a) || !realpath(exclude, b))
+	/* the same object on disk (device and inode / volume and file index, src/core/platform.c) */
+	hks_path_info a, b;
+	if (hks_platform_stat(path, &a) != 0 || hks_platform_stat(exclude, &b) != 0)
 		return !strcmp(path, exclude);
-	return !strcmp(a, b);
+	return a.kind == HKS_PATH_FILE && b.kind == HKS_PATH_FILE && a.dev == b.dev && a.ino == b.ino;
 }
 
 hks_result hks_donor_find(const char *where_path, const hks_donor_options *opts, hks_loader **loader,

@@ -37,10 +37,12 @@ static void usage(FILE *out)
 	             "                             [--per-clip] [--compendium P]... PATH...\n"
 	             "       hkspline bench encode [--json] [--solver havok|quality] [--compendium P]... PATH...\n"
 	             "       hkspline bench encode --scaling [--json] [--solver havok|quality]\n"
+	             "       hkspline bench recompress [--json] [--compendium P]... PATH...\n"
 	             "  decode: walk + sample every frame of every spline animation found (files streamed, one per\n"
 	             "  worker; loading not timed), then N poses per animation in time mode; reports ns per\n"
 	             "  track-sample, MB/s of output, ns per pose, peak RSS and checksums of the output\n"
 	             "  encode: re-encode the decoded frames of every spline animation found\n"
+	             "  recompress: re-compress (prediction, inversion, record) every spline animation, single thread\n"
 	             "  ('hkspline bench encode --help'; figures in docs/BENCHMARKS.md)\n");
 }
 

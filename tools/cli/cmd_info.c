@@ -459,7 +459,7 @@ static bool add_member_path(hks_loader *loader, const char *in, const hks_error 
 		cli_print_error(first_err);
 		return false;
 	}
-	char *prefix = strndup(in, (size_t)(colon - in));
+	char *prefix = hks_platform_strndup(in, (size_t)(colon - in));
 	const char *member = colon + 1;
 	hks_error err;
 	pick->first = hks_loader_count(loader);
