@@ -1238,7 +1238,7 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 			char id[17];
 			hks_format_id(sn.tcrf_id, id);
 			snprintf(ld->error.message, sizeof(ld->error.message),
-			         "compendium %s not found: searched %zu compendium file%s in %zu location%s (%s); pass the "
+			         "compendium %s not found: searched %zu compendium file%s in %zu location%s (%.300s); pass the "
 			         "folder or binder that holds it (--compendium)",
 			         id, searched_files, searched_files == 1 ? "" : "s", searched_locations,
 			         searched_locations == 1 ? "" : "s", where[0] ? where : "none");
