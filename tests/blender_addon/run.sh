@@ -1,0 +1,28 @@
+#!/bin/sh
+# ctest blender_addon (label "blender"): package the add-on, then run test_addon.py in headless Blender with a
+# private user scripts/config folder (the user's own Blender setup is not touched).
+#   tests/blender_addon/run.sh SOURCE_DIR BUILD_DIR CLI
+# Exit 77 (skipped, visibly) without blender or without the corpus (HKSPLINE_CORPUS, else
+# HKSPLINE_CORPUS_DEFAULT).
+set -u
+src=$1 build=$2 cli=$3
+blender=${BLENDER:-blender}
+if ! command -v "$blender" >/dev/null 2>&1; then
+  echo "SKIP: blender not found (apt-get install blender)"; exit 77
+fi
+corpus=${HKSPLINE_CORPUS:-${HKSPLINE_CORPUS_DEFAULT:-$src/../shared/corpus}}
+if [ ! -d "$corpus/binders" ]; then
+  echo "SKIP: no corpus at $corpus (set HKSPLINE_CORPUS)"; exit 77
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/hkspline-blender.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+zip=$("$src/scripts/package_blender_addon.sh" "$build" "$work/hkspline_blender.zip") || exit 1
+mkdir -p "$work/scripts" "$work/config" "$work/out"
+BLENDER_USER_SCRIPTS=$work/scripts BLENDER_USER_CONFIG=$work/config \
+  "$blender" -b --factory-startup --python-exit-code 1 --python "$src/tests/blender_addon/test_addon.py" -- \
+  "$zip" "$cli" "$corpus" "$work/out"
+rc=$?
+if [ $rc -ne 0 ] || [ ! -f "$work/out/result.json" ]; then
+  echo "FAIL: blender add-on test (blender exit $rc)"; exit 1
+fi
+exit 0

@@ -1,0 +1,232 @@
+"""Headless Blender test of the hkspline add-on (run by tests/blender_addon/run.sh; see docs/BLENDER.md).
+
+blender -b --factory-startup --python-exit-code 1 --python test_addon.py -- ZIP CLI CORPUS WORKDIR
+
+Installs and enables the add-on from the packaged zip, imports a Sekiro and an Elden Ring clip, loose and
+from a binder, and checks against the CLI (`hkspline info --json`, `hkspline decode --hex`): bone count,
+frame range, scene fps; bones' model-space positions against the decoded frames composed through the
+skeleton (1e-5 m); the unedited export with the record gives the original bytes; an edit of one bone's keys
+changes that track only (every other track bit for bit); an export into a copy of a binder reads back.
+"""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+import bpy
+import numpy as np
+
+T0 = time.time()
+argv = sys.argv[sys.argv.index("--") + 1:]
+ZIP, CLI, CORPUS, WORK = argv[:4]
+FAILS = []
+FIG = {"clips": 0, "max_pos_err": 0.0, "identical_exports": 0, "exports": 0}
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        FAILS.append(what)
+
+
+def cli_json(*args):
+    out = subprocess.run([CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if out.returncode != 0:
+        raise RuntimeError(f"hkspline {' '.join(args)}: {out.stderr.decode()}")
+    return json.loads(out.stdout)
+
+
+def hexf(h):
+    return struct.unpack("<f", struct.pack("<I", int(h, 16)))[0]
+
+
+# --- install and enable from the project's package -------------------------------------------------------------
+bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True)
+bpy.ops.preferences.addon_enable(module="hkspline_blender")
+import hkspline_blender  # noqa: E402
+from hkspline_blender import convert, core  # noqa: E402
+
+check(hasattr(bpy.ops.import_anim, "hkspline") and hasattr(bpy.ops.export_anim, "hkspline"),
+      "add-on installed and enabled, operators import_anim.hkspline / export_anim.hkspline registered")
+check(os.path.dirname(hkspline_blender.__file__).startswith(os.environ.get("BLENDER_USER_SCRIPTS", "/")),
+      "the add-on was installed into the test's user scripts folder")
+hk = core.binding()
+
+
+def fresh_active():
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    bpy.context.view_layer.objects.active = None
+
+
+def pick_clip(folder):
+    names = sorted(n for n in os.listdir(folder) if n.lower().startswith("a") and n.lower().endswith(".hkx"))
+    return os.path.join(folder, names[0])
+
+
+def pick_member(binder, avoid):
+    clips = core.binder_clips(binder)
+    clips = [c for c in clips if c.lower() != avoid.lower()] or clips
+    return clips[len(clips) // 2]
+
+
+def import_and_check(label, path, member=""):
+    source = f"{path}:{member}" if member else path
+    fresh_active()
+    t = time.time()
+    r = bpy.ops.import_anim.hkspline(filepath=path, member=member)
+    check(r == {"FINISHED"}, f"{label}: import {source} ({time.time() - t:.1f} s)")
+    obj = bpy.context.view_layer.objects.active
+    action = obj.animation_data.action
+    FIG["clips"] += 1
+    info = cli_json("info", "--json", source)["files"][0]
+    a = info["animations"][0]
+    dec = cli_json("decode", "--hex", source, "-o", "-")
+    skel_src = dec["source"]["skeleton"]
+    sk_info = cli_json("info", "--json", skel_src)["files"][0]["skeletons"][0]
+    scene = bpy.context.scene
+    check(len(obj.data.bones) == sk_info["bones"], f"{label}: {len(obj.data.bones)} bones == info's "
+          f"{sk_info['bones']}")
+    check(scene.frame_end - scene.frame_start + 1 == a["frames"], f"{label}: frame range {scene.frame_start}.."
+          f"{scene.frame_end} == info's {a['frames']} frames")
+    fps = scene.render.fps / scene.render.fps_base
+    check(abs(fps * a["frame_duration"] - 1) < 1e-5, f"{label}: scene fps {fps:.4f} == 1 / info's frame_duration "
+          f"{a['frame_duration']}")
+
+    # model-space positions: decoded frames composed through the skeleton (reference pose for untracked bones)
+    sk = hk.load(skel_src).skeletons[0]
+    tracks = dec["animations"][0]["tracks"]
+    n = len(sk.names)
+    index = {name: i for i, name in reversed(list(enumerate(sk.names)))}
+    bone_of = [index.get(tr["bone"], -1) for tr in tracks]
+    nf = a["frames"]
+    worst = 0.0
+    for f in sorted({0, nf // 2, nf - 1}):
+        local = convert.trs_matrix(sk.reference_pose[:, 0:3], sk.reference_pose[:, 3:7], sk.reference_pose[:, 7:10])
+        for tr, b in zip(tracks, bone_of):
+            if b >= 0:
+                local[b] = convert.trs_matrix(np.array([hexf(x) for x in tr["translation"][f]]),
+                                              np.array([hexf(x) for x in tr["rotation"][f]]),
+                                              np.array([hexf(x) for x in tr["scale"][f]]))
+        model = convert.model_space(local, sk.parents)
+        scene.frame_set(scene.frame_start + f)
+        bones = sorted({b for b in bone_of if b >= 0})
+        sample = bones[:: max(1, len(bones) // 12)] + bones[-3:]
+        for b in sample:
+            pb = obj.pose.bones[json.loads(obj.data["hkspline_bones"])[b]]
+            got = np.array(pb.matrix.translation, dtype=np.float64)
+            worst = max(worst, float(np.abs(got - model[b][:3, 3]).max()))
+    FIG["max_pos_err"] = max(FIG["max_pos_err"], worst)
+    check(worst <= 1e-5, f"{label}: bones' model-space positions match the composed decoded frames "
+          f"(max error {worst:.2e} m at 3 frames)")
+    return obj, action, source
+
+
+def original_bytes(path, member):
+    if not member:
+        return open(path, "rb").read()
+    return hk.load(f"{path}:{member}").to_bytes()  # an unmodified file writes its input bytes
+
+
+def export_unedited(label, obj, action, path, member):
+    bpy.context.view_layer.objects.active = obj
+    out = os.path.join(WORK, f"{label}.hkx")
+    t = time.time()
+    r = bpy.ops.export_anim.hkspline(filepath=out)
+    same = r == {"FINISHED"} and open(out, "rb").read() == original_bytes(path, member)
+    FIG["exports"] += 1
+    FIG["identical_exports"] += int(same)
+    check(same, f"{label}: unedited export with the record == the original bytes ({time.time() - t:.1f} s)")
+    return out
+
+
+def edit_one_bone(label, obj, action, source):
+    """Move one animated bone's location keys; only its track may change."""
+    names = json.loads(action["hkspline_track_bones"])
+    frames = hk.load(source).animations[int(action["hkspline_animation"])].frames()
+    # a tracked bone whose translation moves during the clip (not the first track, often the root)
+    moving = [t for t in range(1, len(names)) if names[t] and np.ptp(frames[:, t, 0:3], axis=0).max() > 1e-3]
+    t_edit = moving[len(moving) // 2] if moving else 1
+    bone = names[t_edit]
+    n_keys = 0
+    for i in range(3):
+        fc = action.fcurves.find(core._pb_path(bone, "location"), index=i)
+        for k in fc.keyframe_points:
+            k.co[1] += 0.01
+            k.handle_left[1] += 0.01
+            k.handle_right[1] += 0.01
+            n_keys += 1
+        fc.update()
+    out = os.path.join(WORK, f"{label}_edit.hkx")
+    bpy.context.view_layer.objects.active = obj
+    r = bpy.ops.export_anim.hkspline(filepath=out)
+    check(r == {"FINISHED"}, f"{label}: export after editing {n_keys} location keys of {bone!r} (track {t_edit})")
+    a = frames
+    src_path = source.rsplit(":", 1)[0] if ":" in os.path.basename(source) else os.path.dirname(source)
+    b = hk.load(out, compendium=[src_path]).animations[0].frames()
+    same = [bool((a[:, t].view(np.uint32) == b[:, t].view(np.uint32)).all()) for t in range(a.shape[1])]
+    others = [t for t in range(a.shape[1]) if t != t_edit and not same[t]]
+    check(not others, f"{label}: every other track ({a.shape[1] - 1}) decodes bit for bit as the original"
+          + (f" (differ: {others[:10]})" if others else ""))
+    moved = float(np.abs(b[:, t_edit, 0:3].astype(np.float64) - a[:, t_edit, 0:3]).max()) if not same[t_edit] \
+        else 0.0
+    check(not same[t_edit], f"{label}: the edited track changed (max |delta t| {moved:.4f})")
+    return out, t_edit
+
+
+def export_into_binder(label, obj, action, binder, member, loose_export):
+    copy = os.path.join(WORK, os.path.basename(binder))
+    shutil.copyfile(binder, copy)
+    before = hk.Binder.read(copy)
+    bpy.context.view_layer.objects.active = obj
+    r = bpy.ops.export_anim.hkspline(filepath="", into_binder=copy, member=member)
+    check(r == {"FINISHED"}, f"{label}: export into a copy of {os.path.basename(binder)}:{member}")
+    after = hk.Binder.read(copy)
+    new = hk.load(f"{copy}:{member}").to_bytes()
+    check(new == open(loose_export, "rb").read(), f"{label}: the binder reads back with the new member")
+    check(after.names == before.names, f"{label}: the binder keeps its {len(after.names)} members")
+    untouched = [n for n in after.names if not n.lower().endswith(member.lower())]
+    check(all(after.get(n) == before.get(n) for n in untouched), f"{label}: the other members are unchanged")
+    check(open(copy + ".bak", "rb").read() == open(binder, "rb").read(), f"{label}: the .bak holds the original")
+
+
+def run_game(label, folder, binder):
+    loose = pick_clip(folder)
+    obj, action, source = import_and_check(f"{label} loose", loose)
+    export_unedited(f"{label}_loose", obj, action, loose, "")
+    edit_one_bone(f"{label}_loose", obj, action, source)
+    member = pick_member(binder, os.path.basename(loose))
+    obj, action, source = import_and_check(f"{label} binder", binder, member)
+    export_unedited(f"{label}_binder", obj, action, binder, member)
+    out, _ = edit_one_bone(f"{label}_binder", obj, action, source)
+    export_into_binder(label, obj, action, binder, member, out)
+
+
+try:
+    run_game("sekiro", os.path.join(CORPUS, "sekiro", "c1060"), os.path.join(CORPUS, "binders",
+                                                                               "sekiro-c1060.anibnd.dcx"))
+    run_game("eldenring", os.path.join(CORPUS, "elden_ring", "c3160"), os.path.join(CORPUS, "binders",
+                                                                                    "eldenring-c3160.anibnd.dcx"))
+    # errors are reported, not raised: a missing file and a binder without a member
+    r = bpy.ops.import_anim.hkspline(filepath=os.path.join(WORK, "missing.hkx"))
+    check(r == {"CANCELLED"}, "import of a missing file is cancelled with an error report")
+    bad = os.path.join(WORK, "truncated.hkx")
+    with open(bad, "wb") as fh:
+        fh.write(open(pick_clip(os.path.join(CORPUS, "sekiro", "c1060")), "rb").read()[:200])
+    r = bpy.ops.import_anim.hkspline(filepath=bad)
+    check(r == {"CANCELLED"}, "import of a truncated file is cancelled with an error report")
+except Exception:
+    import traceback
+    traceback.print_exc()
+    FAILS.append("exception")
+
+FIG["seconds"] = round(time.time() - T0, 1)
+print("figures: " + json.dumps(FIG), flush=True)
+print(f"{len(FAILS)} failure(s)" if FAILS else "all blender add-on checks passed", flush=True)
+with open(os.path.join(WORK, "result.json"), "w") as fh:
+    json.dump({"failures": FAILS, "figures": FIG}, fh)
+sys.exit(1 if FAILS else 0)
