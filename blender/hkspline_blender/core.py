@@ -374,6 +374,11 @@ def export_action(context, obj, action, filepath: str = "", like_path: str = "",
             if progress:
                 progress(0.8 * (j + 1) / len(used))
         out[:, used, :] = convert.channels_to_havok(loc, rot, scl, tr, qr)
+    deviation = None
+    if out.shape == orig.shape and used:  # the round-off of the rest-relative conversion, for the report
+        d = np.abs(out[:, used].astype(np.float64) - orig[:, used])
+        d = d[~np.isnan(d)]
+        deviation = float(d.max()) if d.size else 0.0
     snapped = convert.snap_untouched(out, orig, snap_tolerance) if out.shape == orig.shape else None
 
     fl = np.empty((n_frames, orig_floats.shape[1]), dtype=np.float32)
@@ -391,7 +396,8 @@ def export_action(context, obj, action, filepath: str = "", like_path: str = "",
     if progress:
         progress(0.9)
     summary = {"bytes": len(data), "tracks": n_tracks, "frames": n_frames, "record": record is not None,
-               "snapped": int(snapped.sum()) if snapped is not None else 0}
+               "snapped": int(snapped.sum()) if snapped is not None else 0, "max_deviation": deviation}
+    action[P + "last_export"] = json.dumps(summary)
     if filepath:
         _write_atomic(filepath, data)
         summary["path"] = filepath
