@@ -63,9 +63,41 @@ def fresh_active():
     bpy.context.view_layer.objects.active = None
 
 
-def pick_clip(folder):
+def pick_clip(folder, compendium="", root_motion=False):
+    """The first clip of the folder (with root motion, when asked and one of the first 20 has it)."""
     names = sorted(n for n in os.listdir(folder) if n.lower().startswith("a") and n.lower().endswith(".hkx"))
+    if root_motion:
+        for n in names[:20]:
+            try:
+                f = hk.load(os.path.join(folder, n), compendium=[compendium] if compendium else None)
+            except hk.Error:
+                continue
+            if f.animations and f.animations[0].reference_frame is not None:
+                return os.path.join(folder, n)
     return os.path.join(folder, names[0])
+
+
+def check_root_motion(label, obj, source, compendium):
+    anim = hk.load(source, compendium=[compendium] if compendium else None).animations[0]
+    rf = anim.reference_frame
+    if rf is None:
+        print(f"note {label}: no root motion in this clip")
+        return
+    n = len(rf["samples"])
+    scene = bpy.context.scene
+    step = rf["duration"] / (n - 1) / anim.frame_duration if n > 1 else 1.0
+    worst = 0.0
+    axis = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=np.float64)  # Y-up -> Z-up
+    for i in sorted({0, n // 2, n - 1}):
+        scene.frame_set(int(round(i * step)))
+        x, y, z, ang = (float(v) for v in rf["samples"][i])
+        want_t = axis @ np.array([x, y, z])
+        u = np.array(rf["up"][:3], dtype=np.float64)
+        want_fwd = axis @ (np.cos(ang) * np.array([0.0, 0.0, 1.0]) + np.sin(ang) * np.cross(u, [0.0, 0.0, 1.0]))
+        m = np.array(obj.matrix_world, dtype=np.float64)
+        got_fwd = m[:3, :3] @ np.array([0.0, 0.0, 1.0])  # the object is AXIS @ root motion
+        worst = max(worst, float(np.abs(m[:3, 3] - want_t).max()), float(np.abs(got_fwd - want_fwd).max()))
+    check(worst <= 1e-5, f"{label}: root motion on the armature object ({n} samples; max error {worst:.1e})")
 
 
 def pick_member(binder, avoid):
@@ -201,8 +233,9 @@ def export_into_binder(label, obj, action, binder, member, loose_export):
 
 
 def run_game(label, folder, binder, compendium=""):
-    loose = pick_clip(folder)
+    loose = pick_clip(folder, compendium, root_motion=True)
     obj, action, source = import_and_check(f"{label} loose", loose, compendium=compendium)
+    check_root_motion(f"{label} loose", obj, source, compendium)
     export_unedited(f"{label}_loose", obj, action, loose, "", compendium)
     edit_one_bone(f"{label}_loose", obj, action, source, compendium)
     member = pick_member(binder, os.path.basename(loose))
