@@ -326,7 +326,8 @@ def _eval(action, path: str, index: int, frames: np.ndarray, default: float) -> 
 
 def export_action(context, obj, action, filepath: str = "", like_path: str = "", into_binder: str = "",
                   member: str = "", use_record: bool = True, snap_tolerance: float = 1e-5,
-                  options: Optional[dict] = None, progress: Optional[Callable[[float], None]] = None) -> dict:
+                  options: Optional[dict] = None, progress: Optional[Callable[[float], None]] = None,
+                  frames: int = 0) -> dict:
     """Sample ``action`` and encode it like its original clip; write ``filepath`` and/or the binder member.
     Returns a summary dict (bytes, path, snapped tracks, ...)."""
     if not filepath and not into_binder:
@@ -348,11 +349,15 @@ def export_action(context, obj, action, filepath: str = "", like_path: str = "",
     names = json.loads(action.get(P + "track_bones", "[]"))
     if len(names) != n_tracks:
         names = [n if n and n in obj.pose.bones else "" for n in la.bone_names]
-    n_frames = int(action.get(P + "frames", 0))
-    start = float(action.get(P + "frame_start", 0))
-    if n_frames < 2:
-        lo, hi = action.frame_range
+    lo, hi = action.frame_range
+    if P + "frames" in action:  # the clip's frames, or more when keys were added past its end
+        start = float(action.get(P + "frame_start", 0))
+        n_frames = max(int(action[P + "frames"]), int(round(hi - start)) + 1)
+    else:
         start, n_frames = float(lo), int(round(hi - lo)) + 1
+    if frames >= 2:
+        n_frames = frames
+    n_frames = max(n_frames, 2)
     fr = start + np.arange(n_frames, dtype=np.float64)
 
     out = np.empty((n_frames, n_tracks, 10), dtype=np.float32)

@@ -142,6 +142,8 @@ class EXPORT_OT_hkspline(bpy.types.Operator, ExportHelper):
     snap_tolerance: FloatProperty(name="Untouched tolerance", description="A track within this of the original "
                                   "in every value counts as untouched and keeps its original values (0: off)",
                                   default=1e-5, min=0.0, precision=7)
+    frames: IntProperty(name="Frames", description="Frames to write (0: the clip's, or up to the action's last "
+                        "key when later)", default=0, min=0)
     tolerance: FloatProperty(name="Tolerance", description="Every part's tolerance (0: the CLI default, 0.001)",
                              default=0.0, min=0.0, precision=5)
     rotation_quantization: EnumProperty(name="Rotation quantization", items=_ROTQ, default="ORIGINAL")
@@ -199,7 +201,8 @@ class EXPORT_OT_hkspline(bpy.types.Operator, ExportHelper):
         try:
             s = core.export_action(context, obj, action, bpy.path.abspath(self.filepath) if self.filepath else "",
                                    self.like_path, bpy.path.abspath(self.into_binder) if self.into_binder else "",
-                                   self.member, self.use_record, self.snap_tolerance, self._options(), prog)
+                                   self.member, self.use_record, self.snap_tolerance, self._options(), prog,
+                                   self.frames)
         except Exception as e:
             traceback.print_exc()
             self.report({"ERROR"}, _hk_error_text(e))

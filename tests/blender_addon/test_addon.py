@@ -250,6 +250,37 @@ try:
                                                                                "sekiro-c1060.anibnd.dcx"))
     run_game("eldenring", os.path.join(CORPUS, "elden_ring", "c3160"), os.path.join(CORPUS, "binders",
              "eldenring-c3160.anibnd.dcx"), compendium=os.path.join(CORPUS, "elden_ring", "c1000"))
+    # batch: every clip of a binder, one action each, onto one armature
+    binder = os.path.join(CORPUS, "binders", "eldenring-c3160.anibnd.dcx")
+    clips = core.binder_clips(binder)
+    fresh_active()
+    before = set(bpy.data.actions.keys())
+    arms_before = {o.name for o in bpy.data.objects if o.type == "ARMATURE"}
+    t = time.time()
+    r = bpy.ops.import_anim.hkspline(filepath=binder, member="*",
+                                     compendium_path=os.path.join(CORPUS, "elden_ring", "c1000"))
+    new = [a for a in bpy.data.actions if a.name not in before]
+    arms = {o.name for o in bpy.data.objects if o.type == "ARMATURE"}
+    FIG["batch_clips"] = len(new)
+    FIG["batch_seconds"] = round(time.time() - t, 1)
+    check(r == {"FINISHED"} and len(new) == len(clips) and all("hkspline_record" in a for a in new),
+          f"batch import of {os.path.basename(binder)}: {len(new)} actions with records for {len(clips)} clips "
+          f"({FIG['batch_seconds']} s)")
+    check(len(arms - arms_before) == 1, f"batch import built one armature for all ({len(arms - arms_before)})")
+    # every clip of the batch exported unedited with its record: the original member's bytes
+    obj = bpy.context.view_layer.objects.active
+    t = time.time()
+    same = 0
+    for a in new:
+        obj.animation_data.action = a
+        out = os.path.join(WORK, "batch.hkx")
+        core.export_action(bpy.context, obj, a, filepath=out)
+        same += open(out, "rb").read() == original_bytes(binder, a["hkspline_member"],
+                                                          os.path.join(CORPUS, "elden_ring", "c1000"))
+    FIG["batch_identical_exports"] = same
+    check(same == len(new), f"batch: {same} of {len(new)} unedited exports == the original members' bytes "
+          f"({time.time() - t:.1f} s)")
+
     # errors are reported through the operator (self.report ERROR: a RuntimeError for a script), never a crash
     def reported(what, **kw):
         try:
