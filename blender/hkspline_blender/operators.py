@@ -103,8 +103,8 @@ class IMPORT_OT_hkspline(bpy.types.Operator, ImportHelper):
                     actions += acts
                 except Exception as e:  # report and go on with the other clips
                     failed.append((m, e))
-                    if len(members) == 1:
-                        traceback.print_exc()
+                    if not isinstance(e, (RuntimeError, getattr(core.binding(), "Error", RuntimeError))):
+                        traceback.print_exc()  # not an input error: print the stack for a bug report
         finally:
             prog.end()
         for m, e in failed[:5]:

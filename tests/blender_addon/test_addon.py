@@ -57,6 +57,39 @@ check(os.path.dirname(hkspline_blender.__file__).startswith(os.environ.get("BLEN
 hk = core.binding()
 
 
+def check_convert():
+    """convert.py alone: channels <-> Havok locals round-trip to float32 round-off; the untouched-track rule."""
+    rng = np.random.default_rng(15)
+    nb, nf = 7, 5
+    qr = rng.normal(size=(nb, 4))
+    qr /= np.linalg.norm(qr, axis=1, keepdims=True)
+    tr = rng.normal(size=(nb, 3))
+    f = np.zeros((nf, nb, 10), dtype=np.float32)
+    f[..., 0:3] = rng.normal(size=(nf, nb, 3))
+    q = rng.normal(size=(nf, nb, 4))
+    f[..., 3:7] = q / np.linalg.norm(q, axis=-1, keepdims=True) * 1.001  # raw, not unit length
+    f[..., 7:10] = rng.uniform(0.5, 2, size=(nf, nb, 3))
+    loc, rot, scl = convert.havok_to_channels(f, tr, qr)
+    back = convert.channels_to_havok(loc.astype(np.float32), rot.astype(np.float32), scl.astype(np.float32), tr, qr)
+    dev = float(np.abs(back.astype(np.float64) - f).max())
+    check(dev < 1e-5 and (back[..., 7:10] == f[..., 7:10]).all(),
+          f"convert: Havok -> channels -> Havok within round-off ({dev:.1e}), scale bit for bit")
+    m_rest = convert.trs_matrix(tr, qr, np.ones((nb, 3)))
+    m_basis = convert.trs_matrix(loc[2], np.concatenate([rot[2][:, 1:], rot[2][:, :1]], -1), scl[2])
+    m_havok = convert.trs_matrix(f[2, :, 0:3], f[2, :, 3:7], f[2, :, 7:10])
+    check(np.abs(m_rest @ m_basis - m_havok).max() < 1e-5, "convert: rest @ basis == the Havok local matrix")
+    orig = f.copy()
+    orig[0, 1, 4] = np.nan
+    d = orig.copy()
+    d[:, 0, 0] += 2e-6        # round-off sized: untouched
+    d[:, 2, 1] += 1e-3        # an edit
+    d[0, 3, 5] = np.nan       # NaN where the original is not: changed
+    mask = convert.snap_untouched(d, orig, 1e-5)
+    check(list(mask) == [True, True, False, False, True, True, True] and
+          (d[:, mask].view(np.uint32) == orig[:, mask].view(np.uint32)).all(),
+          "convert: tracks within the tolerance take the original bits (NaN kept); edited tracks stay")
+
+
 def fresh_active():
     for o in bpy.context.view_layer.objects:
         o.select_set(False)
@@ -246,6 +279,7 @@ def run_game(label, folder, binder, compendium=""):
 
 
 try:
+    check_convert()
     run_game("sekiro", os.path.join(CORPUS, "sekiro", "c1060"), os.path.join(CORPUS, "binders",
                                                                                "sekiro-c1060.anibnd.dcx"))
     run_game("eldenring", os.path.join(CORPUS, "elden_ring", "c3160"), os.path.join(CORPUS, "binders",
