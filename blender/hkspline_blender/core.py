@@ -24,19 +24,21 @@ P = "hkspline_"  # custom property prefix
 
 def binding():
     """The ``hkspline`` package: the copy bundled in the add-on, else the one on sys.path / PYTHONPATH."""
+    bundled = os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hkspline"))
     try:
-        from . import hkspline as hk  # type: ignore[attr-defined]
-        return hk
-    except ImportError as bundled:
-        try:
+        if bundled:
+            from . import hkspline as hk  # type: ignore[attr-defined]
+        else:
             import hkspline as hk  # type: ignore[no-redef]
-            return hk
-        except ImportError as e:
-            raise RuntimeError("the hkspline Python package was not found: package the add-on with "
-                               "scripts/package_blender_addon.sh or put python/ on PYTHONPATH "
-                               f"({bundled}; {e})") from e
+        return hk
+    except ImportError as e:
+        if "shared library" in str(e) or isinstance(e.__cause__, OSError):
+            raise RuntimeError(f"{e}") from e
+        raise RuntimeError("the hkspline Python package was not found: package the add-on with "
+                           "scripts/package_blender_addon.sh, or put python/ on PYTHONPATH "
+                           f"({e})") from e
     except OSError as e:  # the library itself
-        raise RuntimeError(f"libhkspline.so was not found (set HKSPLINE_LIBRARY): {e}") from e
+        raise RuntimeError(f"libhkspline.so could not be loaded (set HKSPLINE_LIBRARY): {e}") from e
 
 
 def is_binder(path: str) -> bool:

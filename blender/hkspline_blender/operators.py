@@ -25,6 +25,16 @@ def _clip_items(self, context):
     return _CLIP_ITEMS
 
 
+def _input_error(e: Exception) -> bool:
+    """The library's errors (bad or missing input) and the add-on's own RuntimeErrors, as opposed to bugs."""
+    if isinstance(e, (RuntimeError, OSError)):
+        return True
+    try:
+        return isinstance(e, core.binding().Error)
+    except RuntimeError:
+        return False
+
+
 def _hk_error_text(e: Exception) -> str:
     return f"hkspline: {e}"
 
@@ -103,7 +113,7 @@ class IMPORT_OT_hkspline(bpy.types.Operator, ImportHelper):
                     actions += acts
                 except Exception as e:  # report and go on with the other clips
                     failed.append((m, e))
-                    if not isinstance(e, (RuntimeError, getattr(core.binding(), "Error", RuntimeError))):
+                    if not _input_error(e):
                         traceback.print_exc()  # not an input error: print the stack for a bug report
         finally:
             prog.end()
