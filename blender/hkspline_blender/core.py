@@ -219,6 +219,8 @@ def import_file(context, path: str, member: str = "", skeleton_path: str = "", c
     anims = [a for a in f.animations if a.kind in ("spline", "interleaved")]
     if not anims:
         raise RuntimeError(f"{source}: no animation")
+    if context.object is not None and context.object.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
     obj = find_armature(context, sk)
     if obj is None:
         obj = build_armature(context, sk, sk.name or "hkspline_skeleton")
@@ -270,6 +272,9 @@ def _import_animation(context, obj, sk, bone_names, anim, source, path, member, 
                   floats[:, k])
 
     rf = anim.reference_frame
+    obj.rotation_mode = "QUATERNION"
+    obj.location = (0.0, 0.0, 0.0)  # stays when the clip has no root motion
+    obj.rotation_quaternion = Matrix(AXIS.tolist()).to_quaternion()
     if rf is not None and len(rf["samples"]):
         ms = convert.root_motion(rf["samples"], rf["up"])
         ns = len(ms)

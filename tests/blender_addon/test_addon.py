@@ -55,6 +55,9 @@ check(hasattr(bpy.ops.import_anim, "hkspline") and hasattr(bpy.ops.export_anim, 
 check(os.path.dirname(hkspline_blender.__file__).startswith(os.environ.get("BLENDER_USER_SCRIPTS", "/")),
       "the add-on was installed into the test's user scripts folder")
 hk = core.binding()
+_funcs = [f.__name__ for m in (bpy.types.TOPBAR_MT_file_import, bpy.types.TOPBAR_MT_file_export)
+          for f in getattr(m.draw, "_draw_funcs", [])]
+check("_menu_import" in _funcs and "_menu_export" in _funcs, "menu entries in File > Import and File > Export")
 
 
 def check_convert():
@@ -284,6 +287,13 @@ try:
                                                                                "sekiro-c1060.anibnd.dcx"))
     run_game("eldenring", os.path.join(CORPUS, "elden_ring", "c3160"), os.path.join(CORPUS, "binders",
              "eldenring-c3160.anibnd.dcx"), compendium=os.path.join(CORPUS, "elden_ring", "c1000"))
+    # the clip picker of the import operator lists the binder's clips
+    from hkspline_blender import operators
+    sek = os.path.join(CORPUS, "binders", "sekiro-c1060.anibnd.dcx")
+    items = [i[0] for i in operators._clip_items(type("Op", (), {"filepath": sek})(), bpy.context)]
+    check("__all__" in items and len(items) == 2 + len(core.binder_clips(sek)) and
+          all(i.lower().endswith(".hkx") for i in items[2:]), f"clip picker lists {len(items) - 2} clips")
+
     # batch: every clip of a binder, one action each, onto one armature
     binder = os.path.join(CORPUS, "binders", "eldenring-c3160.anibnd.dcx")
     clips = core.binder_clips(binder)
