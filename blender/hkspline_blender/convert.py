@@ -10,7 +10,8 @@ and rotation; Blender rest matrices hold no scale). With R the bone's rest matri
     location = qr^-1 (t - tr),   rotation_quaternion = qr^-1 * q,   scale = s
 
 so that Blender's pose matrix R @ T(location) R(rotation) S(scale) is the Havok local matrix T(t) R(q) S(s).
-Scale is copied unchanged; the quaternion keeps its sign and its (raw, not renormalized) length. Quaternions
+Scale is copied unchanged; the quaternion keeps its sign and its (raw, not renormalized) length. With the
+"origin" rest (every rest matrix the identity) the channels are the Havok values themselves. Quaternions
 here are (x, y, z, w) as in Havok; Blender's channel order is (w, x, y, z).
 """
 
@@ -106,14 +107,23 @@ def rest_relative(rest_local_matrices: np.ndarray):
     return tr, qr
 
 
+def _identity(tr: np.ndarray, qr: np.ndarray) -> np.ndarray:
+    """Per bone: the rest matrix relative to the parent is exactly the identity."""
+    return (tr == 0).all(axis=-1) & (qr[..., 0:3] == 0).all(axis=-1) & (qr[..., 3] == 1)
+
+
 def havok_to_channels(frames: np.ndarray, tr: np.ndarray, qr: np.ndarray):
     """Havok local samples (frames, bones, 10) -> (location (f, b, 3), quaternion wxyz (f, b, 4), scale (f, b, 3))
-    float64 (rounded to float32 by Blender's keyframes)."""
+    float64 (rounded to float32 by Blender's keyframes). Bones whose relative rest is exactly the identity get
+    the values themselves (bit for bit, signed zeros and NaN included)."""
     f = frames.astype(np.float64)
     t, q, s = f[..., 0:3], f[..., 3:7], f[..., 7:10]
     qi = quat_conj(qr)[None]
     loc = np.einsum("bji,fbj->fbi", quat_to_matrix(qr), t - tr[None])  # R^T (t - tr)
     rot = quat_mul(np.broadcast_to(qi, q.shape), q)
+    ident = _identity(tr, qr)
+    loc[:, ident] = t[:, ident]
+    rot[:, ident] = q[:, ident]
     return loc, np.concatenate([rot[..., 3:4], rot[..., 0:3]], axis=-1), s
 
 
@@ -123,6 +133,9 @@ def channels_to_havok(loc: np.ndarray, quat_wxyz: np.ndarray, scale: np.ndarray,
     q = np.concatenate([quat_wxyz[..., 1:4], quat_wxyz[..., 0:1]], axis=-1).astype(np.float64)
     t = tr[None] + np.einsum("bij,fbj->fbi", quat_to_matrix(qr), loc.astype(np.float64))
     r = quat_mul(np.broadcast_to(qr[None], q.shape), q)
+    ident = _identity(tr, qr)
+    t[:, ident] = loc[:, ident]
+    r[:, ident] = q[:, ident]
     out = np.concatenate([t, r, scale.astype(np.float64)], axis=-1)
     return out.astype(np.float32)
 

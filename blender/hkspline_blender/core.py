@@ -87,20 +87,30 @@ def _rest_model_matrices(sk) -> np.ndarray:
     return convert.model_space(local, sk.parents)
 
 
-def find_armature(context, sk) -> Optional[bpy.types.Object]:
-    """The active object when it is an armature built from the same skeleton."""
+REST_MODES = ("REFERENCE", "ORIGIN")
+
+
+def find_armature(context, sk, rest_mode: str = "REFERENCE") -> Optional[bpy.types.Object]:
+    """The active object when it is an armature built from the same skeleton (and rest mode)."""
     obj = context.active_object
     if obj is not None and obj.type == "ARMATURE":
-        if obj.data.get(P + "havok_names") == json.dumps(list(sk.names)):
+        if obj.data.get(P + "havok_names") == json.dumps(list(sk.names)) and \
+                obj.data.get(P + "rest", "REFERENCE") == rest_mode:
             return obj
     return None
 
 
-def build_armature(context, sk, name: str) -> bpy.types.Object:
+def build_armature(context, sk, name: str, rest_mode: str = "REFERENCE") -> bpy.types.Object:
+    """The armature of a Havok skeleton. rest_mode "REFERENCE": rest matrices = the reference pose in model
+    space; "ORIGIN": every rest matrix the identity (bones stacked at the origin in Edit Mode; the pose-bone
+    channels are then the Havok local values themselves)."""
     n = len(sk.names)
     rest = _rest_model_matrices(sk)
+    if rest_mode == "ORIGIN":
+        rest_lengths = rest
+        rest = np.tile(np.eye(4), (n, 1, 1))
     parents = [int(sk.parents[i]) if i < len(sk.parents) else -1 for i in range(n)]
-    heads = rest[:, :3, 3]
+    heads = (rest_lengths if rest_mode == "ORIGIN" else rest)[:, :3, 3]
     children: Dict[int, List[int]] = {}
     for i, p in enumerate(parents):
         if 0 <= p < n:
@@ -129,9 +139,12 @@ def build_armature(context, sk, name: str) -> bpy.types.Object:
             if d > 1e-3:
                 length = d
                 break
+        if rest_mode == "ORIGIN":  # a power of two: Blender's normalized bone axis is then exactly +Y
+            length = float(2.0 ** round(np.log2(length)))
         eb.head = (0.0, 0.0, 0.0)
         eb.tail = (0.0, length, 0.0)
-        eb.matrix = Matrix(rest[i].tolist())
+        if rest_mode != "ORIGIN":
+            eb.matrix = Matrix(rest[i].tolist())
         ebs.append(eb)
     for i, p in enumerate(parents):
         if 0 <= p < n and p != i:
@@ -140,6 +153,7 @@ def build_armature(context, sk, name: str) -> bpy.types.Object:
     bpy.ops.object.mode_set(mode="OBJECT")
     arm[P + "havok_names"] = json.dumps(list(sk.names))
     arm[P + "bones"] = json.dumps(names)
+    arm[P + "rest"] = rest_mode
     for pb in obj.pose.bones:
         pb.rotation_mode = "QUATERNION"
     return obj
@@ -206,7 +220,8 @@ def _clip_name(path: str, member: str, index: int, count: int) -> str:
 
 
 def import_file(context, path: str, member: str = "", skeleton_path: str = "", compendium_path: str = "",
-                use_record: bool = True, progress: Optional[Callable[[float], None]] = None):
+                use_record: bool = True, progress: Optional[Callable[[float], None]] = None,
+                rest_mode: str = "REFERENCE"):
     """Import every animation of ``path`` (or ``path:member``); returns (armature object, [actions])."""
     hk = binding()
     source = f"{path}:{member}" if member else path
@@ -221,9 +236,11 @@ def import_file(context, path: str, member: str = "", skeleton_path: str = "", c
         raise RuntimeError(f"{source}: no animation")
     if context.object is not None and context.object.mode != "OBJECT":
         bpy.ops.object.mode_set(mode="OBJECT")
-    obj = find_armature(context, sk)
+    if rest_mode not in REST_MODES:
+        raise RuntimeError(f"bone_rest takes {' or '.join(REST_MODES)}")
+    obj = find_armature(context, sk, rest_mode)
     if obj is None:
-        obj = build_armature(context, sk, sk.name or "hkspline_skeleton")
+        obj = build_armature(context, sk, sk.name or "hkspline_skeleton", rest_mode)
     bone_names = json.loads(obj.data[P + "bones"])
     record = None
     if use_record and any(a.kind == "spline" for a in anims):

@@ -69,6 +69,11 @@ class IMPORT_OT_hkspline(bpy.types.Operator, ImportHelper):
     compendium_path: StringProperty(name="Compendium", description="Compendium file, binder or folder "
                                     "(optional: default searched beside the clip)", subtype="FILE_PATH",
                                     default="")
+    bone_rest: EnumProperty(name="Bone rest", items=[
+        ("REFERENCE", "Reference pose", "Rest matrices = the Havok reference pose; channels relative to it (an "
+         "untouched track is recognized within round-off at export)"),
+        ("ORIGIN", "Havok values", "Every rest matrix the identity (bones at the origin in Edit Mode); the "
+         "channels are the Havok local values themselves, bit for bit")], default="REFERENCE")
     use_record: BoolProperty(name="Keep record", description="Re-compress at import and keep the reconstruction "
                              "record on the action, so that an export gives untouched bones their original bytes",
                              default=True)
@@ -79,6 +84,7 @@ class IMPORT_OT_hkspline(bpy.types.Operator, ImportHelper):
         layout.prop(self, "member")
         layout.prop(self, "skeleton_path")
         layout.prop(self, "compendium_path")
+        layout.prop(self, "bone_rest")
         layout.prop(self, "use_record")
 
     def execute(self, context):
@@ -109,7 +115,7 @@ class IMPORT_OT_hkspline(bpy.types.Operator, ImportHelper):
                     _obj, acts = core.import_file(context, path, m, bpy.path.abspath(self.skeleton_path)
                                                   if self.skeleton_path else "",
                                                   bpy.path.abspath(self.compendium_path) if self.compendium_path
-                                                  else "", self.use_record, sub)
+                                                  else "", self.use_record, sub, self.bone_rest)
                     actions += acts
                 except Exception as e:  # report and go on with the other clips
                     failed.append((m, e))
