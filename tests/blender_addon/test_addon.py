@@ -221,7 +221,7 @@ def export_unedited(label, obj, action, path, member, compendium="", snap=1e-5):
     return out
 
 
-def edit_one_bone(label, obj, action, source, compendium=""):
+def edit_one_bone(label, obj, action, source, compendium="", snap=1e-5):
     """Move one animated bone's location keys; only its track may change."""
     names = json.loads(action["hkspline_track_bones"])
     comp = [compendium] if compendium else None
@@ -241,7 +241,7 @@ def edit_one_bone(label, obj, action, source, compendium=""):
         fc.update()
     out = os.path.join(WORK, f"{label}_edit.hkx")
     bpy.context.view_layer.objects.active = obj
-    r = bpy.ops.export_anim.hkspline(filepath=out)
+    r = bpy.ops.export_anim.hkspline(filepath=out, snap_tolerance=snap)
     check(r == {"FINISHED"}, f"{label}: export after editing {n_keys} location keys of {bone!r} (track {t_edit})")
     a = frames
     src_path = source.rsplit(":", 1)[0] if ":" in os.path.basename(source) else os.path.dirname(source)
@@ -253,6 +253,10 @@ def edit_one_bone(label, obj, action, source, compendium=""):
     moved = float(np.abs(b[:, t_edit, 0:3].astype(np.float64) - a[:, t_edit, 0:3]).max()) if not same[t_edit] \
         else 0.0
     check(not same[t_edit], f"{label}: the edited track changed (max |delta t| {moved:.4f})")
+    if snap == 0:  # channels are Havok values: the file's translation moved by the edit (within the tolerance)
+        delta = b[:, t_edit, 0:3].astype(np.float64) - a[:, t_edit, 0:3]
+        check(np.abs(delta - 0.01).max() <= 2e-3, f"{label}: the edited translation moved by 0.01 "
+              f"(max deviation {np.abs(delta - 0.01).max():.1e}, encoder tolerance 1e-3)")
     return out, t_edit
 
 
@@ -282,6 +286,7 @@ def run_game(label, folder, binder, compendium=""):
     obj, action, source = import_and_check(f"{label} loose, origin rest", loose, compendium=compendium,
                                            bone_rest="ORIGIN")
     export_unedited(f"{label}_origin", obj, action, loose, "", compendium, snap=0.0)
+    edit_one_bone(f"{label}_origin", obj, action, source, compendium, snap=0.0)
     member = pick_member(binder, os.path.basename(loose))
     obj, action, source = import_and_check(f"{label} binder", binder, member)
     export_unedited(f"{label}_binder", obj, action, binder, member)
