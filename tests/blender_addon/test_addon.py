@@ -22,7 +22,7 @@ import numpy as np
 
 T0 = time.time()
 argv = sys.argv[sys.argv.index("--") + 1:]
-ZIP, CLI, CORPUS, WORK = argv[:4]
+ZIP, CLI, CORPUS, WORK, MAKE_SAMPLE = argv[:5]
 FAILS = []
 FIG = {"clips": 0, "max_pos_err": 0.0, "identical_exports": 0, "exports": 0}
 
@@ -142,11 +142,12 @@ def pick_member(binder, avoid):
     return clips[len(clips) // 2]
 
 
-def import_and_check(label, path, member="", compendium="", bone_rest="REFERENCE"):
+def import_and_check(label, path, member="", compendium="", bone_rest="REFERENCE", skeleton=""):
     source = f"{path}:{member}" if member else path
     fresh_active()
     t = time.time()
-    r = bpy.ops.import_anim.hkspline(filepath=path, member=member, compendium_path=compendium, bone_rest=bone_rest)
+    r = bpy.ops.import_anim.hkspline(filepath=path, member=member, compendium_path=compendium, bone_rest=bone_rest,
+                                     skeleton_path=skeleton)
     check(r == {"FINISHED"}, f"{label}: import {source} ({time.time() - t:.1f} s)")
     obj = bpy.context.view_layer.objects.active
     action = obj.animation_data.action
@@ -154,8 +155,9 @@ def import_and_check(label, path, member="", compendium="", bone_rest="REFERENCE
     cargs = ["--compendium", compendium] if compendium else []
     info = cli_json("info", "--json", *cargs, source)["files"][0]
     a = info["animations"][0]
-    dec = cli_json("decode", "--hex", *cargs, source, "-o", "-")
-    skel_src = dec["source"]["skeleton"]
+    sargs = ["--skeleton", skeleton] if skeleton else []
+    dec = cli_json("decode", "--hex", *cargs, *sargs, source, "-o", "-")
+    skel_src = skeleton or dec["source"]["skeleton"]
     sk_info = cli_json("info", "--json", *cargs, skel_src)["files"][0]["skeletons"][0]
     scene = bpy.context.scene
     check(len(obj.data.bones) == sk_info["bones"], f"{label}: {len(obj.data.bones)} bones == info's "
@@ -169,7 +171,6 @@ def import_and_check(label, path, member="", compendium="", bone_rest="REFERENCE
     # model-space positions: decoded frames composed through the skeleton (reference pose for untracked bones)
     sk = hk.load(skel_src, compendium=[compendium] if compendium else None).skeletons[0]
     tracks = dec["animations"][0]["tracks"]
-    n = len(sk.names)
     index = {name: i for i, name in reversed(list(enumerate(sk.names)))}
     bone_of = [index.get(tr["bone"], -1) for tr in tracks]
     nf = a["frames"]
@@ -294,8 +295,41 @@ def run_game(label, folder, binder, compendium=""):
     export_into_binder(label, obj, action, binder, member, out)
 
 
+def reported(what, **kw):
+    """The operator's error report (a RuntimeError for a script), or what it returned."""
+    try:
+        r = bpy.ops.import_anim.hkspline(**kw)
+        return f"returned {r}"
+    except RuntimeError as e:
+        return str(e)
+
+
+def run_synthetic():
+    """The project's own generated sample (tools/make_sample: 2 tracks, 31 frames, and its skeleton)."""
+    clip, skel = os.path.join(WORK, "sample.hkx"), os.path.join(WORK, "sample_skeleton.hkx")
+    subprocess.run([MAKE_SAMPLE, clip], check=True)
+    subprocess.run([MAKE_SAMPLE, "--skeleton", skel], check=True)
+    for rest, snap in (("REFERENCE", 1e-5), ("ORIGIN", 0.0)):
+        label = f"sample ({rest.lower()} rest)"
+        obj, action, source = import_and_check(label, clip, bone_rest=rest, skeleton=skel)
+        export_unedited(f"sample_{rest.lower()}", obj, action, clip, "", snap=snap)
+        edit_one_bone(f"sample_{rest.lower()}", obj, action, source, snap=snap)
+    # errors are reported through the operator (self.report ERROR: a RuntimeError for a script), never a crash
+    msg = reported("missing", filepath=os.path.join(WORK, "missing.hkx"))
+    check("no such file" in msg, f"import of a missing file reports an error: {msg.strip()[:100]}")
+    bad = os.path.join(WORK, "truncated.hkx")
+    with open(bad, "wb") as fh:
+        fh.write(open(clip, "rb").read()[:200])
+    msg = reported("truncated", filepath=bad)
+    check("truncated" in msg, f"import of a truncated file reports the library's error: {msg.strip()[:140]}")
+
+
 try:
     check_convert()
+    run_synthetic()
+    if not CORPUS:
+        print("SKIP the corpus part (Sekiro, Elden Ring, binders): no corpus (set HKSPLINE_CORPUS)", flush=True)
+        raise SystemExit(0 if not FAILS else 1)
     run_game("sekiro", os.path.join(CORPUS, "sekiro", "c1060"), os.path.join(CORPUS, "binders",
                                                                                "sekiro-c1060.anibnd.dcx"))
     run_game("eldenring", os.path.join(CORPUS, "elden_ring", "c3160"), os.path.join(CORPUS, "binders",
@@ -338,22 +372,10 @@ try:
     check(same == len(new), f"batch: {same} of {len(new)} unedited exports == the original members' bytes "
           f"({time.time() - t:.1f} s)")
 
-    # errors are reported through the operator (self.report ERROR: a RuntimeError for a script), never a crash
-    def reported(what, **kw):
-        try:
-            r = bpy.ops.import_anim.hkspline(**kw)
-            return f"returned {r}"
-        except RuntimeError as e:
-            return str(e)
-    msg = reported("missing", filepath=os.path.join(WORK, "missing.hkx"))
-    check("no such file" in msg, f"import of a missing file reports an error: {msg.strip()[:100]}")
-    bad = os.path.join(WORK, "truncated.hkx")
-    with open(bad, "wb") as fh:
-        fh.write(open(pick_clip(os.path.join(CORPUS, "sekiro", "c1060")), "rb").read()[:200])
-    msg = reported("truncated", filepath=bad)
-    check("truncated" in msg, f"import of a truncated file reports the library's error: {msg.strip()[:140]}")
     msg = reported("binder", filepath=os.path.join(CORPUS, "binders", "sekiro-c1060.anibnd.dcx"))
     check("pick one" in msg, f"import of a binder without a member asks for a clip: {msg.strip()[:100]}")
+except SystemExit:
+    pass
 except Exception:
     import traceback
     traceback.print_exc()
