@@ -164,6 +164,9 @@ def import_and_check(label, path, member="", compendium="", bone_rest="REFERENCE
           f"{sk_info['bones']}")
     check(scene.frame_end - scene.frame_start + 1 == a["frames"], f"{label}: frame range {scene.frame_start}.."
           f"{scene.frame_end} == info's {a['frames']} frames")
+    interp = {k.interpolation for fc in action.fcurves for k in fc.keyframe_points}
+    check(interp == {"LINEAR"}, f"{label}: linear keys ({sum(len(fc.keyframe_points) for fc in action.fcurves)} "
+          f"keys in {len(action.fcurves)} curves)")
     fps = scene.render.fps / scene.render.fps_base
     check(abs(fps * a["frame_duration"] - 1) < 1e-5, f"{label}: scene fps {fps:.4f} == 1 / info's frame_duration "
           f"{a['frame_duration']}")
