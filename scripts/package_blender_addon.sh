@@ -1,9 +1,10 @@
 #!/bin/sh
 # Package the Blender add-on: blender/hkspline_blender + a copy of the Python binding (python/hkspline)
 # + the shared library, as one zip for Edit > Preferences > Add-ons > Install.
-#   scripts/package_blender_addon.sh [BUILD_DIR] [OUT_ZIP]
-# BUILD_DIR (default build) is searched for libhkspline.so (the binding's hkspline_py target in
-# BUILD/pylib, else the installable shared library); OUT_ZIP defaults to BUILD_DIR/hkspline_blender.zip.
+#   scripts/package_blender_addon.sh [BUILD_DIR] [OUT_ZIP] [LIBRARY]
+# LIBRARY: the shared library to bundle; default: the first of BUILD_DIR/libhkspline.so (the installable
+# hkspline_shared target), BUILD_DIR/pylib/libhkspline.so (hkspline_py), BUILD_DIR/libhkspline.so.*
+# (BUILD_DIR default build). OUT_ZIP defaults to BUILD_DIR/hkspline_blender.zip.
 # Without the library the zip is still made (the add-on then finds it through HKSPLINE_LIBRARY or the
 # system's library path) and a warning is printed.
 set -eu
@@ -11,10 +12,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 out=${2:-$build/hkspline_blender.zip}
 case $out in /*) ;; *) out=$PWD/$out ;; esac
-lib=""
-for c in "$build/pylib/libhkspline.so" "$build/libhkspline.so" "$build"/libhkspline.so.*; do
-  if [ -f "$c" ]; then lib=$c; break; fi
-done
+lib=${3:-}
+if [ -n "$lib" ] && [ ! -f "$lib" ]; then echo "error: no library $lib" >&2; exit 1; fi
+if [ -z "$lib" ]; then
+  for c in "$build/libhkspline.so" "$build/pylib/libhkspline.so" "$build"/libhkspline.so.*; do
+    if [ -f "$c" ]; then lib=$c; break; fi
+  done
+fi
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/hkspline_blender/hkspline"
