@@ -220,7 +220,8 @@ class EXPORT_OT_hkspline(bpy.types.Operator, ExportHelper):
                                    self.member, self.use_record, self.snap_tolerance, self._options(), prog,
                                    self.frames)
         except Exception as e:
-            traceback.print_exc()
+            if not _input_error(e):
+                traceback.print_exc()
             self.report({"ERROR"}, _hk_error_text(e))
             return {"CANCELLED"}
         finally:
