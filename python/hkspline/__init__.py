@@ -609,3 +609,26 @@ class Binder:
                 self._bnd = POINTER(_ffi.Bnd4)()
         except Exception:  # pragma: no cover
             pass
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# root motion (added for the Blender add-on)
+
+
+def _animation_reference_frame(self: Animation) -> Optional[Dict[str, Any]]:
+    """The animation's ``hkaDefaultAnimatedReferenceFrame`` (root motion), or None: a dict with ``class_name``,
+    ``up`` and ``forward`` (4 floats), ``duration`` and ``samples`` (float32 (n, 4): translation xyz and the
+    angle about ``up`` in w, one per frame)."""
+    rec = self.file._rec
+    i = int(rec.animations[self.index].reference_frame)
+    if i < 0 or i >= rec.num_reference_frames or not rec.reference_frames:
+        return None
+    rf = ctypes.cast(rec.reference_frames, POINTER(_ffi.ReferenceFrameRecord))[i]
+    samples = np.zeros((rf.num_samples, 4), dtype=np.float32)
+    if rf.num_samples:
+        samples[:] = np.ctypeslib.as_array(ctypes.cast(rf.samples, POINTER(c_float)), shape=(rf.num_samples, 4))
+    return {"class_name": _str(rf.class_name), "up": list(rf.up), "forward": list(rf.forward),
+            "duration": float(rf.duration), "samples": samples}
+
+
+Animation.reference_frame = property(_animation_reference_frame)  # type: ignore[attr-defined]

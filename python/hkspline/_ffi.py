@@ -250,3 +250,10 @@ for _name, (_res, _args) in _sigs.items():
 
 del _name, _res, _args, _f
 _ = sys  # keep the import for type checkers
+
+
+# --- added for the Blender add-on (root motion): hks_reference_frame ---------------------------------------
+class ReferenceFrameRecord(Structure):
+    _fields_ = [("class_name", c_char_p), ("up", c_float * 4), ("forward", c_float * 4), ("duration", c_float),
+                ("samples", POINTER(c_float * 4)), ("num_samples", c_uint32)]
+STRUCTS["hks_reference_frame"] = ReferenceFrameRecord
