@@ -418,16 +418,22 @@ static int bnd_extract(int argc, char **argv)
 		selected[index] = true;
 	}
 	FILE *manifest = NULL;
+	hks_atomic_file *manifest_file = NULL;  /* renamed into place only when complete */
 	if (num_members == 0) {
 		char *mp = join_path(dir, MANIFEST_NAME);
-		manifest = mp ? fopen(mp, "w") : NULL;
-		if (!manifest) {
-			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir, strerror(errno));
+		hks_atomic_options ao;
+		memset(&ao, 0, sizeof(ao));
+		ao.base.name = mp;
+		hks_error aerr;
+		if (!mp || hks_atomic_open(mp, &ao, &manifest_file, &aerr) != HKS_OK) {
+			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir,
+			        mp ? aerr.message : strerror(errno));
 			free(mp);
 			status = 1;
 			goto done;
 		}
 		free(mp);
+		manifest = hks_atomic_stream(manifest_file);
 		fprintf(manifest, "# hkspline BND4 manifest (docs/BINDERS.md): rebuild with 'hkspline bnd pack DIR -o OUT'.\n");
 		fprintf(manifest, "# entry lines: id, logical flags, raw file header, file, name (tab-separated;\n");
 		fprintf(manifest, "# the id and flags columns win over the header bytes; the order is the binder's)\n");
@@ -464,9 +470,14 @@ static int bnd_extract(int argc, char **argv)
 			fputc('\n', manifest);
 		}
 	}
-	if (manifest && fclose(manifest) != 0) {
-		fprintf(stderr, "hkspline: %s: error writing the manifest\n", dir);
-		status = 1;
+	if (manifest_file) {
+		hks_error aerr;
+		if (status != 0)
+			hks_atomic_abort(manifest_file);
+		else if (hks_atomic_commit(manifest_file, &aerr) != HKS_OK) {
+			fprintf(stderr, "hkspline: %s: error writing the manifest: %s\n", dir, aerr.message);
+			status = 1;
+		}
 	}
 	if (status == 0)
 		printf("extracted %u of %u members to %s%s\n", written, b->num_entries, dir,

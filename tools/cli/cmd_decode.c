@@ -446,17 +446,31 @@ int cmd_decode(int argc, char **argv)
 		}
 		fill_bone_names(d, f, skel ? skel->file : NULL);
 	}
-	FILE *out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-	if (!out) {
-		perror(out_path);
-		rc = 2;
-		goto done;
+	/* a file is written through a temporary renamed over it on success (src/io/atomic.c) */
+	hks_atomic_file *af = NULL;
+	if (strcmp(out_path, "-")) {
+		hks_atomic_options ao;
+		memset(&ao, 0, sizeof(ao));
+		ao.base.name = out_path;
+		hks_error aerr;
+		if (hks_atomic_open(out_path, &ao, &af, &aerr) != HKS_OK) {
+			cli_print_error(&aerr);
+			rc = 2;
+			goto done;
+		}
 	}
+	FILE *out = af ? hks_atomic_stream(af) : stdout;
 	if (csv)
 		write_csv(out, ds, nds, &o);
 	else
 		write_json(out, src, skeleton_path, ds, nds, &o);
-	if (ferror(out) || (out != stdout && fclose(out) != 0)) {
+	if (af) {
+		hks_error aerr;
+		if (hks_atomic_commit(af, &aerr) != HKS_OK) {
+			cli_print_error(&aerr);
+			rc = 2;
+		}
+	} else if (ferror(out)) {
 		fprintf(stderr, "hkspline decode: write error on %s\n", out_path);
 		rc = 2;
 	}
