@@ -84,6 +84,18 @@ typedef struct archive {
 	bool compendiums_built;
 	hks_compendium_set *compendiums;
 	size_t num_compendium_files;
+	/* decompression amplification (issue 17 M2): entries storing the same range (same bytes,
+	 * same size) share one decompression: range_lead[i] is the first such entry, and the last
+	 * shared range inflated stays cached; every inflation of the archive counts against
+	 * limits.max_output_bytes (inflated) */
+	uint32_t *range_lead;
+	uint8_t *range_shared;          /* 1 when another entry stores the same range */
+	uint64_t inflated;
+	uint32_t cache_lead;            /* UINT32_MAX: empty */
+	uint8_t *cache;
+	size_t cache_size;
+	uint64_t inflations;            /* count of decompressions of members */
+	uint8_t *base_shared;           /* L1: 1 when another entry has the same basename (any case) */
 } archive;
 
 typedef struct folder {
@@ -455,6 +467,11 @@ static void archive_evict(hks_loader *L, archive *a)
 	a->bnd = NULL;
 	a->payload = NULL;
 	a->payload_size = 0;
+	if (a->cache)
+		hks_buffer_free(&L->opts.base, a->cache, a->cache_size);
+	a->cache = NULL;
+	a->cache_size = 0;
+	a->cache_lead = UINT32_MAX;
 	L->resident_bytes -= a->resident_bytes < L->resident_bytes ? a->resident_bytes : L->resident_bytes;
 	a->resident_bytes = 0;
 }
@@ -501,12 +518,39 @@ static hks_result archive_member_bytes(hks_loader *L, archive *a, uint32_t index
 			o.name = ctx->file;
 			uint8_t *plain = NULL;
 			size_t plain_size = 0;
-			HKS_TRY(hks_dcx_decompress(src, size, &o, &plain, &plain_size, NULL, ctx->err));
+			uint32_t lead = a->range_lead ? a->range_lead[index] : index;
+			bool shared = a->range_shared && a->range_shared[lead];
+			if (shared && a->cache && a->cache_lead == lead) {
+				plain = a->cache;
+				plain_size = a->cache_size;
+			} else {
+				/* the archive's inflate budget, checked on the declared size before inflating */
+				hks_dcx_info di;
+				uint64_t budget = L->ctx.limits.max_output_bytes;
+				if (hks_dcx_read_info(src, size, &di, NULL) == HKS_OK &&
+				    (a->inflated > budget || di.uncompressed_size > budget - a->inflated))
+					return hks_fail(ctx, HKS_E_LIMIT, -1,
+					                "binder entry %u: inflating %u more bytes exceeds the binder's total "
+					                "decompression budget of %llu bytes (%llu inflated so far)",
+					                index, di.uncompressed_size, (unsigned long long)budget,
+					                (unsigned long long)a->inflated);
+				a->inflations++;
+				HKS_TRY(hks_dcx_decompress(src, size, &o, &plain, &plain_size, NULL, ctx->err));
+				a->inflated += plain_size;
+				if (shared) {
+					if (a->cache)
+						hks_buffer_free(&L->opts.base, a->cache, a->cache_size);
+					a->cache = plain;
+					a->cache_size = plain_size;
+					a->cache_lead = lead;
+				}
+			}
 			/* hand over as a context allocation so every unit frees the same way */
 			uint8_t *copy = (uint8_t *)hks_malloc(ctx, plain_size ? plain_size : 1);
-			if (copy)
+			if (copy && plain_size)  /* an empty DCX gives no buffer: no memcpy from NULL (L4) */
 				memcpy(copy, plain, plain_size);
-			hks_buffer_free(&o, plain, plain_size);
+			if (plain != a->cache)
+				hks_buffer_free(&o, plain, plain_size);
 			if (!copy)
 				return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
 			*out = copy;
@@ -517,7 +561,8 @@ static hks_result archive_member_bytes(hks_loader *L, archive *a, uint32_t index
 	uint8_t *copy = (uint8_t *)hks_malloc(ctx, size ? size : 1);
 	if (!copy)
 		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
-	memcpy(copy, src, size);
+	if (size)  /* an empty payload may have no buffer (L4) */
+		memcpy(copy, src, size);
 	*out = copy;
 	*out_size = size;
 	return HKS_OK;
@@ -532,10 +577,106 @@ static void archive_free(hks_loader *L, archive *a)
 		hks_free(&L->ctx, a->member_names, a->num_members * sizeof(char *));
 	if (a->member_kinds)
 		hks_free(&L->ctx, a->member_kinds, a->num_members * sizeof(hks_container));
+	if (a->range_lead)
+		hks_free(&L->ctx, a->range_lead, (a->num_members ? a->num_members : 1) * sizeof(uint32_t));
+	if (a->range_shared)
+		hks_free(&L->ctx, a->range_shared, a->num_members ? a->num_members : 1);
+	if (a->base_shared)
+		hks_free(&L->ctx, a->base_shared, a->num_members ? a->num_members : 1);
 	if (a->compendiums)
 		hks_compendium_set_free(a->compendiums);
 	loader_strfree(L, a->disk_path);
 	hks_free(&L->ctx, a, sizeof(archive));
+}
+
+/* Sort key of group_ranges: an entry's stored range. */
+typedef struct range_key {
+	const uint8_t *data;
+	uint64_t size;
+	uint32_t index;
+} range_key;
+
+static int compare_ranges(const void *x, const void *y)
+{
+	const range_key *a = (const range_key *)x, *b = (const range_key *)y;
+	if (a->data != b->data)
+		return (uintptr_t)a->data < (uintptr_t)b->data ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Basenames compared ignoring ASCII case (as member_display). */
+typedef struct base_key {
+	const char *base;
+	uint32_t index;
+} base_key;
+
+static int compare_bases(const void *x, const void *y)
+{
+	const char *a = ((const base_key *)x)->base, *b = ((const base_key *)y)->base;
+	for (; *a && *b; a++, b++) {
+		int ca = tolower((unsigned char)*a), cb = tolower((unsigned char)*b);
+		if (ca != cb)
+			return ca - cb;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+/* base_shared of a binder whose member_names are set: O(n log n) (was a scan per member). */
+static hks_result mark_shared_bases(hks_loader *L, archive *a)
+{
+	uint32_t n = a->num_members;
+	a->base_shared = (uint8_t *)hks_calloc(&L->ctx, n ? n : 1, 1);
+	base_key *k = (base_key *)hks_calloc(&L->ctx, n ? n : 1, sizeof(base_key));
+	if (!a->base_shared || !k) {
+		if (k)
+			hks_free(&L->ctx, k, (n ? n : 1) * sizeof(base_key));
+		return HKS_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		k[i].base = base_name(a->member_names[i]);
+		k[i].index = i;
+	}
+	if (n)
+		qsort(k, n, sizeof(base_key), compare_bases);
+	for (uint32_t i = 0; i + 1 < n; i++)
+		if (equals_ci(k[i].base, k[i + 1].base))
+			a->base_shared[k[i].index] = a->base_shared[k[i + 1].index] = 1;
+	hks_free(&L->ctx, k, (n ? n : 1) * sizeof(base_key));
+	return HKS_OK;
+}
+
+/* range_lead / range_shared of a resident binder: O(n log n). */
+static hks_result group_ranges(hks_loader *L, archive *a)
+{
+	uint32_t n = a->num_members;
+	a->range_lead = (uint32_t *)hks_calloc(&L->ctx, n ? n : 1, sizeof(uint32_t));
+	a->range_shared = (uint8_t *)hks_calloc(&L->ctx, n ? n : 1, 1);
+	range_key *k = (range_key *)hks_calloc(&L->ctx, n ? n : 1, sizeof(range_key));
+	if (!a->range_lead || !a->range_shared || !k) {
+		if (k)
+			hks_free(&L->ctx, k, (n ? n : 1) * sizeof(range_key));
+		return HKS_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		k[i].data = a->bnd->entries[i].data;
+		k[i].size = a->bnd->entries[i].size;
+		k[i].index = i;
+	}
+	if (n)
+		qsort(k, n, sizeof(range_key), compare_ranges);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i;
+		while (j < n && k[j].data == k[i].data && k[j].size == k[i].size)
+			j++;
+		for (uint32_t m = i; m < j; m++)
+			a->range_lead[k[m].index] = k[i].index;  /* sorted by index within the group */
+		a->range_shared[k[i].index] = j - i > 1;
+		i = j;
+	}
+	hks_free(&L->ctx, k, (n ? n : 1) * sizeof(range_key));
+	return HKS_OK;
 }
 
 /*
@@ -555,6 +696,7 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 		return HKS_E_NOMEM;
 	}
 	a->folder = NONE;
+	a->cache_lead = UINT32_MAX;
 	a->dcx = outer == HKS_CONTAINER_DCX;
 	hks_result r;
 	if (a->dcx) {
@@ -609,6 +751,10 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 			return HKS_E_NOMEM;
 		}
 		a->num_members = n;
+		if (group_ranges(L, a) != HKS_OK) {
+			archive_free(L, a);
+			return HKS_E_NOMEM;
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			const hks_bnd4_entry *e = &a->bnd->entries[i];
 			a->member_names[i] = loader_strdup(L, e->name ? e->name : "");
@@ -616,7 +762,10 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 				archive_free(L, a);
 				return HKS_E_NOMEM;
 			}
-			if (e->flags & HKS_BND4_ENTRY_COMPRESSED) {
+			if ((e->flags & HKS_BND4_ENTRY_COMPRESSED) && a->range_lead[i] != i) {
+				/* the same stored range as an earlier entry: the same kind, no second inflation */
+				a->member_kinds[i] = a->member_kinds[a->range_lead[i]];
+			} else if (e->flags & HKS_BND4_ENTRY_COMPRESSED) {
 				uint8_t *bytes = NULL;
 				size_t size = 0;
 				hks_error scratch;
@@ -633,6 +782,10 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 			} else {
 				a->member_kinds[i] = hks_detect_container(e->data, e->size > SIZE_MAX ? 0 : (size_t)e->size);
 			}
+		}
+		if (mark_shared_bases(L, a) != HKS_OK) {
+			archive_free(L, a);
+			return HKS_E_NOMEM;
 		}
 	}
 	*out = a;
@@ -915,11 +1068,8 @@ static hks_result add_failed_unit(hks_loader *L, const char *path, const hks_err
 static char *member_display(hks_loader *L, const archive *a, uint32_t index)
 {
 	const char *base = base_name(a->member_names[index]);
-	for (uint32_t j = 0; j < a->num_members; j++)
-		if (j != index && equals_ci(base_name(a->member_names[j]), base)) {
-			base = a->member_names[index];
-			break;
-		}
+	if (a->base_shared ? a->base_shared[index] != 0 : false)
+		base = a->member_names[index];
 	size_t n1 = strlen(a->disk_path), n2 = strlen(base);
 	char *p = (char *)hks_malloc(&L->ctx, n1 + n2 + 2);
 	if (p) {
