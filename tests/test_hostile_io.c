@@ -440,6 +440,94 @@ static void test_cli_into_backup_and_lock(void **state)
 	free(orig);
 }
 
+/* M3: `bnd extract` of hostile member names into the binder's own folder: every file lands inside
+ * the folder (listed afterwards), names never collide (Unicode case folding), the binder is not
+ * overwritten, and pack(extract(x)) == x. */
+static void test_cli_extract_hostile_names(void **state)
+{
+	(void)state;
+	const char *cli = cli_path();
+	if (!cli) {
+		printf("HKSPLINE_CLI not set: CLI part not run\n");
+		return;
+	}
+	static const char *const names[] = {
+		"N:\\x\\dup.hkx",           /* 0 */
+		"N:\\x\\a\x01" "b.hkx",     /* 1 control character: numbered */
+		"N:\\y\\DUP.HKX",           /* 2 collides with 0 ignoring case */
+		"N:\\x\\\xC3\x89t\xC3\xA9.hkx",  /* 3 "Été.hkx" */
+		"N:\\x\\\xC3\xA9T\xC3\x89.HKX",  /* 4 "éTÉ.HKX": the same folded */
+		"entry_00001.bin",          /* 5 the name member 1 would fall back to */
+		"..",                       /* 6 */
+		"N:\\..\\..\\..\\escape.hkx",  /* 7 base name only */
+		"/etc/passwd",              /* 8 absolute: base name only */
+		"C:evil.hkx",               /* 9 drive letter: numbered */
+		"N:\\x\\c.anibnd",          /* 10 the binder's own name */
+		"N:\\x\\CON.hkx",           /* 11 a Windows device name */
+		"N:\\x\\",                  /* 12 empty base name */
+		"N:\\x\\_HKSPLINE_BND.TXT", /* 13 the manifest's name, other case */
+		"N:\\x\\trail.hkx.",        /* 14 a trailing dot */
+	};
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	hks_bnd4 *b = NULL;
+	hks_error e;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &b, &e), HKS_OK);
+	for (int i = 0; i < N; i++) {
+		uint8_t *d = pattern(50 + (size_t)i, 200 + (unsigned)i);
+		assert_int_equal(hks_bnd4_add(b, names[i], i, 0x02, d, 50 + (size_t)i, &e), HKS_OK);
+		free(d);
+	}
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	assert_int_equal(hks_bnd4_write(b, NULL, &bytes, &size, &e), HKS_OK);
+	hks_bnd4_free(b);
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/ex'", tmp_root);
+	assert_int_equal(sh(cmd), 0);
+	write_plain(path_in("ex/c.anibnd"), bytes, size);
+	snprintf(cmd, sizeof(cmd), "cd '%s/ex' && '%s' bnd extract c.anibnd -o . >/dev/null", tmp_root, cli);
+	assert_int_equal(sh(cmd), 0);
+	assert_file_is(path_in("ex/c.anibnd"), bytes, size);
+	/* the folder holds the binder, the manifest and one regular file per member, nothing else;
+	 * its parent only what was there */
+	DIR *d = opendir(path_in("ex"));
+	assert_non_null(d);
+	int files = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char fp[1024];
+		snprintf(fp, sizeof(fp), "%s/ex/%s", tmp_root, de->d_name);
+		struct stat st;
+		assert_int_equal(lstat(fp, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		files++;
+	}
+	closedir(d);
+	assert_int_equal(files, N + 2);
+	assert_int_equal(access(path_in("escape.hkx"), F_OK), -1);
+	assert_int_equal(access("/etc/passwd.bak", F_OK), -1);
+	/* expected names: plain ones kept, collisions numbered, the fallback of 1 not taking 5's name */
+	static const char *const want[] = {"dup.hkx", "entry_00001_1.bin", "entry_00002.bin",
+	                                   "\xC3\x89t\xC3\xA9.hkx", "entry_00004.bin", "entry_00001.bin",
+	                                   "entry_00006.bin", "escape.hkx", "passwd", "entry_00009.bin",
+	                                   "entry_00010.bin", "entry_00011.bin", "entry_00012.bin",
+	                                   "entry_00013.bin", "entry_00014.bin"};
+	for (int i = 0; i < N; i++) {
+		char rel[256];
+		snprintf(rel, sizeof(rel), "ex/%s", want[i]);
+		uint8_t *p = pattern(50 + (size_t)i, 200 + (unsigned)i);
+		assert_file_is(path_in(rel), p, 50 + (size_t)i);
+		free(p);
+	}
+	/* pack(extract(x)) == x */
+	snprintf(cmd, sizeof(cmd), "'%s' bnd pack '%s/ex' -o '%s/re.anibnd' >/dev/null", cli, tmp_root, tmp_root);
+	assert_int_equal(sh(cmd), 0);
+	assert_file_is(path_in("re.anibnd"), bytes, size);
+	hks_buffer_free(NULL, bytes, size);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_lock_serializes_processes),
 		cmocka_unit_test(test_cli_replace_under_file_size_limit),
 		cmocka_unit_test(test_cli_into_backup_and_lock),
+		cmocka_unit_test(test_cli_extract_hostile_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
