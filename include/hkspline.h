@@ -1224,9 +1224,13 @@ hks_result hks_record_file_read(const void *data, size_t size, const hks_options
  * The loader turns user paths into Havok files: loose .hkx / .compendium files,
  * folders (recursively: .hkx in any case, .anibnd, .dcx, .compendium), BND4
  * binders and DCX archives (each binder member is one unit). Compendiums are
- * resolved by ID through: the unit's own binder, its folder, every
- * compendium path of the options, and last every compendium under the paths
- * added to the loader (CONTAINERS.md §2.11).
+ * resolved by ID through: every compendium path of the options (an explicit
+ * choice wins), the unit's own binder, its folder, and last every compendium
+ * under the paths added to the loader (CONTAINERS.md §2.11). Two compendiums
+ * of the unit's binder or folder holding its ID with different types make the
+ * load fail with HKS_E_COMPENDIUM naming one (unless a path of the options
+ * holds the ID). Compressed binder members storing one range are inflated
+ * once; all inflation of one binder counts against limits.max_output_bytes.
  *
  * Details (docs/CLI.md, "Paths"): a file named explicitly is sniffed by
  * content; folders are walked in byte-wise sorted order, dot files skipped,

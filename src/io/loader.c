@@ -8,9 +8,10 @@
  * file is one unit).
  *
  * A TCRF tagfile's compendium is resolved by its 64-bit ID (CONTAINERS.md
- * §2.11) through, in order: the compendiums of the unit's own binder, the
+ * §2.11) through, in order: every --compendium path of the options (an
+ * explicit choice wins), the compendiums of the unit's own binder, the
  * .compendium files of its folder (for a binder member: the binder's folder),
- * then every --compendium path of the options, and last every compendium
+ * and last every compendium
  * under the paths given to hks_loader_add_path (so `check corpus/` finds a
  * compendium stored in a sibling folder). Each location's set is built on
  * first use and cached; the set that holds the ID is handed to the reader.
@@ -140,6 +141,15 @@ struct hks_loader {
 	bool inputs_built;
 	hks_compendium_set *input_set;
 	size_t input_files;
+	/* L5: compendiums that were added to a set already holding one of their IDs with other
+	 * types (the first stays): each kept alone in `dups`, so a unit whose ID is among them is
+	 * reported as ambiguous (binder and folder locations) */
+	struct dup_compendium {
+		const hks_compendium_set *owner;
+		hks_compendium_set *dups;
+		char *name;
+	} *dups;
+	size_t num_dups, cap_dups;
 };
 
 /* The public record plus what is needed to free it without the loader. */
@@ -810,6 +820,29 @@ static void set_add_bytes(hks_loader *L, hks_compendium_set **set, const uint8_t
 	int conflict = 0;
 	if (hks_compendium_set_add(*set, data, size, name, &conflict, &e) == HKS_OK)
 		(*count)++;
+	if (conflict && grow(L, (void **)&L->dups, L->num_dups, &L->cap_dups, sizeof(*L->dups))) {
+		struct dup_compendium *d = &L->dups[L->num_dups];
+		d->owner = *set;
+		d->dups = NULL;
+		d->name = loader_strdup(L, name ? name : "?");
+		if (d->name && hks_compendium_set_create(&L->opts.base, &d->dups, &e) == HKS_OK &&
+		    hks_compendium_set_add(d->dups, data, size, name, NULL, &e) == HKS_OK)
+			L->num_dups++;
+		else {
+			if (d->dups)
+				hks_compendium_set_free(d->dups);
+			loader_strfree(L, d->name);
+		}
+	}
+}
+
+/* The later compendium of `set` that holds `id` with other types than the one used, or NULL. */
+static const char *ambiguous_in(const hks_loader *L, const hks_compendium_set *set, const uint8_t id[8])
+{
+	for (size_t i = 0; i < L->num_dups; i++)
+		if (L->dups[i].owner == set && hks_compendium_set_contains(L->dups[i].dups, id))
+			return L->dups[i].name;
+	return NULL;
 }
 
 /* Every compendium member of an open archive. Caller holds the mutex. */
@@ -969,12 +1002,25 @@ static void build_input_set(hks_loader *L)
  * *searched_files / *searched_locations describe the search for the message.
  */
 static const hks_compendium_set *resolve_compendium(hks_loader *L, const source *src, const uint8_t id[8],
-                                                    size_t *searched_files, size_t *searched_locations)
+                                                    size_t *searched_files, size_t *searched_locations,
+                                                    const char **ambiguous)
 {
 	const hks_compendium_set *fallback = NULL;
 	*searched_files = 0;
 	*searched_locations = 0;
+	*ambiguous = NULL;
 	pthread_mutex_lock(&L->mutex);
+	/* an explicit --compendium wins over the binder and folder search (issue 17 L5) */
+	if (!L->global_built) {
+		build_global_set(L);
+		archive_trim(L, NULL);
+	}
+	if (L->global && hks_compendium_set_contains(L->global, id)) {
+		*searched_locations += L->opts.num_compendium_paths;
+		*searched_files += L->global_files;
+		pthread_mutex_unlock(&L->mutex);
+		return L->global;
+	}
 	if (src->archive != NONE) {
 		archive *a = L->archives[src->archive];
 		if (!a->compendiums_built) {
@@ -985,6 +1031,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		(*searched_locations)++;
 		*searched_files += a->num_compendium_files;
 		if (a->compendiums && hks_compendium_set_contains(a->compendiums, id)) {
+			*ambiguous = ambiguous_in(L, a->compendiums, id);
 			pthread_mutex_unlock(&L->mutex);
 			return a->compendiums;
 		}
@@ -1000,25 +1047,17 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		(*searched_locations)++;
 		*searched_files += f->num_compendium_files;
 		if (f->compendiums && hks_compendium_set_contains(f->compendiums, id)) {
+			*ambiguous = ambiguous_in(L, f->compendiums, id);
 			pthread_mutex_unlock(&L->mutex);
 			return f->compendiums;
 		}
 		if (f->compendiums)
 			fallback = f->compendiums;
 	}
-	if (!L->global_built) {
-		build_global_set(L);
-		archive_trim(L, NULL);
-	}
 	*searched_locations += L->opts.num_compendium_paths;
 	*searched_files += L->global_files;
-	if (L->global) {
-		if (hks_compendium_set_contains(L->global, id)) {
-			pthread_mutex_unlock(&L->mutex);
-			return L->global;
-		}
+	if (L->global)
 		fallback = L->global;
-	}
 	if (!L->inputs_built) {
 		build_input_set(L);
 		archive_trim(L, NULL);
@@ -1351,8 +1390,23 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 	memcpy(ld->sdk, sn.sdk, sizeof(ld->sdk));
 	const hks_compendium_set *set = NULL;
 	size_t searched_files = 0, searched_locations = 0;
+	const char *ambiguous = NULL;
 	if (sn.container == HKS_CONTAINER_TAGFILE && sn.has_tcrf)
-		set = resolve_compendium(L, src, sn.tcrf_id, &searched_files, &searched_locations);
+		set = resolve_compendium(L, src, sn.tcrf_id, &searched_files, &searched_locations, &ambiguous);
+	if (ambiguous) {
+		/* two compendiums of one location hold the ID with different types: do not guess */
+		hks_error_clear(&ld->error);
+		ld->error.code = HKS_E_COMPENDIUM;
+		snprintf(ld->error.file, sizeof(ld->error.file), "%s", ld->path);
+		snprintf(ld->error.object, sizeof(ld->error.object), "section TCRF");
+		snprintf(ld->error.message, sizeof(ld->error.message),
+		         "compendium ID %02x%02x%02x%02x%02x%02x%02x%02x is held with different types by more than one "
+		         "compendium beside the file (one is %s); name the right one with --compendium",
+		         sn.tcrf_id[0], sn.tcrf_id[1], sn.tcrf_id[2], sn.tcrf_id[3], sn.tcrf_id[4], sn.tcrf_id[5],
+		         sn.tcrf_id[6], sn.tcrf_id[7], ambiguous);
+		ld->status = HKS_E_COMPENDIUM;
+		return HKS_OK;
+	}
 
 	hks_read_options ro;
 	memset(&ro, 0, sizeof(ro));
@@ -1521,6 +1575,12 @@ void hks_loader_free(hks_loader *L)
 		hks_compendium_set_free(L->global);
 	if (L->input_set)
 		hks_compendium_set_free(L->input_set);
+	for (size_t i = 0; i < L->num_dups; i++) {
+		hks_compendium_set_free(L->dups[i].dups);
+		loader_strfree(L, L->dups[i].name);
+	}
+	if (L->dups)
+		hks_free(&L->ctx, L->dups, L->cap_dups * sizeof(*L->dups));
 	for (size_t i = 0; i < L->num_inputs; i++)
 		loader_strfree(L, L->inputs[i]);
 	if (L->inputs)
