@@ -226,6 +226,70 @@ static void test_inputs_regular_and_bounded(void **state)
 	free(out);
 }
 
+/* Replace the first `from` in `text` by `to` (malloc'd). */
+static char *replace_first(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	assert_non_null(at);
+	size_t a = (size_t)(at - text), fl = strlen(from), tl = strlen(to), n = strlen(text);
+	char *o = (char *)malloc(n - fl + tl + 1);
+	memcpy(o, text, a);
+	memcpy(o + a, to, tl);
+	memcpy(o + a + tl, at + fl, n - a - fl + 1);
+	return o;
+}
+
+/* Decoded-frames JSON with NaN / Inf / absurd counts / mismatched track lengths / bad durations:
+ * `encode` ends with status 0, 1 or 2 (never a signal), a message when it fails, and an existing
+ * output file untouched when it fails. */
+static void test_frames_json_hostile(void **state)
+{
+	(void)state;
+	char tool[1024], cmd[4096], *out = NULL;
+	snprintf(tool, sizeof(tool), "%s", cli);
+	char *slash = strrchr(tool, '/');
+	snprintf(slash + 1, sizeof(tool) - (size_t)(slash + 1 - tool), "make_sample");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' >/dev/null && '%s' decode '%s' -o '%s'", tool, path_in("fj.hkx"), cli,
+	         path_in("fj.hkx"), path_in("fj.json"));
+	assert_int_equal(system(cmd), 0);
+	size_t n = 0;
+	char *json = (char *)hks_test_read_file(path_in("fj.json"), &n);
+	assert_non_null(json);
+	static const char *const edits[][2] = {
+		{"\"frames\":31", "\"frames\":4000000000"},   {"\"frames\":31", "\"frames\":-5"},
+		{"\"frames\":31", "\"frames\":1e300"},        {"\"frames\":31", "\"frames\":2"},
+		{"[1,2,3]", "[NaN,2,3]"},                     {"[1,2,3]", "[1e999,2,3]"},
+		{"[1,2,3]", "[\"inf\",2,3]"},                 {"[1,2,3],[1,2,3]", "[1,2,3]"},
+		{"[1,2,3],[1,2,3]", "[1,2,3],[1,2,3],[1,2,3]"}, {"[1,2,3]", "[1,2]"},
+		{"[0,0,0,1]", "[0,0,0,0]"},                   {"\"duration\":1", "\"duration\":0"},
+		{"\"duration\":1", "\"duration\":-1"},        {"\"duration\":1", "\"duration\":1e39"},
+		{"\"index\":0", "\"index\":1099511627776"},   {"\"tracks\":[", "\"tracks\":[{},"},
+		{"\"animations\":[", "\"animations\":[[],"},
+	};
+	static const uint8_t keep[5] = {'k', 'e', 'e', 'p', '\n'};
+	for (size_t k = 0; k < sizeof(edits) / sizeof(edits[0]); k++) {
+		char *e = replace_first(json, edits[k][0], edits[k][1]);
+		write_plain(path_in("fj_edit.json"), e, strlen(e));
+		write_plain(path_in("fj_out.hkx"), keep, sizeof(keep));
+		snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s'", cli, path_in("fj_edit.json"), path_in("fj_out.hkx"));
+		int rc = run(cmd, &out);
+		printf("%-40s -> %-48s exit %d\n", edits[k][0], edits[k][1], rc);
+		assert_true(rc >= 0 && rc <= 2);
+		if (rc != 0) {
+			assert_true(strlen(out) > 0);
+			size_t got = 0;
+			uint8_t *o = hks_test_read_file(path_in("fj_out.hkx"), &got);
+			assert_non_null(o);
+			assert_int_equal(got, sizeof(keep));
+			assert_memory_equal(o, keep, sizeof(keep));
+			free(o);
+		}
+		free(out);
+		free(e);
+	}
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_repack_nan_duration),
 		cmocka_unit_test(test_compendium_choice),
 		cmocka_unit_test(test_inputs_regular_and_bounded),
+		cmocka_unit_test(test_frames_json_hostile),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
