@@ -260,6 +260,9 @@ int main(int argc, char **argv)
 	uint8_t *xml2 = synth_xml(q8, &n_xml2);
 
 	/* fuzz_file: one of each container kind */
+	write_seed("tagfile", "tagfile_20160200.hkx", t_sek, n_sek); /* fuzz_tagfile: TAG0 / TCM0 only */
+	write_seed("tagfile", "tagfile_20180100.hkx", t_er, n_er);
+	write_seed("tagfile", "types.compendium", comp, n_comp);
 	write_seed("file", "tagfile_20160200.hkx", t_sek, n_sek);
 	write_seed("file", "tagfile_20180100.hkx", t_er, n_er);
 	write_seed("file", "types.compendium", comp, n_comp);
