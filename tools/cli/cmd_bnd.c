@@ -790,8 +790,13 @@ static int bnd_replace(int argc, char **argv)
 	uint8_t *new_data = cli_read_file(pos[2], &new_size);
 	if (!new_data)
 		return 1;
+	/* a read-modify-write when OUT is BINDER: hold the binder's lock (as encode --into) */
+	hks_file_lock *lock = NULL;
+	hks_error lerr;
+	(void)hks_lock_file(pos[0], NULL, &lock, &lerr); /* a missing binder is reported by the load */
 	loaded_binder lb;
 	if (!load_binder(pos[0], &lb)) {
+		hks_unlock_file(lock);
 		free(new_data);
 		return 1;
 	}
@@ -838,6 +843,7 @@ done:
 		hks_buffer_free(&opts, packed, packed_size);
 	free(new_data);
 	hks_bnd4_free(lb.bnd);
+	hks_unlock_file(lock);
 	return status;
 }
 
