@@ -202,8 +202,12 @@ static void test_xml_entities_and_depth(void **state)
 	(void)state;
 	hks_packed_spline *p = synth_spline(2, 0, 10, 0, 0, "20160200");
 	size_t n = 0;
-	uint8_t *x = synth_xml(p, &n);
-	assert_non_null(x);
+	uint8_t *x0 = synth_xml(p, &n);
+	assert_non_null(x0);
+	uint8_t *x = (uint8_t *)malloc(n + 1); /* NUL-terminated for the string searches below */
+	memcpy(x, x0, n);
+	x[n] = 0;
+	free(x0);
 	assert_int_equal(read_clean(x, n, NULL), HKS_OK);
 	/* billion laughs before the root */
 	const char *decl_end = strstr((const char *)x, "?>");
@@ -223,12 +227,13 @@ static void test_xml_entities_and_depth(void **state)
 		memcpy(m + head, dtds[k], dl);
 		memcpy(m + head + dl, x + head, n - head);
 		size_t mn = n + dl;
+		m[mn] = 0;
 		/* use the entity inside the first hkparam value */
 		char *hp = strstr((char *)m + head + dl, "<hkparam name=\"duration\">");
 		assert_non_null(hp);
 		char *gt = strchr(hp, '>') + 1;
 		const char *ref = k == 0 ? "&h;" : "&x;";
-		memmove(gt + 3, gt, (size_t)((char *)m + mn - gt));
+		memmove(gt + 3, gt, (size_t)((char *)m + mn - gt) + 1);
 		memcpy(gt, ref, 3);
 		mn += 3;
 		hks_result r = read_clean(m, mn, NULL);
