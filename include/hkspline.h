@@ -1293,7 +1293,10 @@ void hks_loader_free(hks_loader *loader);
  * replace) only when every byte was written. On any failure the target is
  * byte for byte what it was and the temporary file is removed. Writing over
  * the file that was read works (the reader's bytes are in memory). A target
- * that is a symlink is written through: the file it names is replaced.
+ * that is a symlink is written through: the file it names is replaced. An
+ * existing target that is not a regular file (/dev/null, /dev/stdout, a FIFO)
+ * is written in place (a rename would replace the device); a folder is
+ * HKS_E_IO.
  */
 typedef struct hks_atomic_file hks_atomic_file;
 

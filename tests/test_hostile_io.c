@@ -131,6 +131,11 @@ static void test_atomic_write_ok_and_over_input(void **state)
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
 	assert_int_equal(count_temporaries(tmp_root), 0);
+	/* a target that is not a regular file is written in place, never replaced by a rename */
+	assert_int_equal(hks_write_file_atomic("/dev/null", one, 1000, NULL, &err), HKS_OK);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(hks_write_file_atomic(tmp_root, one, 10, NULL, &err), HKS_E_IO); /* a folder */
 	free(back);
 	free(one);
 	free(two);

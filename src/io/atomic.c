@@ -43,6 +43,7 @@ struct hks_atomic_file {
 	void *write_hook_user;
 	uint32_t flags;
 	int failed;       /* a write failed: commit refuses */
+	int direct;       /* the target is not a regular file (/dev/null, a FIFO, a terminal): written in place */
 };
 
 static void ctx_for(hks_ctx *ctx, const hks_atomic_options *opts, const char *path, hks_error *err)
@@ -125,6 +126,27 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 		release(f);
 		return hks_fail_nomem(&ctx, strlen(path));
 	}
+#ifndef _WIN32
+	/* An existing target that is not a regular file (/dev/null, /dev/stdout, a FIFO) cannot be
+	 * replaced by a rename (that would put a regular file in its place): write it in place. */
+	if (stat(f->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			hks_fail(&ctx, HKS_E_IO, -1, "is a folder");
+			release(f);
+			return HKS_E_IO;
+		}
+		f->direct = 1;
+		f->stream = fopen(f->target, "wb");
+		if (!f->stream) {
+			int e = errno;
+			hks_fail(&ctx, HKS_E_IO, -1, "cannot open: %s", strerror(e));
+			release(f);
+			return HKS_E_IO;
+		}
+		*out = f;
+		return HKS_OK;
+	}
+#endif
 	/* The temporary file: ".NAME.tmp-XXXXXX" beside the target (a dot file: folder walks skip it). */
 	const char *t = f->target;
 	const char *base = t;
@@ -222,7 +244,8 @@ void hks_atomic_abort(hks_atomic_file *f)
 		return;
 	if (f->stream)
 		fclose(f->stream);
-	remove(f->temp);
+	if (!f->direct && f->temp)
+		remove(f->temp);
 	release(f);
 }
 
@@ -294,6 +317,15 @@ hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err)
 	else if (fsync(fileno(f->stream)) != 0 && errno != EINVAL && errno != EROFS)
 		r = hks_fail(&ctx, HKS_E_IO, -1, "fsync failed: %s (the target is unchanged)", strerror(errno));
 #endif
+	if (f->direct) {
+		/* not a regular file: written in place, nothing to rename */
+		int closed = fclose(f->stream);
+		f->stream = NULL;
+		if (r == HKS_OK && closed != 0)
+			r = hks_fail(&ctx, HKS_E_IO, -1, "write failed on close: %s", strerror(errno));
+		release(f);
+		return r;
+	}
 	int closed = fclose(f->stream);
 	f->stream = NULL;
 	if (r == HKS_OK && closed != 0)
