@@ -458,7 +458,7 @@ static void test_cli_extract_hostile_names(void **state)
 	}
 	static const char *const names[] = {
 		"N:\\x\\dup.hkx",           /* 0 */
-		"N:\\x\\a\x01" "b.hkx",     /* 1 control character: numbered */
+		("N:\\x\\a\x01" "b.hkx"),     /* 1 control character: numbered */
 		"N:\\y\\DUP.HKX",           /* 2 collides with 0 ignoring case */
 		"N:\\x\\\xC3\x89t\xC3\xA9.hkx",  /* 3 "Été.hkx" */
 		"N:\\x\\\xC3\xA9T\xC3\x89.HKX",  /* 4 "éTÉ.HKX": the same folded */
