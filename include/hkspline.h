@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -1435,9 +1436,13 @@ hks_result hks_record_file_read(const void *data, size_t size, const hks_options
  * The loader turns user paths into Havok files: loose .hkx / .compendium files,
  * folders (recursively: .hkx in any case, .anibnd, .dcx, .compendium), BND4
  * binders and DCX archives (each binder member is one unit). Compendiums are
- * resolved by ID through: the unit's own binder, its folder, every
- * compendium path of the options, and last every compendium under the paths
- * added to the loader (CONTAINERS.md §2.11).
+ * resolved by ID through: every compendium path of the options (an explicit
+ * choice wins), the unit's own binder, its folder, and last every compendium
+ * under the paths added to the loader (CONTAINERS.md §2.11). Two compendiums
+ * of the unit's binder or folder holding its ID with different types make the
+ * load fail with HKS_E_COMPENDIUM naming one (unless a path of the options
+ * holds the ID). Compressed binder members storing one range are inflated
+ * once; all inflation of one binder counts against limits.max_output_bytes.
  *
  * Details (docs/CLI.md, "Paths"): a file named explicitly is sniffed by
  * content; folders are walked in byte-wise sorted order, dot files skipped,
@@ -1870,6 +1875,57 @@ void hks_oodle_auto_free(hks_oodle_auto *a);
 #if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
 #pragma GCC visibility pop
 #endif
+/* === SECTION: atomic file output and locks (owner: src/io/atomic.c) === */
+/* ====================================================================== */
+
+/*
+ * Writing a file so that a failure cannot destroy it: the bytes go to a
+ * temporary file ".NAME.tmp-XXXXXX" in the target's folder, which is flushed
+ * and fsynced, then renamed over the target (Windows: MoveFileExW with
+ * replace) only when every byte was written. On any failure the target is
+ * byte for byte what it was and the temporary file is removed. Writing over
+ * the file that was read works (the reader's bytes are in memory). A target
+ * that is a symlink is written through: the file it names is replaced. An
+ * existing target that is not a regular file (/dev/null, /dev/stdout, a FIFO)
+ * is written in place (a rename would replace the device); a folder is
+ * HKS_E_IO.
+ */
+typedef struct hks_atomic_file hks_atomic_file;
+
+#define HKS_ATOMIC_BACKUP 1u  /* keep the replaced target as TARGET.bak */
+
+typedef struct hks_atomic_options {
+	hks_options base;  /* allocator (the handle and paths), name for messages */
+	uint32_t flags;    /* HKS_ATOMIC_* */
+	/* Test hook, called before each chunk (at most 64 KiB) is written to the
+	 * temporary file with its offset and size; a nonzero return (an errno
+	 * value, e.g. ENOSPC) fails the write there, as a full disk would. */
+	int (*write_hook)(void *user, uint64_t offset, size_t size);
+	void *write_hook_user;
+} hks_atomic_options;
+
+/* The whole file at once: open, write, commit (or abort on failure). */
+hks_result hks_write_file_atomic(const char *path, const void *bytes, size_t size, const hks_atomic_options *opts,
+                                 hks_error *err);
+
+/* Streaming: open the temporary file, write with hks_atomic_write or through
+ * the stdio stream, then hks_atomic_commit (flush, fsync, rename; a stream
+ * error found then fails it) or hks_atomic_abort (remove). Both free `f`. */
+hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks_atomic_file **out, hks_error *err);
+FILE *hks_atomic_stream(hks_atomic_file *f);
+hks_result hks_atomic_write(hks_atomic_file *f, const void *bytes, size_t size, hks_error *err);
+hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err);
+void hks_atomic_abort(hks_atomic_file *f);
+
+/*
+ * An exclusive advisory lock on an existing file for a read-modify-write
+ * (flock; Windows: LockFileEx), blocking until it is granted. A process that
+ * waited while another replaced the file by rename locks the new file.
+ * HKS_E_NOT_FOUND when the file does not exist.
+ */
+typedef struct hks_file_lock hks_file_lock;
+hks_result hks_lock_file(const char *path, const hks_options *opts, hks_file_lock **out, hks_error *err);
+void hks_unlock_file(hks_file_lock *lock);
 
 #ifdef __cplusplus
 }

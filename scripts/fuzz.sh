@@ -9,7 +9,11 @@
 #   target for the number of executions F lists ("target runs" per line;
 #   SECONDS stays the upper bound). With both, a run is reproducible: CI uses
 #   tests/fuzz/ci_runs so that what passed on a developer machine passes in
-#   CI, while developers fuzz open-endedly by time.
+#   CI, while developers fuzz open-endedly by time. FUZZ_RUNS=N runs every
+#   target for N executions (a measured campaign: SECONDS as the bound),
+#   NICE=N runs the fuzzers under `nice -n N` (shared machines).
+# Prints per target: seconds, executions, exec/s, coverage (cov: edges, ft:
+# features, from libFuzzer's last status line), corpus size and the result.
 # Prints executions per second and crashes per target; exits 1 when any
 # target crashed (the reproducer is copied to tests/fuzz/crashers/<target>/
 # of the source tree: fix the bug, keep the file, commit both).
@@ -28,7 +32,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hks-fuzz.XXXXXX")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 failed=0
-printf '%-12s %8s %10s %10s %8s %s\n' target seconds execs exec/s corpus result
+printf '%-12s %8s %10s %10s %11s %8s %s\n' target seconds execs exec/s cov/ft corpus result
 total_start=$(date +%s)
 for t in $targets; do
 	corpus="$work/$t"
@@ -42,16 +46,18 @@ for t in $targets; do
 	t0=$(date +%s)
 	extra=
 	[ -n "${FUZZ_SEED:-}" ] && extra="-seed=$FUZZ_SEED"
+	[ -n "${FUZZ_RUNS:-}" ] && extra="$extra -runs=$FUZZ_RUNS"
 	if [ -n "${FUZZ_RUNS_FILE:-}" ]; then
 		runs=$(awk -v t="$t" '$1 == t { print $2 }' "$FUZZ_RUNS_FILE")
 		[ -n "$runs" ] && extra="$extra -runs=$runs"
 	fi
-	"$build/fuzz_$t" $dict $extra -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 -max_len=65536 \
+	${NICE:+nice -n "$NICE"} "$build/fuzz_$t" $dict $extra -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts-$t/" "$corpus" >"$log" 2>&1 || rc=$?
 	ran=$(( $(date +%s) - t0 ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
 	size=$(ls "$corpus" | wc -l)
+	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 | awk '{ print $2 "/" $4 }')
 	result=ok
 	if [ "$rc" -ne 0 ]; then
 		result="CRASH (exit $rc)"
@@ -62,7 +68,7 @@ for t in $targets; do
 		done
 		grep -m 12 -E "ERROR|SUMMARY|#[0-9]+ 0x" "$log" | sed 's/^/    /' || true
 	fi
-	printf '%-12s %8s %10s %10s %8s %s\n' "$t" "$ran" "${execs:-?}" "${rate:-?}" "$size" "$result"
+	printf '%-12s %8s %10s %10s %11s %8s %s\n' "$t" "$ran" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$size" "$result"
 done
 echo "fuzz.sh: $(echo $targets | wc -w) targets, $(( $(date +%s) - total_start )) s of fuzzing"
 if [ "${KEEP_CORPUS:-0}" = 1 ]; then echo "working corpora and logs: $work"; else rm -rf "$work"; fi

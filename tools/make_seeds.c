@@ -261,6 +261,9 @@ int main(int argc, char **argv)
 	uint8_t *xml2 = synth_xml(q8, &n_xml2);
 
 	/* fuzz_file: one of each container kind */
+	write_seed("tagfile", "tagfile_20160200.hkx", t_sek, n_sek); /* fuzz_tagfile: TAG0 / TCM0 only */
+	write_seed("tagfile", "tagfile_20180100.hkx", t_er, n_er);
+	write_seed("tagfile", "types.compendium", comp, n_comp);
 	write_seed("file", "tagfile_20160200.hkx", t_sek, n_sek);
 	write_seed("file", "tagfile_20180100.hkx", t_er, n_er);
 	write_seed("file", "types.compendium", comp, n_comp);
@@ -332,6 +335,69 @@ int main(int argc, char **argv)
 	if (!n_features)
 		return 1;
 	write_seed("gltf", "features.gltf", features, n_features);
+
+	/* fuzz_record: reconstruction records of the synthetic splines with uncompressed bodies (so
+	 * mutations reach the body), one zlib record, and a record file holding two */
+	{
+		const uint8_t *tags[3] = {t_sek, t_er, t_ref};
+		size_t tag_sizes[3] = {n_sek, n_er, n_ref};
+		const char *names[3] = {"sekiro.hksr", "eldenring.hksr", "q8.hksr"};
+		hks_record_file_entry ents[3];
+		uint8_t *recs[3] = {NULL, NULL, NULL};
+		size_t rec_sizes[3] = {0, 0, 0};
+		uint32_t nrec = 0;
+		for (int i = 0; i < 3; i++) {
+			hks_file *f = NULL;
+			hks_error e;
+			hks_read_options rdo;
+			memset(&rdo, 0, sizeof(rdo));
+			hks_compendium_set *set = NULL;
+			if (i == 2) { /* the TCRF tagfile reads against its compendium */
+				if (hks_compendium_set_create(NULL, &set, &e) != HKS_OK ||
+				    hks_compendium_set_add(set, comp, n_comp, "types.compendium", NULL, &e) != HKS_OK)
+					return 1;
+				rdo.compendiums = set;
+			}
+			if (hks_file_read(tags[i], tag_sizes[i], &rdo, &f, &e) != HKS_OK || !f->num_animations) {
+				fprintf(stderr, "make_seeds: record seed %s: %s\n", names[i], e.message);
+				return 1;
+			}
+			hks_recompress_options ro;
+			memset(&ro, 0, sizeof(ro));
+			ro.no_zlib = 1;
+			ro.sdk = f->sdk;
+			if (hks_recompress(&f->animations[0], &ro, &recs[i], &rec_sizes[i], NULL, NULL, &e) != HKS_OK) {
+				fprintf(stderr, "make_seeds: record seed %s: %s\n", names[i], e.message);
+				return 1;
+			}
+			write_seed("record", names[i], recs[i], rec_sizes[i]);
+			ents[nrec].animation = (uint32_t)i;
+			ents[nrec].record = recs[i];
+			ents[nrec].size = rec_sizes[i];
+			nrec++;
+			if (i == 0) {
+				uint8_t *z = NULL;
+				size_t zn = 0;
+				ro.no_zlib = 0;
+				if (hks_recompress(&f->animations[0], &ro, &z, &zn, NULL, NULL, &e) != HKS_OK)
+					return 1;
+				write_seed("record", "sekiro_zlib.hksr", z, zn);
+				hks_buffer_free(NULL, z, zn);
+			}
+			hks_file_free(f);
+			if (set)
+				hks_compendium_set_free(set);
+		}
+		uint8_t *rf = NULL;
+		size_t rfn = 0;
+		hks_error e;
+		if (hks_record_file_write(ents, 2, NULL, &rf, &rfn, &e) != HKS_OK)
+			return 1;
+		write_seed("record", "two.hksf", rf, rfn);
+		hks_buffer_free(NULL, rf, rfn);
+		for (int i = 0; i < 3; i++)
+			hks_buffer_free(NULL, recs[i], rec_sizes[i]);
+	}
 
 	hks_packed_spline_free(sek), hks_packed_spline_free(er), hks_packed_spline_free(q8),
 	    hks_packed_spline_free(floats);

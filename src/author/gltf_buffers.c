@@ -11,10 +11,19 @@
  * segments are refused: a .gltf from elsewhere must not make the importer read
  * files outside its own folder (their bytes would end up in the written .hkx).
  */
+#ifndef _WIN32
+#define _DEFAULT_SOURCE /* realpath, O_NOFOLLOW */
+#endif
 #include "author.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "platform.h"
 
@@ -255,13 +264,68 @@ static char *resolve(author_buffers *b, const char *rel)
 	return p;
 }
 
+#ifndef _WIN32
+/* Open an external buffer only when it is a regular file inside the .gltf's folder once every
+ * symlink is resolved (issue 17 L3: a link must not carry another folder's bytes into the output),
+ * without blocking on a FIFO. NULL after recording the error. */
+static FILE *open_inside(author_buffers *b, size_t index, const char *path, hks_result *r)
+{
+	hks_ctx *ctx = b->ctx;
+	const char *base = b->source_path ? b->source_path : "";
+	size_t dir = 0;
+	for (size_t i = 0; base[i]; i++)
+		if (base[i] == '/')
+			dir = i + 1;
+	char folder[4096];
+	snprintf(folder, sizeof(folder), "%.*s", dir ? (int)dir : 1, dir ? base : ".");
+	char *real_dir = realpath(folder, NULL), *real = realpath(path, NULL);
+	size_t n = real_dir ? strlen(real_dir) : 0;
+	bool inside = real_dir && real && !strncmp(real, real_dir, n) && (real[n] == '/' || (n == 1 && real[0] == '/'));
+	FILE *f = NULL;
+	if (!real)
+		*r = fail_buffer(ctx, HKS_E_NOT_FOUND, index, "buffers[%zu]: cannot open %s", index, path);
+	else if (!inside)
+		*r = fail_buffer(ctx, HKS_E_IO, index, "buffers[%zu]: %s leads outside the folder of the .gltf (a link?)",
+		                 index, path);
+	else {
+		int fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+		struct stat st;
+		if (fd < 0)
+			*r = fail_buffer(ctx, HKS_E_NOT_FOUND, index, "buffers[%zu]: cannot open %s", index, path);
+		else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			*r = fail_buffer(ctx, HKS_E_IO, index, "buffers[%zu]: %s is not a regular file", index, path);
+		} else {
+			int fl = fcntl(fd, F_GETFL);
+			if (fl >= 0)
+				(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+			f = fdopen(fd, "rb");
+			if (!f) {
+				close(fd);
+				*r = fail_buffer(ctx, HKS_E_IO, index, "buffers[%zu]: cannot open %s", index, path);
+			}
+		}
+	}
+	free(real_dir);
+	free(real);
+	return f;
+}
+#endif
+
 /* Read the first `want` bytes of `path` (stdio), after checking its size. */
 static hks_result read_file(author_buffers *b, size_t index, const char *path, author_buffer *it)
 {
 	hks_ctx *ctx = b->ctx;
+#ifdef _WIN32
 	FILE *f = hks_platform_fopen(path, "rb");
 	if (!f)
 		return fail_buffer(ctx, HKS_E_NOT_FOUND, index, "buffers[%zu]: cannot open %s", index, path);
+#else
+	hks_result open_r = HKS_OK;
+	FILE *f = open_inside(b, index, path, &open_r);
+	if (!f)
+		return open_r;
+#endif
 	long end = -1;
 	if (fseek(f, 0, SEEK_END) == 0)
 		end = ftell(f);

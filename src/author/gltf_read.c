@@ -30,6 +30,10 @@ typedef struct gr {
 	json_t *root;
 	author_buffers bufs;
 	int64_t json_offset;  /* byte offset of the JSON text in the file (GLB: 20) */
+	uint8_t *times_ok;    /* per accessor: its keyframe times were checked (issue 17 L2: once, not per channel) */
+	size_t num_times_ok;
+	struct acc_memo *memo; /* per accessor: the last get_accessor result (L2: a dense or sparse copy once) */
+	size_t num_memo;
 } gr;
 
 static hks_result bad(gr *g, const char *member, const char *fmt, ...) HKS_PRINTF(3, 4);
@@ -324,7 +328,7 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kin
 		}
 		uint64_t need = (uint64_t)aoff + (uint64_t)stride * (out->count - 1) + esize;
 		if (need > (uint64_t)vlen)
-			return bad(g, member, "%s needs %lld bytes of a %lld-byte bufferView", member, (long long)need,
+			return bad(g, member, "%s needs %llu bytes of a %lld-byte bufferView", member, (unsigned long long)need,
 			           (long long)vlen);
 		vdata += aoff;
 	}
@@ -371,6 +375,38 @@ static float acc_get(const acc *a, size_t i, uint32_t k)
 	default:
 		return (float)hks_le16(p + 2 * k) / 65535.0f;
 	}
+}
+
+/* get_accessor, remembered per accessor index (with the components and kind asked): channels
+ * sharing an accessor validate and copy it once (issue 17 L2). */
+typedef struct acc_memo {
+	int valid;
+	uint32_t comps;
+	int kind;
+	acc a;
+} acc_memo;
+
+static hks_result get_accessor_once(gr *g, size_t na, size_t index, uint32_t want_comps, int kind, acc *out)
+{
+	if (!g->memo && na) {
+		g->memo = (acc_memo *)hks_arena_array(g->arena, na, sizeof(acc_memo));
+		if (!g->memo)
+			return nomem(g);
+		g->num_memo = na;
+	}
+	acc_memo *m = index < g->num_memo ? &g->memo[index] : NULL;
+	if (m && m->valid && m->comps == want_comps && m->kind == kind) {
+		*out = m->a;
+		return HKS_OK;
+	}
+	HKS_TRY(get_accessor(g, index, want_comps, kind, out));
+	if (m) {
+		m->valid = 1;
+		m->comps = want_comps;
+		m->kind = kind;
+		m->a = *out;
+	}
+	return HKS_OK;
 }
 
 /* ---- channels ---- */
@@ -427,12 +463,21 @@ static hks_result get_channel(gr *g, const json_t *anim, size_t ai, size_t ci, s
 	size_t na = json_is_array(accs) ? json_array_size(accs) : 0;
 	if (!get_index(s, "input", na, &in_i) || !get_index(s, "output", na, &out_i))
 		return bad(g, member, "%s: sampler input / output missing or out of range", member);
-	HKS_TRY(get_accessor(g, in_i, 1, ACC_FLOAT_ONLY, &ch->in));
-	HKS_TRY(get_accessor(g, out_i, ch->comps, *path == PATH_R ? ACC_ROTATION : ACC_FLOAT_ONLY, &ch->out));
+	HKS_TRY(get_accessor_once(g, na, in_i, 1, ACC_FLOAT_ONLY, &ch->in));
+	HKS_TRY(get_accessor_once(g, na, out_i, ch->comps, *path == PATH_R ? ACC_ROTATION : ACC_FLOAT_ONLY, &ch->out));
 	size_t want = ch->in.count * (ch->interp == INTERP_CUBIC ? 3 : 1);
 	if (ch->out.count != want)
 		return bad(g, member, "%s: %lld output elements for %lld keyframes", member, (long long)ch->out.count,
 		           (long long)ch->in.count);
+	/* a sampler input shared by many channels is checked once */
+	if (!g->times_ok && na) {
+		g->times_ok = (uint8_t *)hks_arena_alloc(g->arena, na);
+		if (!g->times_ok)
+			return nomem(g);
+		g->num_times_ok = na;
+	}
+	if (in_i < g->num_times_ok && g->times_ok[in_i])
+		return HKS_OK;
 	float prev = acc_get(&ch->in, 0, 0);
 	if (!isfinite(prev))
 		return bad(g, member, "%s: keyframe time 0 is not finite", member);
@@ -443,6 +488,8 @@ static hks_result get_channel(gr *g, const json_t *anim, size_t ai, size_t ci, s
 			           (long long)i);
 		prev = t;
 	}
+	if (in_i < g->num_times_ok)
+		g->times_ok[in_i] = 1;
 	return HKS_OK;
 }
 

@@ -440,6 +440,7 @@ static hks_result read_hash_table(hks_ctx *ctx, hks_bnd4 *bnd, const uint8_t *d,
 {
 	uint64_t off = bnd->hash_table_offset;
 	hks_err_object(ctx, "BND4 hash table");
+	hks_err_member(ctx, ""); /* not the last entry's "name" */
 	if (!hks_range_ok(size, off, 16))
 		return hks_fail(ctx, HKS_E_MALFORMED, 0x38, "hash table offset 0x%llx is outside the file (%zu bytes)",
 		                (unsigned long long)off, size);

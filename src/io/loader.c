@@ -8,9 +8,10 @@
  * file is one unit).
  *
  * A TCRF tagfile's compendium is resolved by its 64-bit ID (CONTAINERS.md
- * §2.11) through, in order: the compendiums of the unit's own binder, the
+ * §2.11) through, in order: every --compendium path of the options (an
+ * explicit choice wins), the compendiums of the unit's own binder, the
  * .compendium files of its folder (for a binder member: the binder's folder),
- * then every --compendium path of the options, and last every compendium
+ * and last every compendium
  * under the paths given to hks_loader_add_path (so `check corpus/` finds a
  * compendium stored in a sibling folder). Each location's set is built on
  * first use and cached; the set that holds the ID is handed to the reader.
@@ -81,6 +82,18 @@ typedef struct archive {
 	bool compendiums_built;
 	hks_compendium_set *compendiums;
 	size_t num_compendium_files;
+	/* decompression amplification (issue 17 M2): entries storing the same range (same bytes,
+	 * same size) share one decompression: range_lead[i] is the first such entry, and the last
+	 * shared range inflated stays cached; every inflation of the archive counts against
+	 * limits.max_output_bytes (inflated) */
+	uint32_t *range_lead;
+	uint8_t *range_shared;          /* 1 when another entry stores the same range */
+	uint64_t inflated;
+	uint32_t cache_lead;            /* UINT32_MAX: empty */
+	uint8_t *cache;
+	size_t cache_size;
+	uint64_t inflations;            /* count of decompressions of members */
+	uint8_t *base_shared;           /* L1: 1 when another entry has the same basename (any case) */
 } archive;
 
 typedef struct folder {
@@ -125,6 +138,15 @@ struct hks_loader {
 	bool inputs_built;
 	hks_compendium_set *input_set;
 	size_t input_files;
+	/* L5: compendiums that were added to a set already holding one of their IDs with other
+	 * types (the first stays): each kept alone in `dups`, so a unit whose ID is among them is
+	 * reported as ambiguous (binder and folder locations) */
+	struct dup_compendium {
+		const hks_compendium_set *owner;
+		hks_compendium_set *dups;
+		char *name;
+	} *dups;
+	size_t num_dups, cap_dups;
 };
 
 /* The public record plus what is needed to free it without the loader. */
@@ -448,6 +470,11 @@ static void archive_evict(hks_loader *L, archive *a)
 	a->bnd = NULL;
 	a->payload = NULL;
 	a->payload_size = 0;
+	if (a->cache)
+		hks_buffer_free(&L->opts.base, a->cache, a->cache_size);
+	a->cache = NULL;
+	a->cache_size = 0;
+	a->cache_lead = UINT32_MAX;
 	L->resident_bytes -= a->resident_bytes < L->resident_bytes ? a->resident_bytes : L->resident_bytes;
 	a->resident_bytes = 0;
 }
@@ -494,12 +521,39 @@ static hks_result archive_member_bytes(hks_loader *L, archive *a, uint32_t index
 			o.name = ctx->file;
 			uint8_t *plain = NULL;
 			size_t plain_size = 0;
-			HKS_TRY(hks_dcx_decompress(src, size, &o, &plain, &plain_size, NULL, ctx->err));
+			uint32_t lead = a->range_lead ? a->range_lead[index] : index;
+			bool shared = a->range_shared && a->range_shared[lead];
+			if (shared && a->cache && a->cache_lead == lead) {
+				plain = a->cache;
+				plain_size = a->cache_size;
+			} else {
+				/* the archive's inflate budget, checked on the declared size before inflating */
+				hks_dcx_info di;
+				uint64_t budget = L->ctx.limits.max_output_bytes;
+				if (hks_dcx_read_info(src, size, &di, NULL) == HKS_OK &&
+				    (a->inflated > budget || di.uncompressed_size > budget - a->inflated))
+					return hks_fail(ctx, HKS_E_LIMIT, -1,
+					                "binder entry %u: inflating %u more bytes exceeds the binder's total "
+					                "decompression budget of %llu bytes (%llu inflated so far)",
+					                index, di.uncompressed_size, (unsigned long long)budget,
+					                (unsigned long long)a->inflated);
+				a->inflations++;
+				HKS_TRY(hks_dcx_decompress(src, size, &o, &plain, &plain_size, NULL, ctx->err));
+				a->inflated += plain_size;
+				if (shared) {
+					if (a->cache)
+						hks_buffer_free(&L->opts.base, a->cache, a->cache_size);
+					a->cache = plain;
+					a->cache_size = plain_size;
+					a->cache_lead = lead;
+				}
+			}
 			/* hand over as a context allocation so every unit frees the same way */
 			uint8_t *copy = (uint8_t *)hks_malloc(ctx, plain_size ? plain_size : 1);
-			if (copy)
+			if (copy && plain_size)  /* an empty DCX gives no buffer: no memcpy from NULL (L4) */
 				memcpy(copy, plain, plain_size);
-			hks_buffer_free(&o, plain, plain_size);
+			if (plain != a->cache)
+				hks_buffer_free(&o, plain, plain_size);
 			if (!copy)
 				return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
 			*out = copy;
@@ -510,7 +564,8 @@ static hks_result archive_member_bytes(hks_loader *L, archive *a, uint32_t index
 	uint8_t *copy = (uint8_t *)hks_malloc(ctx, size ? size : 1);
 	if (!copy)
 		return ctx->err && ctx->err->code ? ctx->err->code : HKS_E_NOMEM;
-	memcpy(copy, src, size);
+	if (size)  /* an empty payload may have no buffer (L4) */
+		memcpy(copy, src, size);
 	*out = copy;
 	*out_size = size;
 	return HKS_OK;
@@ -525,10 +580,106 @@ static void archive_free(hks_loader *L, archive *a)
 		hks_free(&L->ctx, a->member_names, a->num_members * sizeof(char *));
 	if (a->member_kinds)
 		hks_free(&L->ctx, a->member_kinds, a->num_members * sizeof(hks_container));
+	if (a->range_lead)
+		hks_free(&L->ctx, a->range_lead, (a->num_members ? a->num_members : 1) * sizeof(uint32_t));
+	if (a->range_shared)
+		hks_free(&L->ctx, a->range_shared, a->num_members ? a->num_members : 1);
+	if (a->base_shared)
+		hks_free(&L->ctx, a->base_shared, a->num_members ? a->num_members : 1);
 	if (a->compendiums)
 		hks_compendium_set_free(a->compendiums);
 	loader_strfree(L, a->disk_path);
 	hks_free(&L->ctx, a, sizeof(archive));
+}
+
+/* Sort key of group_ranges: an entry's stored range. */
+typedef struct range_key {
+	const uint8_t *data;
+	uint64_t size;
+	uint32_t index;
+} range_key;
+
+static int compare_ranges(const void *x, const void *y)
+{
+	const range_key *a = (const range_key *)x, *b = (const range_key *)y;
+	if (a->data != b->data)
+		return (uintptr_t)a->data < (uintptr_t)b->data ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Basenames compared ignoring ASCII case (as member_display). */
+typedef struct base_key {
+	const char *base;
+	uint32_t index;
+} base_key;
+
+static int compare_bases(const void *x, const void *y)
+{
+	const char *a = ((const base_key *)x)->base, *b = ((const base_key *)y)->base;
+	for (; *a && *b; a++, b++) {
+		int ca = tolower((unsigned char)*a), cb = tolower((unsigned char)*b);
+		if (ca != cb)
+			return ca - cb;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+/* base_shared of a binder whose member_names are set: O(n log n) (was a scan per member). */
+static hks_result mark_shared_bases(hks_loader *L, archive *a)
+{
+	uint32_t n = a->num_members;
+	a->base_shared = (uint8_t *)hks_calloc(&L->ctx, n ? n : 1, 1);
+	base_key *k = (base_key *)hks_calloc(&L->ctx, n ? n : 1, sizeof(base_key));
+	if (!a->base_shared || !k) {
+		if (k)
+			hks_free(&L->ctx, k, (n ? n : 1) * sizeof(base_key));
+		return HKS_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		k[i].base = base_name(a->member_names[i]);
+		k[i].index = i;
+	}
+	if (n)
+		qsort(k, n, sizeof(base_key), compare_bases);
+	for (uint32_t i = 0; i + 1 < n; i++)
+		if (equals_ci(k[i].base, k[i + 1].base))
+			a->base_shared[k[i].index] = a->base_shared[k[i + 1].index] = 1;
+	hks_free(&L->ctx, k, (n ? n : 1) * sizeof(base_key));
+	return HKS_OK;
+}
+
+/* range_lead / range_shared of a resident binder: O(n log n). */
+static hks_result group_ranges(hks_loader *L, archive *a)
+{
+	uint32_t n = a->num_members;
+	a->range_lead = (uint32_t *)hks_calloc(&L->ctx, n ? n : 1, sizeof(uint32_t));
+	a->range_shared = (uint8_t *)hks_calloc(&L->ctx, n ? n : 1, 1);
+	range_key *k = (range_key *)hks_calloc(&L->ctx, n ? n : 1, sizeof(range_key));
+	if (!a->range_lead || !a->range_shared || !k) {
+		if (k)
+			hks_free(&L->ctx, k, (n ? n : 1) * sizeof(range_key));
+		return HKS_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		k[i].data = a->bnd->entries[i].data;
+		k[i].size = a->bnd->entries[i].size;
+		k[i].index = i;
+	}
+	if (n)
+		qsort(k, n, sizeof(range_key), compare_ranges);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i;
+		while (j < n && k[j].data == k[i].data && k[j].size == k[i].size)
+			j++;
+		for (uint32_t m = i; m < j; m++)
+			a->range_lead[k[m].index] = k[i].index;  /* sorted by index within the group */
+		a->range_shared[k[i].index] = j - i > 1;
+		i = j;
+	}
+	hks_free(&L->ctx, k, (n ? n : 1) * sizeof(range_key));
+	return HKS_OK;
 }
 
 /*
@@ -548,6 +699,7 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 		return HKS_E_NOMEM;
 	}
 	a->folder = NONE;
+	a->cache_lead = UINT32_MAX;
 	a->dcx = outer == HKS_CONTAINER_DCX;
 	hks_result r;
 	if (a->dcx) {
@@ -602,6 +754,10 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 			return HKS_E_NOMEM;
 		}
 		a->num_members = n;
+		if (group_ranges(L, a) != HKS_OK) {
+			archive_free(L, a);
+			return HKS_E_NOMEM;
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			const hks_bnd4_entry *e = &a->bnd->entries[i];
 			a->member_names[i] = loader_strdup(L, e->name ? e->name : "");
@@ -609,7 +765,10 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 				archive_free(L, a);
 				return HKS_E_NOMEM;
 			}
-			if (e->flags & HKS_BND4_ENTRY_COMPRESSED) {
+			if ((e->flags & HKS_BND4_ENTRY_COMPRESSED) && a->range_lead[i] != i) {
+				/* the same stored range as an earlier entry: the same kind, no second inflation */
+				a->member_kinds[i] = a->member_kinds[a->range_lead[i]];
+			} else if (e->flags & HKS_BND4_ENTRY_COMPRESSED) {
 				uint8_t *bytes = NULL;
 				size_t size = 0;
 				hks_error scratch;
@@ -626,6 +785,10 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 			} else {
 				a->member_kinds[i] = hks_detect_container(e->data, e->size > SIZE_MAX ? 0 : (size_t)e->size);
 			}
+		}
+		if (mark_shared_bases(L, a) != HKS_OK) {
+			archive_free(L, a);
+			return HKS_E_NOMEM;
 		}
 	}
 	*out = a;
@@ -650,6 +813,29 @@ static void set_add_bytes(hks_loader *L, hks_compendium_set **set, const uint8_t
 	int conflict = 0;
 	if (hks_compendium_set_add(*set, data, size, name, &conflict, &e) == HKS_OK)
 		(*count)++;
+	if (conflict && grow(L, (void **)&L->dups, L->num_dups, &L->cap_dups, sizeof(*L->dups))) {
+		struct dup_compendium *d = &L->dups[L->num_dups];
+		d->owner = *set;
+		d->dups = NULL;
+		d->name = loader_strdup(L, name ? name : "?");
+		if (d->name && hks_compendium_set_create(&L->opts.base, &d->dups, &e) == HKS_OK &&
+		    hks_compendium_set_add(d->dups, data, size, name, NULL, &e) == HKS_OK)
+			L->num_dups++;
+		else {
+			if (d->dups)
+				hks_compendium_set_free(d->dups);
+			loader_strfree(L, d->name);
+		}
+	}
+}
+
+/* The later compendium of `set` that holds `id` with other types than the one used, or NULL. */
+static const char *ambiguous_in(const hks_loader *L, const hks_compendium_set *set, const uint8_t id[8])
+{
+	for (size_t i = 0; i < L->num_dups; i++)
+		if (L->dups[i].owner == set && hks_compendium_set_contains(L->dups[i].dups, id))
+			return L->dups[i].name;
+	return NULL;
 }
 
 /* Every compendium member of an open archive. Caller holds the mutex. */
@@ -820,13 +1006,25 @@ static void where_add(char *where, size_t cap, const char *what, const char *pat
  */
 static const hks_compendium_set *resolve_compendium(hks_loader *L, const source *src, const uint8_t id[8],
                                                     size_t *searched_files, size_t *searched_locations,
-                                                    char *where, size_t where_cap)
+                                                    char *where, size_t where_cap, const char **ambiguous)
 {
 	where[0] = '\0';
 	const hks_compendium_set *fallback = NULL;
 	*searched_files = 0;
 	*searched_locations = 0;
+	*ambiguous = NULL;
 	hks_mutex_lock(&L->mutex);
+	/* an explicit --compendium wins over the binder and folder search (issue 17 L5) */
+	if (!L->global_built) {
+		build_global_set(L);
+		archive_trim(L, NULL);
+	}
+	if (L->global && hks_compendium_set_contains(L->global, id)) {
+		*searched_locations += L->opts.num_compendium_paths;
+		*searched_files += L->global_files;
+		hks_mutex_unlock(&L->mutex);
+		return L->global;
+	}
 	if (src->archive != NONE) {
 		archive *a = L->archives[src->archive];
 		if (!a->compendiums_built) {
@@ -838,6 +1036,7 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		*searched_files += a->num_compendium_files;
 		where_add(where, where_cap, "own binder", a->disk_path, a->num_compendium_files);
 		if (a->compendiums && hks_compendium_set_contains(a->compendiums, id)) {
+			*ambiguous = ambiguous_in(L, a->compendiums, id);
 			hks_mutex_unlock(&L->mutex);
 			return a->compendiums;
 		}
@@ -854,15 +1053,12 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		*searched_files += f->num_compendium_files;
 		where_add(where, where_cap, "folder", f->path, f->num_compendium_files);
 		if (f->compendiums && hks_compendium_set_contains(f->compendiums, id)) {
+			*ambiguous = ambiguous_in(L, f->compendiums, id);
 			hks_mutex_unlock(&L->mutex);
 			return f->compendiums;
 		}
 		if (f->compendiums)
 			fallback = f->compendiums;
-	}
-	if (!L->global_built) {
-		build_global_set(L);
-		archive_trim(L, NULL);
 	}
 	*searched_locations += L->opts.num_compendium_paths;
 	*searched_files += L->global_files;
@@ -871,13 +1067,8 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		          L->opts.num_compendium_paths == 1 ? L->global_files : 0);
 	if (L->opts.num_compendium_paths > 1)
 		where_add(where, where_cap, "--compendium paths together", NULL, L->global_files);
-	if (L->global) {
-		if (hks_compendium_set_contains(L->global, id)) {
-			hks_mutex_unlock(&L->mutex);
-			return L->global;
-		}
+	if (L->global)
 		fallback = L->global;
-	}
 	if (!L->inputs_built) {
 		build_input_set(L);
 		archive_trim(L, NULL);
@@ -929,11 +1120,8 @@ static hks_result add_failed_unit(hks_loader *L, const char *path, const hks_err
 static char *member_display(hks_loader *L, const archive *a, uint32_t index)
 {
 	const char *base = base_name(a->member_names[index]);
-	for (uint32_t j = 0; j < a->num_members; j++)
-		if (j != index && equals_ci(base_name(a->member_names[j]), base)) {
-			base = a->member_names[index];
-			break;
-		}
+	if (a->base_shared ? a->base_shared[index] != 0 : false)
+		base = a->member_names[index];
 	size_t n1 = strlen(a->disk_path), n2 = strlen(base);
 	char *p = (char *)hks_malloc(&L->ctx, n1 + n2 + 2);
 	if (p) {
@@ -1216,8 +1404,24 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 	const hks_compendium_set *set = NULL;
 	size_t searched_files = 0, searched_locations = 0;
 	char where[600] = "";
+	const char *ambiguous = NULL;
 	if (sn.container == HKS_CONTAINER_TAGFILE && sn.has_tcrf)
-		set = resolve_compendium(L, src, sn.tcrf_id, &searched_files, &searched_locations, where, sizeof(where));
+		set = resolve_compendium(L, src, sn.tcrf_id, &searched_files, &searched_locations, where, sizeof(where),
+		                          &ambiguous);
+	if (ambiguous) {
+		/* two compendiums of one location hold the ID with different types: do not guess */
+		hks_error_clear(&ld->error);
+		ld->error.code = HKS_E_COMPENDIUM;
+		snprintf(ld->error.file, sizeof(ld->error.file), "%s", ld->path);
+		snprintf(ld->error.object, sizeof(ld->error.object), "section TCRF");
+		snprintf(ld->error.message, sizeof(ld->error.message),
+		         "compendium ID %02x%02x%02x%02x%02x%02x%02x%02x is held with different types by more than one "
+		         "compendium beside the file (one is %s); name the right one with --compendium",
+		         sn.tcrf_id[0], sn.tcrf_id[1], sn.tcrf_id[2], sn.tcrf_id[3], sn.tcrf_id[4], sn.tcrf_id[5],
+		         sn.tcrf_id[6], sn.tcrf_id[7], ambiguous);
+		ld->status = HKS_E_COMPENDIUM;
+		return HKS_OK;
+	}
 
 	hks_read_options ro;
 	memset(&ro, 0, sizeof(ro));
@@ -1388,6 +1592,12 @@ void hks_loader_free(hks_loader *L)
 		hks_compendium_set_free(L->global);
 	if (L->input_set)
 		hks_compendium_set_free(L->input_set);
+	for (size_t i = 0; i < L->num_dups; i++) {
+		hks_compendium_set_free(L->dups[i].dups);
+		loader_strfree(L, L->dups[i].name);
+	}
+	if (L->dups)
+		hks_free(&L->ctx, L->dups, L->cap_dups * sizeof(*L->dups));
 	for (size_t i = 0; i < L->num_inputs; i++)
 		loader_strfree(L, L->inputs[i]);
 	if (L->inputs)

@@ -31,10 +31,14 @@ int cli_oodle_finish(int rc);
 
 /* ---- small utilities (cli_util.c) ---- */
 
+/* Inputs read whole by cli_read_file are refused above this size (the loader's default file limit). */
+#define CLI_MAX_INPUT_BYTES HKS_DEFAULT_MAX_OUTPUT_BYTES
 /* Read a whole file into malloc'd memory. Returns NULL and prints a message on failure. */
 uint8_t *cli_read_file(const char *path, size_t *size);
 /* Write a buffer to a file; false (with a message) on failure. */
 bool cli_write_file(const char *path, const void *data, size_t size);
+/* The same with HKS_ATOMIC_* flags (HKS_ATOMIC_BACKUP keeps PATH.bak). */
+bool cli_write_file_flags(const char *path, const void *data, size_t size, uint32_t flags);
 /* A loader that searches the `num_compendiums` compendium locations (--compendium)
  * and holds every unit of the `num_paths` PATHs; NULL after printing the first
  * error (a PATH that cannot be read is one). Keep both arrays alive until the

@@ -147,6 +147,8 @@ static long long name_number(const char *name)
 	return (long long)a * 1000000 + b;
 }
 
+bool cli_into_no_backup = false;
+
 /* Place `bytes` into BINDER (DCX or plain BND4) as NAME: replace the member, else add it. */
 int cli_place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
 {
@@ -155,13 +157,21 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 	memset(&o, 0, sizeof(o));
 	o.name = binder;
 	size_t raw_size = 0, plain_size = 0, out_size = 0;
+	/* read-modify-write under an exclusive lock: a concurrent --into waits, then reads our result */
+	hks_file_lock *lock = NULL;
+	if (hks_lock_file(binder, &o, &lock, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
 	uint8_t *raw = cli_read_file(binder, &raw_size), *plain = NULL, *out = NULL;
 	hks_bnd4 *bnd = NULL;
 	hks_dcx_info info;
 	int rc = 2;
 	bool dcx = false;
-	if (!raw)
+	if (!raw) {
+		hks_unlock_file(lock);
 		return 2;
+	}
 	const uint8_t *bnd_bytes = raw;
 	size_t bnd_size = raw_size;
 	if (hks_detect_container(raw, raw_size) == HKS_CONTAINER_DCX) {
@@ -249,7 +259,7 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 		out = written;
 		out_size = written_size;
 	}
-	if (!cli_write_file(binder, out, out_size))
+	if (!cli_write_file_flags(binder, out, out_size, cli_into_no_backup ? 0 : HKS_ATOMIC_BACKUP))
 		goto out;
 	printf("%s: %s %s (%zu bytes; binder %zu bytes%s)\n", binder, action, name, size, out_size, dcx ? ", DCX" : "");
 	rc = 0;
@@ -258,5 +268,6 @@ out:
 	hks_bnd4_free(bnd);
 	hks_buffer_free(&o, plain, plain_size);
 	free(raw);
+	hks_unlock_file(lock);
 	return rc;
 }

@@ -59,7 +59,12 @@ int cli_set_root_motion(hks_file *file, uint32_t anim, const float (*motion)[4],
 /* --into BINDER --name NAME: place `bytes` into BINDER (DCX or plain BND4) as NAME,
  * replacing the member of that name, else adding it (ID and flags as the binder's
  * other .hkx members; "aXXX_YYYYYY.hkx" IDs follow the binder's numbering).
- * Returns 0, or 2 after printing why. */
+ * Returns 0, or 2 after printing why. The read-modify-write holds an exclusive
+ * lock on BINDER (concurrent --into on one binder serialize); the old binder is
+ * kept as BINDER.bak unless cli_into_no_backup (--no-backup) is set, and the new
+ * one replaces it atomically (src/io/atomic.c). */
 int cli_place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size);
+/* --no-backup: no BINDER.bak for --into. */
+extern bool cli_into_no_backup;
 
 #endif

@@ -11,16 +11,47 @@
 
 uint8_t *cli_read_file(const char *path, size_t *size)
 {
+	/* Only regular files (as the loader): a FIFO would block the open, /dev/zero never end.
+	 * Bounded: a file over the limit is refused before anything is read. */
+	hks_path_info st;
+	if (hks_platform_stat(path, &st) != 0) {
+		fprintf(stderr, "hkspline: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (st.kind != HKS_PATH_FILE) {
+		fprintf(stderr, "hkspline: %s: not a regular file\n", path);
+		return NULL;
+	}
+	if (st.size > CLI_MAX_INPUT_BYTES || st.size >= SIZE_MAX) {
+		fprintf(stderr, "hkspline: %s: %llu bytes, over the input limit of %llu bytes\n", path,
+		        (unsigned long long)st.size, (unsigned long long)CLI_MAX_INPUT_BYTES);
+		return NULL;
+	}
 	FILE *f = hks_platform_fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "hkspline: %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0;
+	/* the size known, one read; a file that grows meanwhile is read up to the limit */
+	size_t cap = (size_t)st.size + 1, n = 0;
+	uint8_t *buf = (uint8_t *)malloc(cap);
+	if (!buf) {
+		fclose(f);
+		fprintf(stderr, "hkspline: %s: out of memory\n", path);
+		return NULL;
+	}
 	for (;;) {
 		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
+			if ((uint64_t)cap > CLI_MAX_INPUT_BYTES) {
+				free(buf);
+				fclose(f);
+				fprintf(stderr, "hkspline: %s: over the input limit of %llu bytes\n", path,
+				        (unsigned long long)CLI_MAX_INPUT_BYTES);
+				return NULL;
+			}
+			size_t ncap = cap * 2;
+			if ((uint64_t)ncap > CLI_MAX_INPUT_BYTES + 1)
+				ncap = (size_t)CLI_MAX_INPUT_BYTES + 1;
 			uint8_t *p = (uint8_t *)realloc(buf, ncap);
 			if (!p) {
 				free(buf);
@@ -49,16 +80,23 @@ uint8_t *cli_read_file(const char *path, size_t *size)
 
 bool cli_write_file(const char *path, const void *data, size_t size)
 {
-	FILE *f = hks_platform_fopen(path, "wb");
-	if (!f) {
-		fprintf(stderr, "hkspline: %s: %s\n", path, strerror(errno));
+	return cli_write_file_flags(path, data, size, 0);
+}
+
+/* Through a temporary file renamed over the target only on success (src/io/atomic.c):
+ * a failed write leaves the target as it was. */
+bool cli_write_file_flags(const char *path, const void *data, size_t size, uint32_t flags)
+{
+	hks_atomic_options ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.base.name = path;
+	ao.flags = flags;
+	hks_error err;
+	if (hks_write_file_atomic(path, data, size, &ao, &err) != HKS_OK) {
+		cli_print_error(&err);
 		return false;
 	}
-	bool ok = fwrite(data, 1, size, f) == size;
-	ok = (fclose(f) == 0) && ok;
-	if (!ok)
-		fprintf(stderr, "hkspline: %s: write error\n", path);
-	return ok;
+	return true;
 }
 
 /* ---- loaders ---- */

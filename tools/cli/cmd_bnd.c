@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include <strings.h>
 
 #define MANIFEST_NAME "_hkspline_bnd.txt"
 #define MANIFEST_MAGIC "hkspline-bnd 1"
@@ -316,38 +317,226 @@ static bool unescape(char *s)
 	return true;
 }
 
-/* A file name for member `index` inside the output folder: its base name when
- * that is a plain, unused name; otherwise a numbered one. */
-static void member_file_name(const hks_bnd4 *b, uint32_t index, char *out, size_t cap)
+/* ---- extract names (issue 17 M3) ---------------------------------------
+ * Every member gets a file name in the output folder before anything is
+ * written: its base name when that is a plain name no other member (nor the
+ * manifest, nor the binder itself when extracting beside it) takes, compared
+ * after Unicode case folding; otherwise "entry_NNNNN.bin", with a suffix when
+ * even that is taken. Names can never leave the folder: separators are cut
+ * by the base name, "." / "..", control characters, ':' (drive letters,
+ * streams), characters Windows refuses and its device names fall back to a
+ * numbered name. Linear: one hash set of folded names. */
+
+/* Simple case folding of one code point (Latin-1, Latin Extended-A, Greek, Cyrillic, fullwidth). */
+static uint32_t fold_cp(uint32_t c)
 {
-	const char *base = base_name(b->entries[index].name);
-	bool plain = base[0] && strcmp(base, ".") && strcmp(base, "..") && strcmp(base, MANIFEST_NAME) &&
-	             strlen(base) < 200;
-	for (const unsigned char *p = (const unsigned char *)base; plain && *p; p++)
-		if (*p < 0x20 || *p == 0x7F || *p == ':')
-			plain = false;
-	/* Same base name (ignoring case: folders may be case-insensitive) earlier in the binder? */
-	for (uint32_t k = 0; plain && k < index; k++) {
-		const char *o = base_name(b->entries[k].name);
-		size_t n = strlen(o);
-		if (n == strlen(base)) {
-			bool same = true;
-			for (size_t c = 0; c < n && same; c++) {
-				char x = o[c], y = base[c];
-				if (x >= 'A' && x <= 'Z')
-					x = (char)(x + 32);
-				if (y >= 'A' && y <= 'Z')
-					y = (char)(y + 32);
-				same = x == y;
-			}
-			if (same)
-				plain = false;
+	if (c >= 'A' && c <= 'Z')
+		return c + 32;
+	if (c < 0x80)
+		return c;
+	if ((c >= 0xC0 && c <= 0xDE && c != 0xD7))
+		return c + 32;
+	if (c == 0x178)
+		return 0xFF;
+	if (c >= 0x100 && c <= 0x137 && c != 0x130)
+		return c | 1;
+	if (c >= 0x139 && c <= 0x148)
+		return (c & 1) ? c + 1 : c;
+	if (c >= 0x14A && c <= 0x177)
+		return c | 1;
+	if (c >= 0x179 && c <= 0x17E)
+		return (c & 1) ? c + 1 : c;
+	if (c >= 0x391 && c <= 0x3AB && c != 0x3A2)
+		return c + 32;
+	if (c == 0x3C2)
+		return 0x3C3; /* final sigma */
+	if (c >= 0x410 && c <= 0x42F)
+		return c + 32;
+	if (c >= 0x400 && c <= 0x40F)
+		return c + 80;
+	if (c >= 0x460 && c <= 0x4FF && !(c >= 0x482 && c <= 0x489))
+		return c | 1;
+	if (c >= 0xFF21 && c <= 0xFF3A)
+		return c + 32;
+	return c;
+}
+
+/* UTF-8 -> folded UTF-8 key; false when `s` is not valid UTF-8 or too long. */
+static bool fold_name(const char *s, char *out, size_t cap)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	while (*p) {
+		uint32_t c;
+		int len;
+		if (p[0] < 0x80) {
+			c = p[0];
+			len = 1;
+		} else if ((p[0] & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80) {
+			c = ((uint32_t)(p[0] & 0x1F) << 6) | (p[1] & 0x3F);
+			len = 2;
+			if (c < 0x80)
+				return false;
+		} else if ((p[0] & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80) {
+			c = ((uint32_t)(p[0] & 0x0F) << 12) | ((uint32_t)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+			len = 3;
+			if (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))
+				return false;
+		} else if ((p[0] & 0xF8) == 0xF0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 &&
+		           (p[3] & 0xC0) == 0x80) {
+			c = ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3F) << 12) | ((uint32_t)(p[2] & 0x3F) << 6) |
+			    (p[3] & 0x3F);
+			len = 4;
+			if (c < 0x10000 || c > 0x10FFFF)
+				return false;
+		} else
+			return false;
+		p += len;
+		c = fold_cp(c);
+		unsigned char buf[4];
+		int k;
+		if (c < 0x80) {
+			buf[0] = (unsigned char)c;
+			k = 1;
+		} else if (c < 0x800) {
+			buf[0] = (unsigned char)(0xC0 | (c >> 6));
+			buf[1] = (unsigned char)(0x80 | (c & 0x3F));
+			k = 2;
+		} else if (c < 0x10000) {
+			buf[0] = (unsigned char)(0xE0 | (c >> 12));
+			buf[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+			buf[2] = (unsigned char)(0x80 | (c & 0x3F));
+			k = 3;
+		} else {
+			buf[0] = (unsigned char)(0xF0 | (c >> 18));
+			buf[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+			buf[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+			buf[3] = (unsigned char)(0x80 | (c & 0x3F));
+			k = 4;
+		}
+		if (n + (size_t)k + 1 > cap)
+			return false;
+		memcpy(out + n, buf, (size_t)k);
+		n += (size_t)k;
+	}
+	out[n] = '\0';
+	return true;
+}
+
+/* A base name usable as a file name in any folder on Linux, macOS and Windows. */
+static bool plain_file_name(const char *base)
+{
+	size_t n = strlen(base);
+	if (n == 0 || n >= 200 || !strcmp(base, ".") || !strcmp(base, ".."))
+		return false;
+	for (const unsigned char *p = (const unsigned char *)base; *p; p++)
+		if (*p < 0x20 || *p == 0x7F || strchr(":<>\"|?*/\\", *p))
+			return false;
+	if (base[n - 1] == '.' || base[n - 1] == ' ')
+		return false; /* Windows drops them: "a.hkx." would be "a.hkx" */
+	/* Windows device names, with any extension */
+	static const char *const dev[] = {"con", "prn", "aux", "nul", "com", "lpt"};
+	for (size_t d = 0; d < sizeof(dev) / sizeof(dev[0]); d++) {
+		size_t k = 3;
+		if (strncasecmp(base, dev[d], 3) != 0)
+			continue;
+		if (d >= 4) {
+			if (!(base[3] >= '0' && base[3] <= '9'))
+				continue;
+			k = 4;
+		}
+		if (base[k] == '\0' || base[k] == '.')
+			return false;
+	}
+	return true;
+}
+
+typedef struct name_set {
+	char **keys;
+	size_t cap; /* power of two */
+} name_set;
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Reserve the folded form of `name`: false when taken (or out of memory: *oom). */
+static bool name_reserve(name_set *ns, const char *name, bool *oom)
+{
+	char key[1024];
+	if (!fold_name(name, key, sizeof(key)))
+		return false;
+	size_t i = (size_t)name_hash(key) & (ns->cap - 1);
+	while (ns->keys[i]) {
+		if (!strcmp(ns->keys[i], key))
+			return false;
+		i = (i + 1) & (ns->cap - 1);
+	}
+	ns->keys[i] = strdup(key);
+	if (!ns->keys[i])
+		*oom = true;
+	return ns->keys[i] != NULL;
+}
+
+/* The file name of every member (all entries, selected or not, so names do not depend on the
+ * selection). `binder_base`: the binder's own name when extracting into its folder, else NULL.
+ * Returns an array of num_entries malloc'd names (free_member_names), NULL when out of memory. */
+static char **member_file_names(const hks_bnd4 *b, const char *binder_base)
+{
+	uint32_t n = b->num_entries;
+	char **names = (char **)calloc(n ? n : 1, sizeof(char *));
+	name_set ns = {NULL, 16};
+	while (ns.cap < 2 * ((size_t)n + 4))
+		ns.cap *= 2;
+	ns.keys = (char **)calloc(ns.cap, sizeof(char *));
+	bool oom = !names || !ns.keys;
+	if (!oom) {
+		name_reserve(&ns, MANIFEST_NAME, &oom);
+		if (binder_base)
+			name_reserve(&ns, binder_base, &oom);
+	}
+	/* plain names first, in entry order, so that no numbered name can take a later member's */
+	for (uint32_t i = 0; i < n && !oom; i++) {
+		const char *base = base_name(b->entries[i].name ? b->entries[i].name : "");
+		if (plain_file_name(base) && name_reserve(&ns, base, &oom)) {
+			names[i] = strdup(base);
+			oom = oom || !names[i];
 		}
 	}
-	if (plain)
-		snprintf(out, cap, "%s", base);
-	else
-		snprintf(out, cap, "entry_%05u.bin", index);
+	for (uint32_t i = 0; i < n && !oom; i++) {
+		if (names[i])
+			continue;
+		char buf[64];
+		snprintf(buf, sizeof(buf), "entry_%05u.bin", i);
+		for (unsigned k = 1; !name_reserve(&ns, buf, &oom) && !oom; k++)
+			snprintf(buf, sizeof(buf), "entry_%05u_%u.bin", i, k);
+		names[i] = oom ? NULL : strdup(buf);
+		oom = oom || !names[i];
+	}
+	if (ns.keys)
+		for (size_t i = 0; i < ns.cap; i++)
+			free(ns.keys[i]);
+	free(ns.keys);
+	if (oom && names) {
+		for (uint32_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		names = NULL;
+	}
+	return names;
+}
+
+static void free_member_names(char **names, uint32_t n)
+{
+	if (!names)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 static char *join_path(const char *dir, const char *name)
@@ -422,6 +611,7 @@ static int bnd_extract(int argc, char **argv)
 	}
 	const hks_bnd4 *b = lb.bnd;
 	int status = 0;
+	char **file_names = NULL;
 	bool *selected = (bool *)calloc(b->num_entries ? b->num_entries : 1, sizeof(bool));
 	if (!selected || !make_dir(dir)) {
 		status = selected ? 1 : 2;
@@ -437,17 +627,47 @@ static int bnd_extract(int argc, char **argv)
 		}
 		selected[index] = true;
 	}
+	/* every file name reserved before anything is written; the binder's own name too when
+	 * extracting into its folder */
+	hks_path_info binder_st, dir_st, bdir_st;
+	bool have_binder_stat = hks_platform_stat(path, &binder_st) == 0;
+	char *bdir = strdup(path);
+	const char *binder_base = NULL;
+	if (bdir) {
+		char *slash = strrchr(bdir, '/');
+		const char *bd = ".";
+		if (slash) {
+			slash[slash == bdir ? 1 : 0] = '\0';
+			bd = bdir;
+		}
+		if (hks_platform_stat(dir, &dir_st) == 0 && hks_platform_stat(bd, &bdir_st) == 0 && dir_st.dev == bdir_st.dev &&
+		    dir_st.ino == bdir_st.ino)
+			binder_base = base_name(path);
+	}
+	file_names = member_file_names(b, binder_base);
+	free(bdir);
+	if (!file_names) {
+		fprintf(stderr, "hkspline bnd extract: out of memory\n");
+		status = 2;
+		goto done;
+	}
 	FILE *manifest = NULL;
+	hks_atomic_file *manifest_file = NULL;  /* renamed into place only when complete */
 	if (num_members == 0) {
 		char *mp = join_path(dir, MANIFEST_NAME);
-		manifest = mp ? hks_platform_fopen(mp, "wb") : NULL;
-		if (!manifest) {
-			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir, strerror(errno));
+		hks_atomic_options ao;
+		memset(&ao, 0, sizeof(ao));
+		ao.base.name = mp;
+		hks_error aerr;
+		if (!mp || hks_atomic_open(mp, &ao, &manifest_file, &aerr) != HKS_OK) {
+			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir,
+			        mp ? aerr.message : strerror(errno));
 			free(mp);
 			status = 1;
 			goto done;
 		}
 		free(mp);
+		manifest = hks_atomic_stream(manifest_file);
 		fprintf(manifest, "# hkspline BND4 manifest (docs/BINDERS.md): rebuild with 'hkspline bnd pack DIR -o OUT'.\n");
 		fprintf(manifest, "# entry lines: id, logical flags, raw file header, file, name (tab-separated;\n");
 		fprintf(manifest, "# the id and flags columns win over the header bytes; the order is the binder's)\n");
@@ -465,13 +685,21 @@ static int bnd_extract(int argc, char **argv)
 		}
 	}
 	uint32_t written = 0;
-	for (uint32_t i = 0; i < b->num_entries; i++) {
+	for (uint32_t i = 0; i < b->num_entries && status == 0; i++) {
 		if (num_members && !selected[i])
 			continue;
 		const hks_bnd4_entry *e = &b->entries[i];
-		char file[256];
-		member_file_name(b, i, file, sizeof(file));
+		const char *file = file_names[i];
 		char *fp = join_path(dir, file);
+		hks_path_info fst;
+		if (fp && have_binder_stat && hks_platform_stat(fp, &fst) == 0 && fst.dev == binder_st.dev &&
+		    fst.ino == binder_st.ino) {
+			/* reserved names make this unreachable short of a hard link; never write over the input */
+			fprintf(stderr, "hkspline bnd extract: %s is the binder itself; not overwritten\n", fp);
+			free(fp);
+			status = 1;
+			break;
+		}
 		if (!fp || !cli_write_file(fp, e->data, (size_t)e->size)) {
 			free(fp);
 			status = 1;
@@ -487,14 +715,20 @@ static int bnd_extract(int argc, char **argv)
 			fputc('\n', manifest);
 		}
 	}
-	if (manifest && fclose(manifest) != 0) {
-		fprintf(stderr, "hkspline: %s: error writing the manifest\n", dir);
-		status = 1;
+	if (manifest_file) {
+		hks_error aerr;
+		if (status != 0)
+			hks_atomic_abort(manifest_file);
+		else if (hks_atomic_commit(manifest_file, &aerr) != HKS_OK) {
+			fprintf(stderr, "hkspline: %s: error writing the manifest: %s\n", dir, aerr.message);
+			status = 1;
+		}
 	}
 	if (status == 0)
 		printf("extracted %u of %u members to %s%s\n", written, b->num_entries, dir,
 		       num_members ? "" : " (with " MANIFEST_NAME ")");
 done:
+	free_member_names(file_names, b->num_entries);
 	free(selected);
 	free(members);
 	hks_bnd4_free(lb.bnd);
@@ -579,8 +813,13 @@ static int bnd_replace(int argc, char **argv)
 	uint8_t *new_data = cli_read_file(pos[2], &new_size);
 	if (!new_data)
 		return 1;
+	/* a read-modify-write when OUT is BINDER: hold the binder's lock (as encode --into) */
+	hks_file_lock *lock = NULL;
+	hks_error lerr;
+	(void)hks_lock_file(pos[0], NULL, &lock, &lerr); /* a missing binder is reported by the load */
 	loaded_binder lb;
 	if (!load_binder_match(pos[0], &lb, o.deflate_level == 0)) {
+		hks_unlock_file(lock);
 		free(new_data);
 		return 1;
 	}
@@ -630,6 +869,7 @@ done:
 		hks_buffer_free(&opts, packed, packed_size);
 	free(new_data);
 	hks_bnd4_free(lb.bnd);
+	hks_unlock_file(lock);
 	return status;
 }
 

@@ -91,15 +91,30 @@ static int decode_spline(const hks_animation *an, uint32_t index, const decode_o
 	d->duration = s->duration;
 	d->frame_duration = s->frame_duration;
 	if (o->time_step > 0) {
+		/* time mode: at most hks_limits' max_frames samples (issue 17 M4) */
 		double n = floor((double)s->duration / o->time_step) + 1;
-		if (!(n >= 1) || n > 1e7) {
-			fprintf(stderr, "hkspline decode: --time-step %g gives %g samples\n", o->time_step, n);
+		if (!(n >= 1) || n > (double)HKS_DEFAULT_MAX_FRAMES) {
+			fprintf(stderr,
+			        "hkspline decode: animation %u: --time-step %g over a duration of %g s gives %g samples, "
+			        "over the limit of %u (max_frames)\n",
+			        index, o->time_step, (double)s->duration, n, HKS_DEFAULT_MAX_FRAMES);
 			hks_stored_free(s);
 			return 2;
 		}
 		d->rows = (uint32_t)n;
 	} else
 		d->rows = (uint32_t)s->num_frames;
+	/* the decoded samples held for the output: within max_output_bytes, checked before allocating */
+	uint64_t row_floats = (uint64_t)d->T * HKS_TRACK_SAMPLE_FLOATS + d->F + 1;
+	if ((uint64_t)d->rows * row_floats * sizeof(float) > HKS_DEFAULT_MAX_OUTPUT_BYTES) {
+		fprintf(stderr,
+		        "hkspline decode: animation %u: %u samples of %u + %u tracks need %llu bytes, over the limit of "
+		        "%llu (max_output_bytes)\n",
+		        index, d->rows, d->T, d->F, (unsigned long long)((uint64_t)d->rows * row_floats * sizeof(float)),
+		        (unsigned long long)HKS_DEFAULT_MAX_OUTPUT_BYTES);
+		hks_stored_free(s);
+		return 2;
+	}
 	d->transforms = malloc(((size_t)d->rows * d->T * HKS_TRACK_SAMPLE_FLOATS + 1) * sizeof(float));
 	d->floats = malloc(((size_t)d->rows * d->F + 1) * sizeof(float));
 	if (!d->transforms || !d->floats) {
@@ -396,17 +411,33 @@ int cmd_decode(int argc, char **argv)
 		}
 		fill_bone_names(d, f, skel ? skel->file : NULL);
 	}
-	FILE *out = strcmp(out_path, "-") ? hks_platform_fopen(out_path, "wb") : stdout;
-	if (!out) {
-		perror(out_path);
-		rc = 2;
-		goto done;
+	/* a file is written through a temporary renamed over it on success (src/io/atomic.c) */
+	hks_atomic_file *af = NULL;
+	if (strcmp(out_path, "-")) {
+		hks_atomic_options ao;
+		memset(&ao, 0, sizeof(ao));
+		ao.base.name = out_path;
+		hks_error aerr;
+		if (hks_atomic_open(out_path, &ao, &af, &aerr) != HKS_OK) {
+			cli_print_error(&aerr);
+			rc = 2;
+			goto done;
+		}
 	}
+	FILE *out = af ? hks_atomic_stream(af) : stdout;
 	if (csv)
 		write_csv(out, ds, nds, &o);
 	else
 		rc = write_json(out, src, skeleton_path, ds, nds, &o);
-	if (ferror(out) || (out != stdout && fclose(out) != 0)) {
+	if (af && rc != 0) {
+		hks_atomic_abort(af); /* the JSON writer failed: the target stays as it was */
+	} else if (af) {
+		hks_error aerr;
+		if (hks_atomic_commit(af, &aerr) != HKS_OK) {
+			cli_print_error(&aerr);
+			rc = 2;
+		}
+	} else if (ferror(out)) {
 		fprintf(stderr, "hkspline decode: write error on %s\n", out_path);
 		rc = 2;
 	}

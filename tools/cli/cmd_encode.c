@@ -47,6 +47,7 @@ static void usage(FILE *out)
 	        "                          binder or folder (used when there is no --like and the source does not fit)\n"
 	        "  --into BINDER --name NAME  also place OUT into the binder (replace or add NAME); without --like\n"
 	        "                          and --skeleton the donor and the skeleton come from BINDER\n"
+	        "  --no-backup             with --into: do not keep the old binder as BINDER.bak\n"
 	        "  --animation N           which animation of IN.json (its \"index\"); default: the first\n"
 	        "  --compendium P          compendium file / binder / folder for ORIGINAL (repeatable)\n"
 	        "  --game sekiro|eldenring SDK 20160200 (Intel model, no guard) / 20180100 (Zen model, guard)\n"
@@ -411,6 +412,8 @@ int cmd_encode(int argc, char **argv)
 			like = argv[++i];
 		} else if (!strcmp(a, "--skeleton") && has) {
 			skeleton = argv[++i];
+		} else if (!strcmp(a, "--no-backup")) {
+			cli_into_no_backup = true;
 		} else if (!strcmp(a, "--into") && has) {
 			into = argv[++i];
 		} else if (!strcmp(a, "--name") && has) {

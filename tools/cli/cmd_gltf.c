@@ -546,6 +546,8 @@ int cli_encode_gltf(int argc, char **argv)
 			like = argv[++i];
 		else if (!strcmp(a, "--compendium") && has)
 			comps[ncomps++] = argv[++i];
+		else if (!strcmp(a, "--no-backup"))
+			cli_into_no_backup = true;
 		else if (!strcmp(a, "--into") && has)
 			into = argv[++i];
 		else if (!strcmp(a, "--name") && has)

@@ -15,6 +15,7 @@
  */
 #include "cli.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,8 @@ static void usage(FILE *out)
 typedef struct repack_counts {
 	unsigned animations, repacked, identical, conformance;
 } repack_counts;
+
+static bool same_bits(float a, float b) { return !memcmp(&a, &b, sizeof(float)); }
 
 /* Walk, pack and replace animation `i`; 0 on success. */
 static int repack_animation(hks_file *file, uint32_t i, int guard_mode, int strict, const char *name,
@@ -69,7 +72,21 @@ static int repack_animation(hks_file *file, uint32_t i, int guard_mode, int stri
 		return 1;
 	}
 	const hks_spline_header *old = &a->spline, *new_h = &p->header;
-	bool same = old->data_size == new_h->data_size && !memcmp(old->data, new_h->data, old->data_size) &&
+	/* The header floats are recomputed from the duration (ENCODER.md §5.1). A non-finite
+	 * duration (NaN, inf) would turn valid stored fields into that value: keep a stored field
+	 * when its recomputation is not finite and it was (issue 17 L8). */
+	float *fields[3] = {&p->header.block_duration, &p->header.block_inverse_duration, &p->header.frame_duration};
+	const float stored[3] = {old->block_duration, old->block_inverse_duration, old->frame_duration};
+	for (int k = 0; k < 3; k++)
+		if (!isfinite(*fields[k]) && isfinite(stored[k]))
+			*fields[k] = stored[k];
+	bool same_header = same_bits(old->block_duration, new_h->block_duration) &&
+	                   same_bits(old->block_inverse_duration, new_h->block_inverse_duration) &&
+	                   same_bits(old->frame_duration, new_h->frame_duration) &&
+	                   old->num_frames == new_h->num_frames && old->num_blocks == new_h->num_blocks &&
+	                   old->max_frames_per_block == new_h->max_frames_per_block &&
+	                   old->mask_and_quantization_size == new_h->mask_and_quantization_size;
+	bool same = same_header && old->data_size == new_h->data_size && !memcmp(old->data, new_h->data, old->data_size) &&
 	            old->num_block_offsets == new_h->num_block_offsets &&
 	            !memcmp(old->block_offsets, new_h->block_offsets, 4 * (size_t)old->num_block_offsets) &&
 	            old->num_float_block_offsets == new_h->num_float_block_offsets &&
@@ -284,7 +301,7 @@ int cmd_repack(int argc, char **argv)
 	if (bnd)
 		printf("%s: %u Havok member(s), %u identical after repacking%s; ", in, members, members_same,
 		       members_kept ? " (compressed members kept as is)" : "");
-	printf("%s: %u spline animation(s) repacked, %u with data and offsets identical to the input%s; "
+	printf("%s: %u spline animation(s) repacked, %u with data, offsets and header identical to the input%s; "
 	       "wrote %s (%zu bytes, %s the input)\n",
 	       in, n.repacked, n.identical, n.conformance ? " (some with conformance warnings)" : "", out, result_size,
 	       same_file ? "identical to" : "differs from");

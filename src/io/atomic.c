@@ -1,0 +1,481 @@
+/*
+ * Output files that a failure cannot destroy (docs/RELIABILITY.md, "Nothing
+ * destroyed"): the bytes go to a temporary file in the target's folder, which
+ * is flushed to the disk and renamed over the target only when everything was
+ * written. On any failure the target is left as it was and the temporary
+ * file is removed. Plus an advisory lock for read-modify-write of a file.
+ *
+ * POSIX code; the Windows branches (marked "WIN32") use MoveFileExW and
+ * LockFileEx and are to be reconciled with src/core/platform.* when that
+ * layer lands (hks_platform_rename_replace, hks_platform_lock_file).
+ */
+#ifndef _WIN32
+#define _DEFAULT_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef _WIN32
+#include <io.h>
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+#define CHUNK ((size_t)1 << 16)
+
+struct hks_atomic_file {
+	hks_allocator alloc;
+	FILE *stream;
+	char *target;     /* the path renamed over (symlinks resolved) */
+	size_t target_cap;
+	char *temp;       /* the temporary file */
+	size_t temp_cap;
+	uint64_t written; /* bytes given to hks_atomic_write */
+	int (*write_hook)(void *user, uint64_t offset, size_t size);
+	void *write_hook_user;
+	uint32_t flags;
+	int failed;       /* a write failed: commit refuses */
+	int direct;       /* the target is not a regular file (/dev/null, a FIFO, a terminal): written in place */
+};
+
+static void ctx_for(hks_ctx *ctx, const hks_atomic_options *opts, const char *path, hks_error *err)
+{
+	hks_ctx_init(ctx, opts ? &opts->base : NULL, 0, err);
+	if (!ctx->file)
+		ctx->file = path;
+}
+
+static char *dup_str(hks_ctx *ctx, const char *s, size_t extra, size_t *cap)
+{
+	size_t n = strlen(s);
+	char *p = (char *)hks_malloc(ctx, n + extra + 1);
+	if (p) {
+		memcpy(p, s, n + 1);
+		*cap = n + extra + 1;
+	}
+	return p;
+}
+
+static void release(hks_atomic_file *f)
+{
+	hks_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.alloc = f->alloc;
+	ctx.limits.max_memory = UINT64_MAX;
+	if (f->target)
+		hks_free(&ctx, f->target, f->target_cap);
+	if (f->temp)
+		hks_free(&ctx, f->temp, f->temp_cap);
+	hks_free(&ctx, f, sizeof(*f));
+}
+
+#ifdef _WIN32
+/* WIN32: UTF-8 path to a wide string; caller frees with free(). */
+static wchar_t *widen(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
+	if (n <= 0)
+		return NULL;
+	wchar_t *w = (wchar_t *)malloc((size_t)n * sizeof(wchar_t));
+	if (w && MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n) <= 0) {
+		free(w);
+		w = NULL;
+	}
+	return w;
+}
+#endif
+
+hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks_atomic_file **out, hks_error *err)
+{
+	hks_ctx ctx;
+	ctx_for(&ctx, opts, path, err);
+	if (!path || !*path || !out)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "atomic write: no path");
+	*out = NULL;
+	hks_atomic_file *f = (hks_atomic_file *)hks_calloc(&ctx, 1, sizeof(*f));
+	if (!f)
+		return hks_fail_nomem(&ctx, sizeof(*f));
+	f->alloc = ctx.alloc;
+	if (opts) {
+		f->write_hook = opts->write_hook;
+		f->write_hook_user = opts->write_hook_user;
+		f->flags = opts->flags;
+	}
+	/* The target: a symlink is written through (the file it names is replaced, the link stays). */
+#ifndef _WIN32
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *real = realpath(path, NULL);
+		if (real) {
+			f->target = dup_str(&ctx, real, 0, &f->target_cap);
+			free(real);
+		}
+	}
+#endif
+	if (!f->target)
+		f->target = dup_str(&ctx, path, 0, &f->target_cap);
+	if (!f->target) {
+		release(f);
+		return hks_fail_nomem(&ctx, strlen(path));
+	}
+#ifndef _WIN32
+	/* An existing target that is not a regular file (/dev/null, /dev/stdout, a FIFO) cannot be
+	 * replaced by a rename (that would put a regular file in its place): write it in place. */
+	if (stat(f->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			hks_fail(&ctx, HKS_E_IO, -1, "is a folder");
+			release(f);
+			return HKS_E_IO;
+		}
+		f->direct = 1;
+		f->stream = fopen(f->target, "wb");
+		if (!f->stream) {
+			int e = errno;
+			hks_fail(&ctx, HKS_E_IO, -1, "cannot open: %s", strerror(e));
+			release(f);
+			return HKS_E_IO;
+		}
+		*out = f;
+		return HKS_OK;
+	}
+#endif
+	/* The temporary file: ".NAME.tmp-XXXXXX" beside the target (a dot file: folder walks skip it). */
+	const char *t = f->target;
+	const char *base = t;
+	for (const char *p = t; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	size_t dir_len = (size_t)(base - t);
+	size_t need = dir_len + 1 + strlen(base) + 12 + 1;
+	f->temp = (char *)hks_malloc(&ctx, need);
+	if (!f->temp) {
+		release(f);
+		return hks_fail_nomem(&ctx, need);
+	}
+	f->temp_cap = need;
+	snprintf(f->temp, need, "%.*s.%s.tmp-XXXXXX", (int)dir_len, t, base);
+#ifdef _WIN32
+	/* WIN32: _mktemp_s on the name, then an exclusive create. */
+	if (_mktemp_s(f->temp, strlen(f->temp) + 1) != 0) {
+		release(f);
+		return hks_fail(&ctx, HKS_E_IO, -1, "cannot name a temporary file beside %s", path);
+	}
+	wchar_t *wt = widen(f->temp);
+	FILE *s = wt ? _wfopen(wt, L"wbx") : NULL;
+	free(wt);
+	if (!s) {
+		int e = errno;
+		release(f);
+		return hks_fail(&ctx, HKS_E_IO, -1, "cannot create a temporary file beside %s: %s", path, strerror(e));
+	}
+	f->stream = s;
+#else
+	int fd = mkstemp(f->temp);
+	if (fd < 0) {
+		int e = errno;
+		hks_fail(&ctx, HKS_E_IO, -1, "cannot create a temporary file in the folder of %s: %s", path, strerror(e));
+		release(f);
+		return HKS_E_IO;
+	}
+	/* The mode of the file it replaces, else what a plain create would give (0666 less the umask). */
+	mode_t mode;
+	if (stat(f->target, &st) == 0)
+		mode = st.st_mode & 07777;
+	else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	(void)fchmod(fd, mode);
+	f->stream = fdopen(fd, "wb");
+	if (!f->stream) {
+		int e = errno;
+		close(fd);
+		unlink(f->temp);
+		hks_fail(&ctx, HKS_E_IO, -1, "%s: %s", f->temp, strerror(e));
+		release(f);
+		return HKS_E_IO;
+	}
+#endif
+	*out = f;
+	return HKS_OK;
+}
+
+FILE *hks_atomic_stream(hks_atomic_file *f) { return f ? f->stream : NULL; }
+
+hks_result hks_atomic_write(hks_atomic_file *f, const void *bytes, size_t size, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, err);
+	if (!f)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "atomic write: no file");
+	ctx.file = f->target;
+	if (f->failed)
+		return hks_fail(&ctx, HKS_E_IO, (int64_t)f->written, "an earlier write failed");
+	const uint8_t *p = (const uint8_t *)bytes;
+	while (size > 0) {
+		size_t n = size < CHUNK ? size : CHUNK;
+		int e = f->write_hook ? f->write_hook(f->write_hook_user, f->written, n) : 0;
+		if (e == 0 && fwrite(p, 1, n, f->stream) != n)
+			e = errno ? errno : EIO;
+		if (e != 0) {
+			f->failed = 1;
+			return hks_fail(&ctx, HKS_E_IO, (int64_t)f->written, "write failed: %s (the target is unchanged)",
+			                strerror(e));
+		}
+		f->written += n;
+		p += n;
+		size -= n;
+	}
+	return HKS_OK;
+}
+
+void hks_atomic_abort(hks_atomic_file *f)
+{
+	if (!f)
+		return;
+	if (f->stream)
+		fclose(f->stream);
+	if (!f->direct && f->temp)
+		remove(f->temp);
+	release(f);
+}
+
+/* Keep the current target as TARGET.bak (a hard link where possible, else a copy). */
+static hks_result keep_backup(hks_ctx *ctx, const char *target)
+{
+	size_t n = strlen(target);
+	char *bak = (char *)hks_malloc(ctx, n + 5);
+	if (!bak)
+		return hks_fail_nomem(ctx, n + 5);
+	memcpy(bak, target, n);
+	memcpy(bak + n, ".bak", 5);
+	hks_result r = HKS_OK;
+#ifdef _WIN32
+	/* WIN32: a copy (CopyFileW overwrites an older backup). */
+	wchar_t *ws = widen(target), *wb = widen(bak);
+	if (!ws || !wb || !CopyFileW(ws, wb, FALSE))
+		r = hks_fail(ctx, HKS_E_IO, -1, "cannot keep the backup %s", bak);
+	free(ws);
+	free(wb);
+#else
+	struct stat st;
+	if (stat(target, &st) != 0) {
+		hks_free(ctx, bak, n + 5);
+		return HKS_OK;  /* nothing to keep */
+	}
+	if (unlink(bak) != 0 && errno != ENOENT)
+		r = hks_fail(ctx, HKS_E_IO, -1, "cannot replace the backup %s: %s", bak, strerror(errno));
+	else if (link(target, bak) != 0) {
+		/* no hard links here: copy */
+		FILE *in = fopen(target, "rb"), *out = in ? fopen(bak, "wb") : NULL;
+		bool ok = in && out;
+		char buf[8192];
+		size_t k;
+		while (ok && (k = fread(buf, 1, sizeof(buf), in)) > 0)
+			ok = fwrite(buf, 1, k, out) == k;
+		ok = ok && !ferror(in);
+		if (out)
+			ok = (fclose(out) == 0) && ok;
+		if (in)
+			fclose(in);
+		if (!ok) {
+			remove(bak);
+			r = hks_fail(ctx, HKS_E_IO, -1, "cannot keep the backup %s", bak);
+		}
+	}
+#endif
+	hks_free(ctx, bak, n + 5);
+	return r;
+}
+
+hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, err);
+	if (!f)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "atomic write: no file");
+	ctx.alloc = f->alloc;
+	ctx.file = f->target;
+	hks_result r = HKS_OK;
+	if (f->failed)
+		r = hks_fail(&ctx, HKS_E_IO, (int64_t)f->written, "an earlier write failed (the target is unchanged)");
+	else if (fflush(f->stream) != 0 || ferror(f->stream))
+		r = hks_fail(&ctx, HKS_E_IO, -1, "write failed: %s (the target is unchanged)", strerror(errno));
+#ifdef _WIN32
+	else if (!FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f->stream))))
+		r = hks_fail(&ctx, HKS_E_IO, -1, "flush failed (the target is unchanged)");
+#else
+	else if (fsync(fileno(f->stream)) != 0 && errno != EINVAL && errno != EROFS)
+		r = hks_fail(&ctx, HKS_E_IO, -1, "fsync failed: %s (the target is unchanged)", strerror(errno));
+#endif
+	if (f->direct) {
+		/* not a regular file: written in place, nothing to rename */
+		int closed = fclose(f->stream);
+		f->stream = NULL;
+		if (r == HKS_OK && closed != 0)
+			r = hks_fail(&ctx, HKS_E_IO, -1, "write failed on close: %s", strerror(errno));
+		release(f);
+		return r;
+	}
+	int closed = fclose(f->stream);
+	f->stream = NULL;
+	if (r == HKS_OK && closed != 0)
+		r = hks_fail(&ctx, HKS_E_IO, -1, "write failed on close: %s (the target is unchanged)", strerror(errno));
+	if (r == HKS_OK && (f->flags & HKS_ATOMIC_BACKUP))
+		r = keep_backup(&ctx, f->target);
+	if (r == HKS_OK) {
+#ifdef _WIN32
+		/* WIN32: hks_platform_rename_replace once src/core/platform.* lands. */
+		wchar_t *wf = widen(f->temp), *wt = widen(f->target);
+		if (!wf || !wt || !MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+			r = hks_fail(&ctx, HKS_E_IO, -1, "cannot replace the file (error %lu); the target is unchanged",
+			             (unsigned long)GetLastError());
+		free(wf);
+		free(wt);
+#else
+		if (rename(f->temp, f->target) != 0)
+			r = hks_fail(&ctx, HKS_E_IO, -1, "cannot replace the file: %s (the target is unchanged)",
+			             strerror(errno));
+		else {
+			/* make the rename itself durable: fsync the folder */
+			const char *base = f->target;
+			for (const char *p = f->target; *p; p++)
+				if (*p == '/')
+					base = p + 1;
+			size_t dl = (size_t)(base - f->target);
+			char dir[4096];
+			if (dl == 0)
+				snprintf(dir, sizeof(dir), ".");
+			else
+				snprintf(dir, sizeof(dir), "%.*s", (int)(dl < sizeof(dir) - 1 ? dl : sizeof(dir) - 1),
+				         f->target);
+			int dfd = open(dir, O_RDONLY);
+			if (dfd >= 0) {
+				(void)fsync(dfd);
+				close(dfd);
+			}
+		}
+#endif
+	}
+	if (r != HKS_OK)
+		remove(f->temp);
+	release(f);
+	return r;
+}
+
+hks_result hks_write_file_atomic(const char *path, const void *bytes, size_t size, const hks_atomic_options *opts,
+                                 hks_error *err)
+{
+	hks_atomic_file *f = NULL;
+	HKS_TRY(hks_atomic_open(path, opts, &f, err));
+	hks_result r = hks_atomic_write(f, bytes, size, err);
+	if (r != HKS_OK) {
+		hks_atomic_abort(f);
+		return r;
+	}
+	return hks_atomic_commit(f, err);
+}
+
+/* ---- lock ---- */
+
+struct hks_file_lock {
+	hks_allocator alloc;
+#ifdef _WIN32
+	HANDLE handle;
+#else
+	int fd;
+#endif
+};
+
+hks_result hks_lock_file(const char *path, const hks_options *opts, hks_file_lock **out, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, opts, 0, err);
+	if (!ctx.file)
+		ctx.file = path;
+	if (!path || !out)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "lock: no path");
+	*out = NULL;
+	hks_file_lock *l = (hks_file_lock *)hks_calloc(&ctx, 1, sizeof(*l));
+	if (!l)
+		return hks_fail_nomem(&ctx, sizeof(*l));
+	l->alloc = ctx.alloc;
+#ifdef _WIN32
+	/* WIN32: hks_platform_lock_file once src/core/platform.* lands. */
+	wchar_t *w = widen(path);
+	HANDLE h = w ? CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+	                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL)
+	             : INVALID_HANDLE_VALUE;
+	free(w);
+	OVERLAPPED ov;
+	memset(&ov, 0, sizeof(ov));
+	if (h == INVALID_HANDLE_VALUE || !LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &ov)) {
+		if (h != INVALID_HANDLE_VALUE)
+			CloseHandle(h);
+		hks_free(&ctx, l, sizeof(*l));
+		return hks_fail(&ctx, HKS_E_IO, -1, "cannot lock the file (error %lu)", (unsigned long)GetLastError());
+	}
+	l->handle = h;
+#else
+	/* flock the file; when another process replaced it (rename) while we waited, the lock is on
+	 * the old file: lock the new one instead. */
+	for (int attempt = 0;; attempt++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			hks_free(&ctx, l, sizeof(*l));
+			return hks_fail(&ctx, e == ENOENT ? HKS_E_NOT_FOUND : HKS_E_IO, -1, "cannot open to lock: %s",
+			                strerror(e));
+		}
+		int rc;
+		while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+			;
+		if (rc != 0) {
+			int e = errno;
+			close(fd);
+			hks_free(&ctx, l, sizeof(*l));
+			return hks_fail(&ctx, HKS_E_IO, -1, "cannot lock: %s", strerror(e));
+		}
+		struct stat a, b;
+		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			l->fd = fd;
+			break;
+		}
+		close(fd);
+		if (attempt > 1000) {
+			hks_free(&ctx, l, sizeof(*l));
+			return hks_fail(&ctx, HKS_E_IO, -1, "cannot lock: the file keeps being replaced");
+		}
+	}
+#endif
+	*out = l;
+	return HKS_OK;
+}
+
+void hks_unlock_file(hks_file_lock *l)
+{
+	if (!l)
+		return;
+#ifdef _WIN32
+	OVERLAPPED ov;
+	memset(&ov, 0, sizeof(ov));
+	UnlockFileEx(l->handle, 0, MAXDWORD, MAXDWORD, &ov);
+	CloseHandle(l->handle);
+#else
+	flock(l->fd, LOCK_UN);
+	close(l->fd);
+#endif
+	hks_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.alloc = l->alloc;
+	hks_free(&ctx, l, sizeof(*l));
+}
