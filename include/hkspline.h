@@ -1871,10 +1871,6 @@ const hks_dcx_codec *hks_oodle_auto_codec(hks_oodle_auto *a);
  * found (the CLI exits with status 2 when there were any). */
 size_t hks_oodle_auto_missing(const hks_oodle_auto *a);
 void hks_oodle_auto_free(hks_oodle_auto *a);
-/* End of the exported declarations (keep this block last; see the push above). */
-#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
-#pragma GCC visibility pop
-#endif
 /* === SECTION: atomic file output and locks (owner: src/io/atomic.c) === */
 /* ====================================================================== */
 
@@ -1926,6 +1922,11 @@ void hks_atomic_abort(hks_atomic_file *f);
 typedef struct hks_file_lock hks_file_lock;
 hks_result hks_lock_file(const char *path, const hks_options *opts, hks_file_lock **out, hks_error *err);
 void hks_unlock_file(hks_file_lock *lock);
+
+/* End of the exported declarations (keep this block last; see the push above). */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
