@@ -20,7 +20,9 @@
 #include <stdlib.h>
 
 #ifdef _WIN32
+#include <fcntl.h>
 #include <io.h>
+#include <sys/stat.h>
 #include <windows.h>
 #else
 #include <fcntl.h>
@@ -169,7 +171,11 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 		return hks_fail(&ctx, HKS_E_IO, -1, "cannot name a temporary file beside %s", path);
 	}
 	wchar_t *wt = widen(f->temp);
-	FILE *s = wt ? _wfopen(wt, L"wbx") : NULL;
+	/* msvcrt's fopen has no "x" mode: an exclusive create through _wopen, then a stream on it */
+	int wfd = wt ? _wopen(wt, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY, _S_IREAD | _S_IWRITE) : -1;
+	FILE *s = wfd >= 0 ? _fdopen(wfd, "wb") : NULL;
+	if (wfd >= 0 && !s)
+		_close(wfd);
 	free(wt);
 	if (!s) {
 		int e = errno;
@@ -410,10 +416,19 @@ hks_result hks_lock_file(const char *path, const hks_options *opts, hks_file_loc
 		return hks_fail_nomem(&ctx, sizeof(*l));
 	l->alloc = ctx.alloc;
 #ifdef _WIN32
-	/* WIN32: hks_platform_lock_file once src/core/platform.* lands. */
-	wchar_t *w = widen(path);
-	HANDLE h = w ? CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-	                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL)
+	/* WIN32: a handle open on the file itself keeps MoveFileExW from replacing it (the
+	 * commit of the read-modify-write), so the lock is taken on a sibling "PATH.lock",
+	 * created when missing and left in place (every process locks the same sibling). */
+	size_t plen = strlen(path);
+	char *lock_path = (char *)malloc(plen + 6);
+	if (lock_path) {
+		memcpy(lock_path, path, plen);
+		memcpy(lock_path + plen, ".lock", 6);
+	}
+	wchar_t *w = lock_path ? widen(lock_path) : NULL;
+	free(lock_path);
+	HANDLE h = w ? CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+	                           NULL, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL)
 	             : INVALID_HANDLE_VALUE;
 	free(w);
 	OVERLAPPED ov;
