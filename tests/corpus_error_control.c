@@ -22,7 +22,8 @@
  *     within the Havok bound.
  *  5. through the CLI, on the first two clips of each game: `decode`, `encode
  *     --like --object-tolerance 0.001`, and `error --json` (the user's
- *     measurement): max_object_space <= 0.001.
+ *     measurement): max_object_space <= 0.001; on the first, the glTF path too
+ *     (decode -o GLB, encode GLB --object-tolerance).
  * Printed per game: clips, sizes against the retail data and the Havok-mode
  * encode, the Havok mode's object-space errors.
  * STRIDE: HKSPLINE_CONTROL_STRIDE (default 60); 1 runs every clip.
@@ -198,6 +199,30 @@ static double cli_round(const char *cli, const char *clip, const char *corpus, c
 	         "'%s' decode --compendium '%s' '%s' -o '%s' >/dev/null && '%s' encode '%s' --like '%s' --compendium '%s' "
 	         "-o '%s' --object-tolerance %g >/dev/null && '%s' error --json --compendium '%s' '%s' '%s' > '%s'",
 	         cli, corpus, clip, json, cli, json, clip, corpus, out, OBJECT_BOUND, cli, corpus, json, out, err_json);
+	if (system(cmd) != 0)
+		return -1;
+	size_t n = 0;
+	char *text = (char *)hks_test_read_file(err_json, &n);
+	const char *k = text ? strstr(text, "\"max_object_space\":") : NULL;
+	double v = k ? strtod(k + strlen("\"max_object_space\":"), NULL) : -1;
+	free(text);
+	return v;
+}
+
+/* The glTF path: decode -o GLB --skeleton, encode GLB --skeleton --like --object-tolerance, error --json. */
+static double cli_round_gltf(const char *cli, const char *clip, const char *skeleton, const char *corpus,
+                             const char *tmp)
+{
+	char cmd[32768], glb[2100], out[2100], err_json[2100];
+	snprintf(glb, sizeof(glb), "%s/clip.glb", tmp);
+	snprintf(out, sizeof(out), "%s/clip_gltf.hkx", tmp);
+	snprintf(err_json, sizeof(err_json), "%s/error_gltf.json", tmp);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' decode --compendium '%s' --skeleton '%s' '%s' -o '%s' >/dev/null 2>&1 && '%s' encode '%s' --skeleton '%s' "
+	         "--like '%s' --compendium '%s' -o '%s' --object-tolerance %g >/dev/null 2>&1 && '%s' error --json "
+	         "--compendium '%s' '%s' '%s' > '%s'",
+	         cli, corpus, skeleton, clip, glb, cli, glb, skeleton, clip, corpus, out, OBJECT_BOUND, cli, corpus, clip,
+	         out, err_json);
 	if (system(cmd) != 0)
 		return -1;
 	size_t n = 0;
@@ -456,6 +481,11 @@ static void test_error_control_corpus(void **state)
 				print_message("CLI: %s: error --json max_object_space %.6g m\n", rel, e);
 				assert_true(e >= 0 && e <= OBJECT_BOUND);
 				cli_checked++;
+				if (clips_done == 1 && skel->path) {
+					double eg = cli_round_gltf(cli, path, skel->path, corpus, tmp);
+					print_message("CLI glTF: %s: error --json max_object_space %.6g m\n", rel, eg);
+					assert_true(eg >= 0 && eg <= OBJECT_BOUND);
+				}
 			}
 			hks_loaded_free(ld);
 			hks_loaded_free(skel);

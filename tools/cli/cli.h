@@ -54,6 +54,30 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
 /* The one-line error summary `encode` prints per animation: the packed result
  * walked and sampled at every frame against the frames it was encoded from
  * (hks_compare_summary_line, docs/METRICS.md §5). */
+/* encode's error-control options (--object-tolerance, --shell, --shell-override,
+ * --bone-tolerance, --optimize, --report), shared by the JSON and the glTF paths
+ * (cli_error_control.c). */
+typedef struct cli_error_control_args {
+	hks_error_control ctl;
+	hks_error_control_report report;
+	hks_bone_tolerance *bone_tols;
+	hks_shell_override *shell_ovr;
+	char **strings;
+	size_t num_strings;
+	bool use;          /* a control was asked for */
+	bool print_report; /* --report */
+} cli_error_control_args;
+bool cli_error_control_init(cli_error_control_args *a, int argc);
+void cli_error_control_free(cli_error_control_args *a);
+/* argv[*i] one of the options: 1 (consumed; *i advanced past its value), -1 (a bad value,
+ * printed), 0 (not one of them). */
+int cli_error_control_parse(cli_error_control_args *a, int argc, char **argv, int *i);
+/* Sets o->control when a control was asked for; false (printed) when it needs a skeleton and
+ * there is none (`where` names where one was looked for). */
+bool cli_error_control_attach(cli_error_control_args *a, hks_encode_options *o, const hks_skeleton *sk,
+                              const int16_t *track_to_bone, uint32_t num_track_to_bone, const char *where);
+/* After the encode: the error-control line(s); false when the bound was not met. */
+bool cli_error_control_print(cli_error_control_args *a, const char *out_path);
 /* The error-control line(s) of encode (cli_error_control.c). */
 void cli_print_error_control(FILE *out, const char *label, const hks_error_control *c,
                              const hks_error_control_report *r, bool per_track);

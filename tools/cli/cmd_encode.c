@@ -383,25 +383,23 @@ int cmd_encode(int argc, char **argv)
 	hks_track_params *pal = NULL, *fpal = NULL;
 	hks_packed_spline *packed = NULL;
 	const char *record_path = NULL;
-	/* error control (--object-tolerance, --bone-tolerance, --optimize) */
-	hks_error_control ctl;
-	memset(&ctl, 0, sizeof(ctl));
-	hks_error_control_report ctl_report;
-	memset(&ctl_report, 0, sizeof(ctl_report));
-	hks_bone_tolerance *bone_tols = (hks_bone_tolerance *)calloc((size_t)argc + 1, sizeof(hks_bone_tolerance));
-	hks_shell_override *shell_ovr = (hks_shell_override *)calloc((size_t)argc + 1, sizeof(hks_shell_override));
-	char **ctl_strings = (char **)calloc((size_t)argc + 1, sizeof(char *));
-	size_t num_ctl_strings = 0;
-	bool use_control = false, print_report = false;
+	/* error control (--object-tolerance, --bone-tolerance, --optimize; cli_error_control.c) */
+	cli_error_control_args ec;
+	bool ec_ok = cli_error_control_init(&ec, argc);
 	hks_loader *ctl_loader = NULL;
 	hks_loaded *ctl_skel = NULL;
-	if (!compendiums || !bone_tols || !shell_ovr || !ctl_strings) {
+	if (!compendiums || !ec_ok) {
 		fprintf(stderr, "hkspline encode: out of memory\n");
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
+		int ecr = cli_error_control_parse(&ec, argc, argv, &i);
+		if (ecr < 0)
+			goto done;
+		if (ecr > 0)
+			continue;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			status = 0;
@@ -484,64 +482,6 @@ int cmd_encode(int argc, char **argv)
 			unguarded = 1;
 		} else if (!strcmp(a, "--record") && has) {
 			record_path = argv[++i];
-		} else if ((!strcmp(a, "--object-tolerance") || !strcmp(a, "--shell")) && has) {
-			char *end = NULL;
-			double v = strtod(argv[++i], &end);
-			if (!end || end == argv[i] || *end || !(v > 0) || !isfinite(v)) {
-				fprintf(stderr, "hkspline encode: %s wants a positive distance in metres\n", a);
-				goto done;
-			}
-			if (!strcmp(a, "--shell"))
-				ctl.shell_distance = v;
-			else
-				ctl.object_tolerance = v;
-			use_control = true;
-		} else if ((!strcmp(a, "--bone-tolerance") || !strcmp(a, "--shell-override")) && has) {
-			const char *arg = argv[++i];
-			size_t n = strlen(arg) + 1;
-			char *buf = (char *)malloc(n);
-			if (!buf) {
-				fprintf(stderr, "hkspline encode: out of memory\n");
-				goto done;
-			}
-			ctl_strings[num_ctl_strings++] = buf;
-			if (!strcmp(a, "--bone-tolerance")) {
-				if (hks_bone_tolerance_parse(arg, buf, n, &bone_tols[ctl.num_bone_tolerances]) != 0) {
-					fprintf(stderr,
-					        "hkspline encode: --bone-tolerance wants GLOB=T or GLOB:rotation=T (translation, scale; "
-					        "or t,r,s) with T > 0, not '%s'\n",
-					        arg);
-					goto done;
-				}
-				ctl.num_bone_tolerances++;
-			} else {
-				const char *eq = strrchr(arg, '=');
-				char *end = NULL;
-				double v = eq ? strtod(eq + 1, &end) : 0;
-				if (!eq || eq == arg || !end || end == eq + 1 || *end || !(v > 0) || !isfinite(v)) {
-					fprintf(stderr, "hkspline encode: --shell-override wants GLOB=S with S > 0, not '%s'\n", arg);
-					goto done;
-				}
-				memcpy(buf, arg, (size_t)(eq - arg));
-				buf[eq - arg] = '\0';
-				shell_ovr[ctl.num_shell_overrides].pattern = buf;
-				shell_ovr[ctl.num_shell_overrides].distance = v;
-				ctl.num_shell_overrides++;
-			}
-			use_control = true;
-		} else if (!strcmp(a, "--optimize") && has) {
-			const char *v = argv[++i];
-			if (!strcmp(v, "havok"))
-				ctl.optimize = HKS_OPTIMIZE_HAVOK;
-			else if (!strcmp(v, "size")) {
-				ctl.optimize = HKS_OPTIMIZE_SIZE;
-				use_control = true;
-			} else {
-				fprintf(stderr, "hkspline encode: --optimize takes havok or size\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--report")) {
-			print_report = true;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "hkspline encode: unknown or incomplete option '%s'\n", a);
 			usage(stderr);
@@ -557,7 +497,7 @@ int cmd_encode(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
-	if (use_control && record_path) {
+	if (ec.use && record_path) {
 		fprintf(stderr, "hkspline encode: --record restores the original's bytes; it does not combine with "
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");
 		goto done;
@@ -664,10 +604,10 @@ int cmd_encode(int argc, char **argv)
 	hks_encode_stats st;
 	memset(&st, 0, sizeof(st));
 	o.stats = &st;
-	const hks_skeleton *ctl_sk = NULL;
-	if (use_control) {
+	if (ec.use) {
 		/* the skeleton: the donor's, else --skeleton, else one in the container's file, else beside it */
 		const hks_binding *bind = cli_binding_for(file, ai);
+		const hks_skeleton *ctl_sk = NULL;
 		if (c.skel)
 			ctl_sk = cli_pick_skeleton(c.skel->file, NULL, bind);
 		else if (skeleton) {
@@ -678,21 +618,9 @@ int cmd_encode(int argc, char **argv)
 		           hks_loader_find_skeleton(c.loader, c.unit, &ctl_skel) == HKS_OK && ctl_skel &&
 		           ctl_skel->status == HKS_OK)
 			ctl_sk = cli_pick_skeleton(ctl_skel->file, NULL, bind);
-		if (!ctl_sk && (ctl.object_tolerance > 0 || ctl.num_bone_tolerances)) {
-			fprintf(stderr, "hkspline encode: --object-tolerance and --bone-tolerance need a skeleton: none beside %s; "
-			                "give --skeleton S\n",
-			        container_name);
+		if (!cli_error_control_attach(&ec, &o, ctl_sk, bind ? bind->transform_track_to_bone_indices : NULL,
+		                              bind ? bind->num_transform_track_to_bone_indices : 0, container_name))
 			goto done;
-		}
-		ctl.skeleton = ctl_sk;
-		if (bind && bind->num_transform_track_to_bone_indices) {
-			ctl.track_to_bone = bind->transform_track_to_bone_indices;
-			ctl.num_track_to_bone = bind->num_transform_track_to_bone_indices;
-		}
-		ctl.bone_tolerances = bone_tols;
-		ctl.shell_overrides = shell_ovr;
-		ctl.report = &ctl_report;
-		o.control = &ctl;
 	}
 	if (record_path) {
 		/* the record of the JSON's animation in the record file: prediction + corrections */
@@ -777,27 +705,14 @@ int cmd_encode(int argc, char **argv)
 		printf("%s: donor %s: track layout rebuilt (%u + %u tracks), root motion %s\n", out, container_name, T, F,
 		       root_note);
 	cli_print_encode_summary(stdout, out, &jf.in, packed);
-	bool bound_missed = false;
-	if (use_control) {
-		cli_print_error_control(stdout, out, &ctl, &ctl_report, print_report);
-		bound_missed = !ctl_report.bound_met;
-		if (bound_missed)
-			fprintf(stderr, "hkspline encode: %s: the bound was not met (see the error control line); the file is "
-			                "written\n",
-			        out);
-	}
+	bool bound_missed = !cli_error_control_print(&ec, out);
 	fflush(stdout);
 	status = into ? cli_place_into_binder(into, name, bytes, size) : 0;
 	if (status == 0 && bound_missed)
 		status = 1;
 	hks_buffer_free(&wo.base, bytes, size);
 done:
-	hks_error_control_report_free(&ctl_report);
-	for (size_t k = 0; k < num_ctl_strings; k++)
-		free(ctl_strings[k]);
-	free(ctl_strings);
-	free(bone_tols);
-	free(shell_ovr);
+	cli_error_control_free(&ec);
 	hks_loaded_free(ctl_skel);
 	hks_loader_free(ctl_loader);
 	hks_packed_spline_free(packed);

@@ -290,6 +290,8 @@ static void encode_usage(FILE *out)
 	        "  --fps F          target frame rate without --like (default 30)\n"
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n"
 	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
+	        "  --object-tolerance D, --shell S, --shell-override GLOB=S, --bone-tolerance GLOB=T,\n"
+	        "  --optimize havok|size, --report   error control, as for JSON input (docs/ENCODE.md)\n"
 	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 5e-4) take\n"
 	        "                   them bit for bit (docs/GLTF.md \"Alignment with --like\")\n"
 	        "  --record R       record of ORIGINAL (hkspline recompress ORIGINAL --record R): untouched parts keep\n"
@@ -529,11 +531,20 @@ int cli_encode_gltf(int argc, char **argv)
 	float *ref_floats = NULL;
 	int16_t *identity = NULL, *float_slots = NULL;
 	float(*samples)[4] = NULL;
-	if (!comps)
+	cli_error_control_args ec; /* --object-tolerance, --bone-tolerance, --optimize (cli_error_control.c) */
+	if (!cli_error_control_init(&ec, argc) || !comps) {
+		cli_error_control_free(&ec);
+		free(comps);
 		return 2;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
+		int ecr = cli_error_control_parse(&ec, argc, argv, &i);
+		if (ecr < 0)
+			goto done;
+		if (ecr > 0)
+			continue;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			encode_usage(stdout);
 			rc = 0;
@@ -941,6 +952,13 @@ int cli_encode_gltf(int argc, char **argv)
 	eo.num_per_float_track = F;
 	eo.cpu = cpu;
 	eo.solver = solver;
+	if (ec.use && record_path) {
+		fprintf(stderr, "hkspline encode: --record restores the original's bytes; it does not combine with "
+		                "--object-tolerance, --bone-tolerance or --optimize size\n");
+		goto done;
+	}
+	if (!cli_error_control_attach(&ec, &eo, sk, track_to_bone, T, skeleton ? skeleton : container_name))
+		goto done;
 	if (record_path) {
 		/* --record R (hkspline recompress ORIGINAL --record R): parts whose frames equal the
 		 * original's get their original bytes, the others are fitted afresh (docs/RECORD.md) */
@@ -1016,14 +1034,18 @@ int cli_encode_gltf(int argc, char **argv)
 		       "spline data (SDK %s); root motion %s; wrote %s (%zu bytes)\n",
 		       in, ga->name, ga->num_gltf_animations, ga->num_frames, (double)ga->frame_duration, T, F,
 		       (unsigned)packed->header.num_blocks, packed->header.data_size, eo.sdk, rm_note, out_path, size);
+	bool bound_missed = false;
 	if (written) {
 		cli_print_encode_summary(stdout, out_path, &fin, packed);
+		bound_missed = !cli_error_control_print(&ec, out_path);
 		fflush(stdout);
 	}
 	if (written && into)
 		rc = cli_place_into_binder(into, name, bytes, size);
 	else
 		rc = written ? 0 : 2;
+	if (rc == 0 && bound_missed)
+		rc = 1;
 	hks_buffer_free(&wo.base, bytes, size);
 done:
 	free(samples);
@@ -1043,5 +1065,6 @@ done:
 	hks_loader_free(like_loader);
 	hks_loader_free(skel_loader);
 	free(comps);
+	cli_error_control_free(&ec);
 	return rc;
 }
