@@ -322,6 +322,7 @@ static void print_list(const char *what, const char *const *names, const int32_t
 
 typedef struct align_report {
 	uint32_t tracks_untouched, parts_untouched, floats_untouched;
+	uint32_t scales_from_like; /* scale parts Blender cannot carry, taken from --like */
 	uint64_t signs_matched;
 	uint32_t changed[8];    /* the first changed tracks */
 	double changed_by[8];   /* ... their largest component difference */
@@ -360,7 +361,7 @@ static bool part_untouched(const hks_gltf_animation *ga, uint32_t T, uint32_t t,
  * `tol` takes the original's values bit for bit, so that the encoder (and --record)
  * sees exactly the original's frames there. */
 static align_report align_with_original(hks_gltf_animation *ga, uint32_t T, uint32_t F, const float *orig_tr,
-                                        const float *orig_fl, double tol)
+                                        const float *orig_fl, double tol, const uint8_t *scale_from_like)
 {
 	align_report r;
 	memset(&r, 0, sizeof(r));
@@ -381,7 +382,13 @@ static align_report align_with_original(hks_gltf_animation *ga, uint32_t T, uint
 		uint32_t same = 0;
 		for (int p = 0; p < 3; p++) {
 			double worst = 0;
-			if (!part_untouched(ga, T, t, k0[p], nc[p], orig_tr, tol, &worst)) {
+			bool untouched = part_untouched(ga, T, t, k0[p], nc[p], orig_tr, tol, &worst);
+			if (!untouched && p == 2 && scale_from_like && scale_from_like[t]) {
+				/* a scale the glTF cannot carry (scale_unrepresentable): --like's, not the approximation */
+				r.scales_from_like++;
+				untouched = true;
+			}
+			if (!untouched) {
 				if (r.num_changed < 8 && (!r.num_changed || r.changed[r.num_changed - 1] != t)) {
 					r.changed[r.num_changed] = t;
 					r.changed_by[r.num_changed] = worst;
@@ -440,6 +447,23 @@ static double max_rest_scale(const hks_gltf_animation *ga)
 	return m;
 }
 
+/* Bone b's pose scale cannot come back exactly: a non-uniform reference scale on a bone
+ * whose glTF rest pose is in other local axes (Blender keeps a pose scale only along its
+ * own bone axes, docs/GLTF.md "Blender"). */
+static bool scale_unrepresentable(const hks_gltf_animation *ga, const hks_skeleton *sk, int32_t b)
+{
+	if (b < 0 || !sk->reference_pose || (uint32_t)b >= sk->num_reference_pose)
+		return false;
+	bool rest = false, axes = false;
+	for (uint32_t i = 0; i < ga->num_rest_bones && !rest; i++)
+		rest = ga->rest_bones[i] == b;
+	for (uint32_t k = 0; k < ga->num_axis_bones && !axes; k++)
+		axes = ga->axis_bones[k] == b;
+	const float *sc = sk->reference_pose[b].scale;
+	float lo = fminf(sc[0], fminf(sc[1], sc[2])), hi = fmaxf(sc[0], fmaxf(sc[1], sc[2]));
+	return rest && axes && hi - lo > 1e-4f;
+}
+
 /* The rest-pose comparison (docs/GLTF.md "Rest poses"): converted bones as a note, other
  * differences as a warning with the bones and sizes. */
 static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *sk)
@@ -463,14 +487,7 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 	uint32_t approx = 0;
 	for (uint32_t i = 0; i < ga->num_rest_bones; i++) {
 		int32_t b = ga->rest_bones[i];
-		bool axes = false;
-		for (uint32_t k = 0; k < ga->num_axis_bones && !axes; k++)
-			axes = ga->axis_bones[k] == b;
-		if (!axes || b < 0 || (uint32_t)b >= sk->num_reference_pose || !sk->reference_pose)
-			continue;
-		const float *sc = sk->reference_pose[b].scale;
-		float lo = fminf(sc[0], fminf(sc[1], sc[2])), hi = fmaxf(sc[0], fmaxf(sc[1], sc[2]));
-		if (hi - lo > 1e-4f) {
+		if (scale_unrepresentable(ga, sk, b)) {
 			if (!approx++)
 				fprintf(stderr, "hkspline encode: warning: bone(s) with a non-uniform reference scale in other local "
 				                "axes: their scale may be approximated (Blender holds a pose scale along its own bone "
@@ -873,7 +890,17 @@ int cli_encode_gltf(int argc, char **argv)
 				}
 		if (kept_floats)
 			fprintf(stderr, "hkspline encode: %u float track(s) not in the glTF: %s's kept\n", kept_floats, like);
-		align_report ar = align_with_original(ga, T, F, orig_tr, orig_fl, untouched_tol);
+		uint8_t *scale_from_like = calloc((size_t)T + 1, 1);
+		for (uint32_t t = 0; scale_from_like && t < T; t++)
+			scale_from_like[t] = scale_unrepresentable(ga, sk, track_to_bone[t]);
+		align_report ar = align_with_original(ga, T, F, orig_tr, orig_fl, untouched_tol, scale_from_like);
+		free(scale_from_like);
+		if (ar.scales_from_like)
+			fprintf(stderr,
+			        "hkspline encode: the scale of %u track(s) whose non-uniform reference scale Blender cannot carry in "
+			        "other bone axes is %s's, not the glTF's approximation (import with bone_heuristic BLENDER to "
+			        "edit those scales)\n",
+			        ar.scales_from_like, like);
 		fprintf(stderr,
 		        "hkspline encode: untouched: %u of %u tracks (%u of %u parts) and %u of %u float tracks equal %s's "
 		        "decoded frames within %g: taken bit for bit; %llu quaternion signs matched to %s's\n",
