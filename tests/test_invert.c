@@ -76,9 +76,9 @@ static void test_knots1(void **state)
 		/* span [want[s], want[s+1]] between control points s-1 and s */
 		float a = (float)want[s], z = (float)want[s + 1];
 		float t = z > a ? ((float)f - a) / (z - a) : 0.0f;
-		float val = cpv[s - 1] + (cpv[s] - cpv[s - 1]) * t;
-		if ((unsigned)f == want[nk - 1])
-			val = cpv[nk - 3];
+		/* the last frame is the last control point; elsewhere s <= 7 (8 control points) */
+		float val = (unsigned)f == want[nk - 1] || s > 7 ? cpv[nk - 3 < 8 ? nk - 3 : 7]
+		                                                 : cpv[s - 1] + (cpv[s] - cpv[s - 1]) * t;
 		v[f * 2] = val;
 		v[f * 2 + 1] = 2.0f; /* inactive */
 	}

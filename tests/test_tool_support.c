@@ -401,7 +401,11 @@ static void test_compare_across_tools(void **state)
 	uint8_t *json = NULL;
 	size_t size = 0;
 	assert_int_equal(hks_comparison_json(c, HKS_COMPARISON_SUMMARY, 0, &json, &size, &err), HKS_OK);
-	char *text = strndup((const char *)json, size);
+	/* the buffer holds `size` bytes, no NUL: copy them (strndup may look one byte past) */
+	char *text = (char *)malloc(size + 1);
+	assert_non_null(text);
+	memcpy(text, json, size);
+	text[size] = '\0';
 	assert_non_null(strstr(text, "\"max_translation\":"));
 	assert_non_null(strstr(text, "\"frames_a\":6,\"frames_b\":5"));
 	assert_non_null(strstr(text, "\"matched_by\":\"bone_name\",\"only_in_a\":[\"Extra\"],\"only_in_b\":[\"Other\"]"));

@@ -689,8 +689,8 @@ static hks_result object_bound(hks_ctx *ctx, const hks_frames_in *in, const hks_
 					bone_frame[b] = f;
 				}
 			}
-		hks_compare_result_free(cr);
 		rep->bound_met = ms->max <= D;
+		hks_compare_result_free(cr); /* ms points into it */
 		if (rep->bound_met || it + 1 == max_it) {
 			decoded_free(ctx, &dd);
 			break;
