@@ -467,7 +467,12 @@ static hks_result read_block(walker *w, hks_stored_block *blk, uint32_t b)
 	blk->first_frame = b * (uint32_t)(s->max_frames_per_block - 1);
 	blk->num_frames = w->frames;
 
-	/* The mask area, then its zero tail (B10). H5 (checked before) keeps it inside the block. */
+	/* The mask area, then its zero tail (B10). H5 (checked before) keeps it inside a block whose
+	 * offsets are stored; a block read where the previous one ended (H4 lenient) is checked here. */
+	if (mask_size > w->limit)
+		return walk_fail(w, HKS_E_TRUNCATED, 0,
+		                 "the mask area of block %u needs %u bytes, %u remain in the data (FORMAT.md §6 H5)", b,
+		                 mask_size, w->limit);
 	const uint8_t *masks = w->data + w->start;
 	for (uint32_t i = 4 * T + F; i < mask_size; i++)
 		if (masks[i] != 0) {
