@@ -78,6 +78,28 @@ bool cli_error_control_attach(cli_error_control_args *a, hks_encode_options *o, 
                               const int16_t *track_to_bone, uint32_t num_track_to_bone, const char *where);
 /* After the encode: the error-control line(s); false when the bound was not met. */
 bool cli_error_control_print(cli_error_control_args *a, const char *out_path);
+/* The options encode takes from either input, JSON or glTF (cli_encode_args.c). */
+typedef struct cli_encode_args {
+	const char *out, *like, *skeleton, *into, *name, *record_path;
+	const char *sdk;                 /* --game: the target SDK, NULL for the container's */
+	const char **compendiums;        /* --compendium, in order */
+	size_t num_compendiums;
+	float tol[4];                    /* T, R, S, F; 0 = the original's or Havok's */
+	int degree;                      /* 0 = the original's or Havok's */
+	bool have_rotq;
+	unsigned rotq;                   /* --rotation-quantization selector */
+	long max_frames_per_block;       /* 0 = the original's */
+	hks_cpu_model cpu;
+	hks_encode_solver solver;
+	bool continuity, unguarded;      /* --continuity, --no-guard */
+	cli_error_control_args control;  /* --object-tolerance, --bone-tolerance, --optimize ... */
+} cli_encode_args;
+bool cli_encode_args_init(cli_encode_args *a, int argc);
+void cli_encode_args_free(cli_encode_args *a);
+/* argv[*i] one of the shared options: 1 (consumed, *i past its value), -1 (a bad value,
+ * printed), 0 (not one of them, or its value is missing). */
+int cli_encode_args_parse(cli_encode_args *a, int argc, char **argv, int *i);
+bool cli_parse_rotation_quantization(const char *s, unsigned *selector);
 /* The error-control line(s) of encode (cli_error_control.c). */
 void cli_print_error_control(FILE *out, const char *label, const hks_error_control *c,
                              const hks_error_control_report *r, bool per_track);

@@ -179,31 +179,6 @@ static bool load_json(const char *path, long want_index, json_frames *out)
 
 /* ---- options ---- */
 
-static bool parse_float(const char *s, float *out)
-{
-	char *end = NULL;
-	double v = strtod(s, &end);
-	if (!end || *end || !(v > 0) || !isfinite(v))
-		return false;
-	*out = (float)v;
-	return true;
-}
-
-static bool parse_rotation_quantization(const char *s, unsigned *selector)
-{
-	static const struct {
-		const char *name;
-		unsigned sel;
-	} names[] = {{"40", HKS_ROT_THREECOMP40}, {"48", HKS_ROT_THREECOMP48}, {"24", HKS_ROT_THREECOMP24},
-	             {"16", HKS_ROT_STRAIGHT16},  {"32", HKS_ROT_POLAR32},      {"uncompressed", HKS_ROT_UNCOMPRESSED}};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].name)) {
-			*selector = names[i].sel;
-			return true;
-		}
-	return false;
-}
-
 /* ---- the container (the order of the file comment) ---- */
 
 typedef struct container {
@@ -363,17 +338,11 @@ int cmd_encode(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (cli_is_gltf_path(argv[i]) && strcmp(argv[i - 1], "-o") != 0)
 			return cli_encode_gltf(argc, argv);
-	const char **compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	size_t num_compendiums = 0;
-	const char *in = NULL, *out = NULL, *like = NULL, *sdk = NULL, *skeleton = NULL, *into = NULL, *name = NULL;
-	long want_index = -1, mfpb = 0;
-	int status = 2, continuity = 0, unguarded = 0;
-	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
-	int degree = 0;
-	bool have_rotq = false;
-	unsigned rotq = HKS_ROT_THREECOMP40;
-	hks_cpu_model cpu = HKS_CPU_AUTO;
-	hks_encode_solver solver = HKS_SOLVER_HAVOK;
+	const char *in = NULL;
+	long want_index = -1;
+	int status = 2;
+	cli_encode_args opt; /* the options shared with the glTF input (cli_encode_args.c) */
+	bool args_ok = cli_encode_args_init(&opt, argc);
 	json_frames jf;
 	memset(&jf, 0, sizeof(jf));
 	container c;
@@ -382,42 +351,24 @@ int cmd_encode(int argc, char **argv)
 	hks_stored_animation *orig = NULL;
 	hks_track_params *pal = NULL, *fpal = NULL;
 	hks_packed_spline *packed = NULL;
-	const char *record_path = NULL;
-	/* error control (--object-tolerance, --bone-tolerance, --optimize; cli_error_control.c) */
-	cli_error_control_args ec;
-	bool ec_ok = cli_error_control_init(&ec, argc);
 	hks_loader *ctl_loader = NULL;
 	hks_loaded *ctl_skel = NULL;
-	if (!compendiums || !ec_ok) {
+	if (!args_ok) {
 		fprintf(stderr, "hkspline encode: out of memory\n");
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
-		int ecr = cli_error_control_parse(&ec, argc, argv, &i);
-		if (ecr < 0)
+		int shared = cli_encode_args_parse(&opt, argc, argv, &i);
+		if (shared < 0)
 			goto done;
-		if (ecr > 0)
+		if (shared > 0)
 			continue;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			status = 0;
 			goto done;
-		} else if (!strcmp(a, "-o") && has) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--like") && has) {
-			like = argv[++i];
-		} else if (!strcmp(a, "--skeleton") && has) {
-			skeleton = argv[++i];
-		} else if (!strcmp(a, "--no-backup")) {
-			cli_into_no_backup = true;
-		} else if (!strcmp(a, "--into") && has) {
-			into = argv[++i];
-		} else if (!strcmp(a, "--name") && has) {
-			name = argv[++i];
-		} else if (!strcmp(a, "--compendium") && has) {
-			compendiums[num_compendiums++] = argv[++i];
 		} else if (!strcmp(a, "--animation") && has) {
 			char *end = NULL;
 			want_index = strtol(argv[++i], &end, 10);
@@ -425,63 +376,6 @@ int cmd_encode(int argc, char **argv)
 				fprintf(stderr, "hkspline encode: --animation wants an index >= 0\n");
 				goto done;
 			}
-		} else if (!strcmp(a, "--game") && has) {
-			const char *g = argv[++i];
-			if (!strcmp(g, "sekiro"))
-				sdk = "20160200";
-			else if (!strcmp(g, "eldenring") || !strcmp(g, "elden-ring"))
-				sdk = "20180100";
-			else {
-				fprintf(stderr, "hkspline encode: --game takes sekiro or eldenring\n");
-				goto done;
-			}
-		} else if ((!strcmp(a, "--tolerance") || !strcmp(a, "--translation-tolerance") ||
-		            !strcmp(a, "--rotation-tolerance") || !strcmp(a, "--scale-tolerance") ||
-		            !strcmp(a, "--float-tolerance")) &&
-		           has) {
-			float v;
-			if (!parse_float(argv[++i], &v)) {
-				fprintf(stderr, "hkspline encode: %s wants a positive number\n", a);
-				goto done;
-			}
-			if (!strcmp(a, "--tolerance"))
-				tol[0] = tol[1] = tol[2] = tol[3] = v;
-			else
-				tol[!strcmp(a, "--translation-tolerance") ? 0 : !strcmp(a, "--rotation-tolerance") ? 1
-				    : !strcmp(a, "--scale-tolerance")     ? 2
-				                                          : 3] = v;
-		} else if (!strcmp(a, "--degree") && has) {
-			degree = atoi(argv[++i]);
-			if (degree < 1 || degree > 3) {
-				fprintf(stderr, "hkspline encode: --degree takes 1, 2 or 3\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--rotation-quantization") && has) {
-			if (!parse_rotation_quantization(argv[++i], &rotq)) {
-				fprintf(stderr, "hkspline encode: --rotation-quantization takes 40, 48, 24, 16, 32 or uncompressed\n");
-				goto done;
-			}
-			have_rotq = true;
-		} else if (!strcmp(a, "--max-frames-per-block") && has) {
-			mfpb = strtol(argv[++i], NULL, 10);
-			if (mfpb < 2 || mfpb > 256) {
-				fprintf(stderr, "hkspline encode: --max-frames-per-block takes 2 .. 256\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--cpu") && has) {
-			if (hks_cpu_model_parse(argv[++i], &cpu) != 0) {
-				fprintf(stderr, "hkspline encode: --cpu takes auto, intel, amd-zen, native or exact\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--solver") && has) {
-			if (!cli_parse_solver("encode", argv[++i], &solver))
-				goto done;
-		} else if (!strcmp(a, "--continuity")) {
-			continuity = 1;
-		} else if (!strcmp(a, "--no-guard")) {
-			unguarded = 1;
-		} else if (!strcmp(a, "--record") && has) {
-			record_path = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "hkspline encode: unknown or incomplete option '%s'\n", a);
 			usage(stderr);
@@ -493,11 +387,11 @@ int cmd_encode(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!in || !out || (into && !name) || (name && !into)) {
+	if (!in || !opt.out || (opt.into && !opt.name) || (opt.name && !opt.into)) {
 		usage(stderr);
 		goto done;
 	}
-	if (ec.use && record_path) {
+	if (opt.control.use && opt.record_path) {
 		fprintf(stderr, "hkspline encode: --record restores the original's bytes; it does not combine with "
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");
 		goto done;
@@ -509,10 +403,10 @@ int cmd_encode(int argc, char **argv)
 	hks_error err;
 	hks_load_options lo;
 	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = compendiums;
-	lo.num_compendium_paths = num_compendiums;
-	if (like) {
-		if (open_original(&lo, like, &jf, &c) != 0)
+	lo.compendium_paths = opt.compendiums;
+	lo.num_compendium_paths = opt.num_compendiums;
+	if (opt.like) {
+		if (open_original(&lo, opt.like, &jf, &c) != 0)
 			goto done;
 	} else {
 		int from_source = 1;
@@ -522,13 +416,13 @@ int cmd_encode(int argc, char **argv)
 				fprintf(stderr, "hkspline encode: container: %s (the JSON's source.path)\n", c.ld->path);
 			else {
 				container_free(&c);
-				if (skeleton || into)
+				if (opt.skeleton || opt.into)
 					fprintf(stderr, "hkspline encode: the JSON's source.path %s does not fit; looking for a donor\n",
 					        jf.source_path);
 			}
 		}
 		if (from_source != 0) {
-			int from_donor = open_donor(&lo, &jf, skeleton, into, sdk, &c, out);
+			int from_donor = open_donor(&lo, &jf, opt.skeleton, opt.into, opt.sdk, &c, opt.out);
 			if (from_donor == 1)
 				fprintf(stderr,
 				        "hkspline encode: no container to write into%s%s%s; give one of\n"
@@ -561,8 +455,8 @@ int cmd_encode(int argc, char **argv)
 		goto done;
 	}
 	for (uint32_t t = 0; t < T && c.donor; t++)
-		if (have_rotq)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(rotq);
+		if (opt.have_rotq)
+			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(opt.rotq);
 	for (uint32_t t = 0; t < T && !c.donor; t++) {
 		uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
 		unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
@@ -572,8 +466,8 @@ int cmd_encode(int argc, char **argv)
 			pal[t].scale_quantization = (uint8_t)(sq + 1);
 		if (sel <= HKS_ROT_UNCOMPRESSED)
 			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
-		if (have_rotq)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(rotq);
+		if (opt.have_rotq)
+			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(opt.rotq);
 	}
 	for (uint32_t i = 0; i < F && !c.donor; i++) {
 		unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
@@ -583,49 +477,51 @@ int cmd_encode(int argc, char **argv)
 	hks_encode_options o;
 	memset(&o, 0, sizeof(o));
 	o.base.name = in;
-	o.defaults.translation_tolerance = tol[0];
-	o.defaults.rotation_tolerance = tol[1];
-	o.defaults.scale_tolerance = tol[2];
-	o.defaults.float_tolerance = tol[3];
+	o.defaults.translation_tolerance = opt.tol[0];
+	o.defaults.rotation_tolerance = opt.tol[1];
+	o.defaults.scale_tolerance = opt.tol[2];
+	o.defaults.float_tolerance = opt.tol[3];
 	o.defaults.translation_degree = o.defaults.rotation_degree = o.defaults.scale_degree = o.defaults.float_degree =
-	    (uint8_t)degree;
+	    (uint8_t)opt.degree;
 	o.per_track = pal;
 	o.num_per_track = T;
 	o.per_float_track = fpal;
 	o.num_per_float_track = F;
 	/* a donor's header still holds its own maxFramesPerBlock (the game's setting) */
 	int32_t orig_mfpb = c.donor ? oa->spline.max_frames_per_block : orig->max_frames_per_block;
-	o.max_frames_per_block = mfpb ? (uint32_t)mfpb : (orig_mfpb >= 2 && orig_mfpb <= 256 ? (uint32_t)orig_mfpb : 0);
-	o.cpu = cpu;
-	o.sdk = sdk ? sdk : file->sdk;
-	o.solver = solver;
-	o.rotation_continuity = continuity;
-	o.havok_unguarded = unguarded;
+	o.max_frames_per_block = opt.max_frames_per_block ? (uint32_t)opt.max_frames_per_block
+	                         : orig_mfpb >= 2 && orig_mfpb <= 256 ? (uint32_t)orig_mfpb
+	                                                               : 0;
+	o.cpu = opt.cpu;
+	o.sdk = opt.sdk ? opt.sdk : file->sdk;
+	o.solver = opt.solver;
+	o.rotation_continuity = opt.continuity;
+	o.havok_unguarded = opt.unguarded;
 	hks_encode_stats st;
 	memset(&st, 0, sizeof(st));
 	o.stats = &st;
-	if (ec.use) {
+	if (opt.control.use) {
 		/* the skeleton: the donor's, else --skeleton, else one in the container's file, else beside it */
 		const hks_binding *bind = cli_binding_for(file, ai);
 		const hks_skeleton *ctl_sk = NULL;
 		if (c.skel)
 			ctl_sk = cli_pick_skeleton(c.skel->file, NULL, bind);
-		else if (skeleton) {
-			if (cli_load_skeleton(&lo, skeleton, &ctl_loader, &ctl_skel, "encode") != 0)
+		else if (opt.skeleton) {
+			if (cli_load_skeleton(&lo, opt.skeleton, &ctl_loader, &ctl_skel, "encode") != 0)
 				goto done;
 			ctl_sk = cli_pick_skeleton(ctl_skel->file, NULL, bind);
 		} else if (!(ctl_sk = cli_pick_skeleton(file, NULL, bind)) &&
 		           hks_loader_find_skeleton(c.loader, c.unit, &ctl_skel) == HKS_OK && ctl_skel &&
 		           ctl_skel->status == HKS_OK)
 			ctl_sk = cli_pick_skeleton(ctl_skel->file, NULL, bind);
-		if (!cli_error_control_attach(&ec, &o, ctl_sk, bind ? bind->transform_track_to_bone_indices : NULL,
+		if (!cli_error_control_attach(&opt.control, &o, ctl_sk, bind ? bind->transform_track_to_bone_indices : NULL,
 		                              bind ? bind->num_transform_track_to_bone_indices : 0, container_name))
 			goto done;
 	}
-	if (record_path) {
+	if (opt.record_path) {
 		/* the record of the JSON's animation in the record file: prediction + corrections */
 		size_t rsize = 0;
-		uint8_t *rbytes = cli_read_file(record_path, &rsize);
+		uint8_t *rbytes = cli_read_file(opt.record_path, &rsize);
 		hks_record_file_entry *entries = NULL;
 		uint32_t count = 0;
 		if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
@@ -642,7 +538,7 @@ int cmd_encode(int argc, char **argv)
 		hks_record_apply_report ar;
 		hks_result rr = HKS_E_NOT_FOUND;
 		if (!e)
-			fprintf(stderr, "hkspline encode: %s holds no record of animation %d\n", record_path, (int)jf.index);
+			fprintf(stderr, "hkspline encode: %s holds no record of animation %d\n", opt.record_path, (int)jf.index);
 		else
 			rr = hks_recompress_apply(&jf.in, e->record, e->size, NULL, &packed, &ar, &err);
 		if (e && rr != HKS_OK)
@@ -675,12 +571,12 @@ int cmd_encode(int argc, char **argv)
 	if (c.donor && cli_set_root_motion(file, ai, NULL, jf.in.num_frames, packed->duration, container_name,
 	                                   "zero (the JSON carries no root motion)", &root_samples, &root_note) != 0)
 		goto done;
-	if (sdk && strcmp(sdk, file->sdk) != 0)
+	if (opt.sdk && strcmp(opt.sdk, file->sdk) != 0)
 		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
-		        sdk, file->sdk);
+		        opt.sdk, file->sdk);
 	hks_write_options wo;
 	memset(&wo, 0, sizeof(wo));
-	wo.base.name = out;
+	wo.base.name = opt.out;
 	uint8_t *bytes = NULL;
 	size_t size = 0;
 	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
@@ -688,7 +584,7 @@ int cmd_encode(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
-	bool written = cli_write_file(out, bytes, size);
+	bool written = cli_write_file(opt.out, bytes, size);
 	if (!written) {
 		hks_buffer_free(&wo.base, bytes, size);
 		goto done;
@@ -700,19 +596,19 @@ int cmd_encode(int argc, char **argv)
 	       in, ai, jf.in.num_frames, T, F, (unsigned)packed->header.num_blocks, (unsigned long long)parts,
 	       (unsigned long long)splines, (unsigned long long)st.degree1_parts,
 	       (unsigned long long)(st.control_points[0] + st.control_points[1] + st.control_points[2] + st.control_points[3]),
-	       packed->header.data_size, o.sdk, hks_cpu_model_name(cpu), out, size);
+	       packed->header.data_size, o.sdk, hks_cpu_model_name(opt.cpu), opt.out, size);
 	if (c.donor)
-		printf("%s: donor %s: track layout rebuilt (%u + %u tracks), root motion %s\n", out, container_name, T, F,
+		printf("%s: donor %s: track layout rebuilt (%u + %u tracks), root motion %s\n", opt.out, container_name, T, F,
 		       root_note);
-	cli_print_encode_summary(stdout, out, &jf.in, packed);
-	bool bound_missed = !cli_error_control_print(&ec, out);
+	cli_print_encode_summary(stdout, opt.out, &jf.in, packed);
+	bool bound_missed = !cli_error_control_print(&opt.control, opt.out);
 	fflush(stdout);
-	status = into ? cli_place_into_binder(into, name, bytes, size) : 0;
+	status = opt.into ? cli_place_into_binder(opt.into, opt.name, bytes, size) : 0;
 	if (status == 0 && bound_missed)
 		status = 1;
 	hks_buffer_free(&wo.base, bytes, size);
 done:
-	cli_error_control_free(&ec);
+	cli_encode_args_free(&opt);
 	hks_loaded_free(ctl_skel);
 	hks_loader_free(ctl_loader);
 	hks_packed_spline_free(packed);
@@ -722,6 +618,5 @@ done:
 	free(root_samples);
 	json_frames_free(&jf);
 	container_free(&c);
-	free(compendiums);
 	return status;
 }

@@ -417,21 +417,6 @@ static align_report align_with_original(hks_gltf_animation *ga, uint32_t T, uint
 	return r;
 }
 
-static bool parse_rotq(const char *s, unsigned *selector)
-{
-	static const struct {
-		const char *name;
-		unsigned sel;
-	} names[] = {{"40", HKS_ROT_THREECOMP40}, {"48", HKS_ROT_THREECOMP48}, {"24", HKS_ROT_THREECOMP24},
-	             {"16", HKS_ROT_STRAIGHT16},  {"32", HKS_ROT_POLAR32},      {"uncompressed", HKS_ROT_UNCOMPRESSED}};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].name)) {
-			*selector = names[i].sel;
-			return true;
-		}
-	return false;
-}
-
 static const char *bone_name(const hks_skeleton *sk, int32_t b)
 {
 	const char *bn = b >= 0 && (uint32_t)b < sk->num_bones && sk->bone_names ? sk->bone_names[b] : NULL;
@@ -522,19 +507,10 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 
 int cli_encode_gltf(int argc, char **argv)
 {
-	const char **comps = calloc((size_t)argc + 1, sizeof(char *));
-	size_t ncomps = 0;
-	const char *in = NULL, *out_path = NULL, *skeleton = NULL, *like = NULL, *sdk = NULL, *into = NULL,
-	           *name = NULL, *anim_sel = NULL;
+	const char *in = NULL, *anim_sel = NULL;
 	double fps = 0, untouched_tol = 5e-4;
-	int rc = 2, unguarded = 0, degree = 0;
-	const char *record_path = NULL;
-	float tol[4] = {0, 0, 0, 0}; /* T, R, S, F */
-	bool have_rotq = false;
-	unsigned rotq = HKS_ROT_THREECOMP40;
-	long mfpb_opt = 0;
-	hks_cpu_model cpu = HKS_CPU_AUTO;
-	hks_encode_solver solver = HKS_SOLVER_HAVOK;
+	int rc = 2;
+	cli_encode_args opt; /* the options shared with the JSON input (cli_encode_args.c) */
 	float *orig_tr = NULL, *orig_fl = NULL;
 	uint32_t orig_frames = 0;
 	hks_track_params *pal = NULL, *fpal = NULL;
@@ -548,106 +524,39 @@ int cli_encode_gltf(int argc, char **argv)
 	float *ref_floats = NULL;
 	int16_t *identity = NULL, *float_slots = NULL;
 	float(*samples)[4] = NULL;
-	cli_error_control_args ec; /* --object-tolerance, --bone-tolerance, --optimize (cli_error_control.c) */
-	if (!cli_error_control_init(&ec, argc) || !comps) {
-		cli_error_control_free(&ec);
-		free(comps);
+	if (!cli_encode_args_init(&opt, argc)) {
+		cli_encode_args_free(&opt);
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
-		int ecr = cli_error_control_parse(&ec, argc, argv, &i);
-		if (ecr < 0)
+		if (!strcmp(a, "--continuity"))
+			continue; /* the import always makes rotations sign-continuous (docs/GLTF.md) */
+		int shared = cli_encode_args_parse(&opt, argc, argv, &i);
+		if (shared < 0)
 			goto done;
-		if (ecr > 0)
+		if (shared > 0)
 			continue;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			encode_usage(stdout);
 			rc = 0;
 			goto done;
-		} else if (!strcmp(a, "-o") && has)
-			out_path = argv[++i];
-		else if (!strcmp(a, "--skeleton") && has)
-			skeleton = argv[++i];
-		else if (!strcmp(a, "--like") && has)
-			like = argv[++i];
-		else if (!strcmp(a, "--compendium") && has)
-			comps[ncomps++] = argv[++i];
-		else if (!strcmp(a, "--no-backup"))
-			cli_into_no_backup = true;
-		else if (!strcmp(a, "--into") && has)
-			into = argv[++i];
-		else if (!strcmp(a, "--name") && has)
-			name = argv[++i];
-		else if (!strcmp(a, "--animation") && has)
+		} else if (!strcmp(a, "--animation") && has)
 			anim_sel = argv[++i];
-		else if (!strcmp(a, "--no-guard"))
-			unguarded = 1;
-		else if (!strcmp(a, "--continuity"))
-			; /* the import always makes rotations sign-continuous (docs/GLTF.md) */
-		else if (!strcmp(a, "--record") && has)
-			record_path = argv[++i];
-		else if ((!strcmp(a, "--tolerance") || !strcmp(a, "--translation-tolerance") ||
-		          !strcmp(a, "--rotation-tolerance") || !strcmp(a, "--scale-tolerance") ||
-		          !strcmp(a, "--float-tolerance") || !strcmp(a, "--untouched-tolerance")) &&
-		         has) {
+		else if (!strcmp(a, "--untouched-tolerance") && has) {
 			char *end = NULL;
 			double v = strtod(argv[++i], &end);
-			bool zero_ok = !strcmp(a, "--untouched-tolerance");
-			if (!end || *end || !(zero_ok ? v >= 0 : v > 0) || !isfinite(v)) {
-				fprintf(stderr, "hkspline encode: %s wants a %s number\n", a, zero_ok ? "non-negative" : "positive");
+			if (!end || *end || !(v >= 0) || !isfinite(v)) {
+				fprintf(stderr, "hkspline encode: %s wants a non-negative number\n", a);
 				goto done;
 			}
-			if (zero_ok)
-				untouched_tol = v;
-			else if (!strcmp(a, "--tolerance"))
-				tol[0] = tol[1] = tol[2] = tol[3] = (float)v;
-			else
-				tol[!strcmp(a, "--translation-tolerance") ? 0 : !strcmp(a, "--rotation-tolerance") ? 1
-				    : !strcmp(a, "--scale-tolerance")     ? 2
-				                                          : 3] = (float)v;
-		} else if (!strcmp(a, "--degree") && has) {
-			degree = atoi(argv[++i]);
-			if (degree < 1 || degree > 3) {
-				fprintf(stderr, "hkspline encode: --degree takes 1, 2 or 3\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--rotation-quantization") && has) {
-			if (!parse_rotq(argv[++i], &rotq)) {
-				fprintf(stderr, "hkspline encode: --rotation-quantization takes 40, 48, 24, 16, 32 or uncompressed\n");
-				goto done;
-			}
-			have_rotq = true;
-		} else if (!strcmp(a, "--max-frames-per-block") && has) {
-			mfpb_opt = strtol(argv[++i], NULL, 10);
-			if (mfpb_opt < 2 || mfpb_opt > 256) {
-				fprintf(stderr, "hkspline encode: --max-frames-per-block takes 2 .. 256\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--cpu") && has) {
-			if (hks_cpu_model_parse(argv[++i], &cpu) != 0) {
-				fprintf(stderr, "hkspline encode: --cpu takes auto, intel, amd-zen, native or exact\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--solver") && has) {
-			if (!cli_parse_solver("encode", argv[++i], &solver))
-				goto done;
+			untouched_tol = v;
 		} else if (!strcmp(a, "--fps") && has) {
 			char *end = NULL;
 			fps = strtod(argv[++i], &end);
 			if (!end || *end || !(fps > 0) || fps > 10000) {
 				fprintf(stderr, "hkspline encode: --fps wants a positive rate\n");
-				goto done;
-			}
-		} else if (!strcmp(a, "--game") && has) {
-			const char *g = argv[++i];
-			if (!strcmp(g, "sekiro"))
-				sdk = "20160200";
-			else if (!strcmp(g, "eldenring") || !strcmp(g, "elden-ring"))
-				sdk = "20180100";
-			else {
-				fprintf(stderr, "hkspline encode: --game takes sekiro or eldenring\n");
 				goto done;
 			}
 		} else if (a[0] == '-' && a[1]) {
@@ -661,28 +570,28 @@ int cli_encode_gltf(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!in || !out_path || (into && !name) || (name && !into)) {
+	if (!in || !opt.out || (opt.into && !opt.name) || (opt.name && !opt.into)) {
 		encode_usage(stderr);
 		goto done;
 	}
 	hks_load_options lo;
 	memset(&lo, 0, sizeof(lo));
-	lo.compendium_paths = comps;
-	lo.num_compendium_paths = ncomps;
+	lo.compendium_paths = opt.compendiums;
+	lo.num_compendium_paths = opt.num_compendiums;
 	hks_error err;
 	size_t like_unit = 0;
 	hks_file *file = NULL;
 	uint32_t ai = 0;
-	const char *container_name = like;
-	if (like) {
+	const char *container_name = opt.like;
+	if (opt.like) {
 		if (hks_loader_create(&lo, &like_loader, &err) != HKS_OK) {
 			cli_print_error(&err);
 			goto done;
 		}
-		if (cli_open_unit(like_loader, like, "encode", &like_unit) != 0)
+		if (cli_open_unit(like_loader, opt.like, "encode", &like_unit) != 0)
 			goto done;
 		if (hks_loader_load(like_loader, like_unit, &ld) != HKS_OK || !ld) {
-			fprintf(stderr, "hkspline encode: cannot load %s\n", like);
+			fprintf(stderr, "hkspline encode: cannot load %s\n", opt.like);
 			goto done;
 		}
 		if (ld->status != HKS_OK) {
@@ -693,28 +602,28 @@ int cli_encode_gltf(int argc, char **argv)
 		while (ai < file->num_animations && file->animations[ai].kind != HKS_ANIMATION_SPLINE)
 			ai++;
 		if (ai == file->num_animations) {
-			fprintf(stderr, "hkspline encode: %s has no spline animation to replace\n", like);
+			fprintf(stderr, "hkspline encode: %s has no spline animation to replace\n", opt.like);
 			goto done;
 		}
-	} else if (!skeleton) {
+	} else if (!opt.skeleton) {
 		fprintf(stderr, "hkspline encode: glTF input needs --skeleton (or --like ORIGINAL)\n");
 		goto done;
 	}
-	if (skeleton) {
-		if (cli_load_skeleton(&lo, skeleton, &skel_loader, &skel, "encode") != 0)
+	if (opt.skeleton) {
+		if (cli_load_skeleton(&lo, opt.skeleton, &skel_loader, &skel, "encode") != 0)
 			goto done;
 	} else if (file->num_skeletons == 0 &&
 	           (hks_loader_find_skeleton(like_loader, like_unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK)) {
-		fprintf(stderr, "hkspline encode: no skeleton beside %s; pass --skeleton\n", like);
+		fprintf(stderr, "hkspline encode: no skeleton beside %s; pass --skeleton\n", opt.like);
 		goto done;
 	}
-	if (!like) {
+	if (!opt.like) {
 		/* a donor: its type table (or compendium reference) and container; the track set is rebuilt */
-		int found = cli_find_donor(&lo, skeleton, sdk, &like_loader, &ld, &ai);
+		int found = cli_find_donor(&lo, opt.skeleton, opt.sdk, &like_loader, &ld, &ai);
 		if (found == 1)
 			fprintf(stderr,
 			        "hkspline encode: no donor tagfile%s%s with a spline animation beside %s: pass --like ORIGINAL.hkx\n",
-			        sdk ? " of SDK " : "", sdk ? sdk : "", skeleton);
+			        opt.sdk ? " of SDK " : "", opt.sdk ? opt.sdk : "", opt.skeleton);
 		if (found != 0)
 			goto done;
 		file = ld->file;
@@ -723,8 +632,8 @@ int cli_encode_gltf(int argc, char **argv)
 	}
 	hks_animation *oa = &file->animations[ai];
 	const hks_binding *bind = cli_binding_for(file, ai);
-	const hks_skeleton *sk = cli_pick_skeleton(skel ? skel->file : NULL, file, like ? bind : NULL);
-	if (like)
+	const hks_skeleton *sk = cli_pick_skeleton(skel ? skel->file : NULL, file, opt.like ? bind : NULL);
+	if (opt.like)
 		sk = cli_pick_skeleton(file, skel ? skel->file : NULL, bind);
 	if (!sk || !sk->num_bones) {
 		fprintf(stderr, "hkspline encode: no usable skeleton\n");
@@ -735,11 +644,11 @@ int cli_encode_gltf(int argc, char **argv)
 	/* track order: the original's binding (an empty map is the identity, CONTAINERS.md §3.5);
 	 * without --like every skeleton bone in order, and the float slots the glTF's extras carry */
 	const int16_t *track_to_bone = NULL;
-	if (!like) {
+	if (!opt.like) {
 		T = sk->num_bones;
 		F = sk->float_slots ? sk->num_float_slots : 0;
 	}
-	if (like && bind && bind->num_transform_track_to_bone_indices >= T && bind->num_transform_track_to_bone_indices)
+	if (opt.like && bind && bind->num_transform_track_to_bone_indices >= T && bind->num_transform_track_to_bone_indices)
 		track_to_bone = bind->transform_track_to_bone_indices;
 	else {
 		identity = calloc((size_t)T + 1, sizeof(int16_t));
@@ -754,7 +663,7 @@ int cli_encode_gltf(int argc, char **argv)
 	if (!slot_names || !ref_floats)
 		goto done;
 	for (uint32_t i = 0; i < F; i++) {
-		int32_t slot = like && bind && i < bind->num_float_track_to_float_slot_indices
+		int32_t slot = opt.like && bind && i < bind->num_float_track_to_float_slot_indices
 		                   ? bind->float_track_to_float_slot_indices[i]
 		                   : (int32_t)i;
 		slot_names[i] = slot >= 0 && (uint32_t)slot < sk->num_float_slots && sk->float_slots ? sk->float_slots[slot]
@@ -773,7 +682,7 @@ int cli_encode_gltf(int argc, char **argv)
 	/* the target rate: --fps, else the original's, else the donor's (a clip of the
 	 * skeleton's binder or folder), else 30 fps */
 	float frame_duration = orig->frame_duration > 0 && isfinite(orig->frame_duration) ? orig->frame_duration : 1.0f / 30.0f;
-	const char *rate_from = like ? "--like's" : "the donor's";
+	const char *rate_from = opt.like ? "--like's" : "the donor's";
 	int32_t mfpb = orig->max_frames_per_block;
 	pal = calloc((size_t)T + 1, sizeof(hks_track_params));
 	fpal = calloc((size_t)F + 1, sizeof(hks_track_params));
@@ -782,9 +691,9 @@ int cli_encode_gltf(int argc, char **argv)
 		goto done;
 	}
 	for (uint32_t t = 0; t < T; t++)
-		if (have_rotq)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(rotq);
-	if (like && orig->num_blocks) {
+		if (opt.have_rotq)
+			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(opt.rotq);
+	if (opt.like && orig->num_blocks) {
 		/* --like's per-track quantizations (mask byte 0 of its first block), as the JSON path */
 		for (uint32_t t = 0; t < T && t < (uint32_t)orig->num_transform_tracks; t++) {
 			uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
@@ -793,7 +702,7 @@ int cli_encode_gltf(int argc, char **argv)
 				pal[t].translation_quantization = (uint8_t)(tq + 1);
 			if (sq <= 1)
 				pal[t].scale_quantization = (uint8_t)(sq + 1);
-			if (sel <= HKS_ROT_UNCOMPRESSED && !have_rotq)
+			if (sel <= HKS_ROT_UNCOMPRESSED && !opt.have_rotq)
 				pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
 		}
 		for (uint32_t i = 0; i < F && i < (uint32_t)orig->num_float_tracks; i++) {
@@ -817,7 +726,7 @@ int cli_encode_gltf(int argc, char **argv)
 			orig_frames = 0;
 	}
 	hks_stored_free(orig);
-	if (!like) {
+	if (!opt.like) {
 		/* the donor's animation gets the skeleton's track layout (written by the tagfile writer);
 		 * the float tracks are set once the glTF says which slots it carries */
 		cli_apply_track_layout(file, ai, T, identity, 0, NULL);
@@ -843,7 +752,7 @@ int cli_encode_gltf(int argc, char **argv)
 	ro.frame_duration = fps > 0 ? (float)(1.0 / fps) : frame_duration;
 	if (fps > 0)
 		rate_from = "--fps";
-	ro.duration = fps > 0 || !like ? 0 : oa->duration;
+	ro.duration = fps > 0 || !opt.like ? 0 : oa->duration;
 	ro.track_to_bone = track_to_bone;
 	ro.num_tracks = T;
 	ro.float_slot_names = slot_names;
@@ -862,7 +771,7 @@ int cli_encode_gltf(int argc, char **argv)
 	if (ga->off_grid) {
 		double key_fps = 1.0 / ga->key_step, target_fps = 1.0 / (double)ga->frame_duration;
 		char keep[96] = "";
-		if (!like)
+		if (!opt.like)
 			snprintf(keep, sizeof(keep), ", or pass --fps %.4g to keep the glTF's rate", key_fps);
 		fprintf(stderr,
 		        "hkspline encode: warning: the glTF's keys are %.4g fps apart, the target rate (%s) is %.4g fps: "
@@ -870,10 +779,10 @@ int cli_encode_gltf(int argc, char **argv)
 		        "importing (Output Properties > Frame Rate)%s\n",
 		        key_fps, rate_from, target_fps, target_fps, keep);
 	}
-	if (like && (ga->num_frames != (uint32_t)oa->spline.num_frames || ga->duration != oa->duration))
+	if (opt.like && (ga->num_frames != (uint32_t)oa->spline.num_frames || ga->duration != oa->duration))
 		fprintf(stderr,
 		        "hkspline encode: warning: %u frames, %.6g s; %s has %d frames, %.6g s (the glTF's keys span %.6g s)\n",
-		        ga->num_frames, (double)ga->duration, like, oa->spline.num_frames, (double)oa->duration, ga->key_span);
+		        ga->num_frames, (double)ga->duration, opt.like, oa->spline.num_frames, (double)oa->duration, ga->key_span);
 	else if (ga->end_snapped)
 		fprintf(stderr, "hkspline encode: the glTF's last key (%.6g s) was taken as the clip's end (%.6g s)\n",
 		        ga->key_span, (double)ga->duration);
@@ -889,7 +798,7 @@ int cli_encode_gltf(int argc, char **argv)
 					break;
 				}
 		if (kept_floats)
-			fprintf(stderr, "hkspline encode: %u float track(s) not in the glTF: %s's kept\n", kept_floats, like);
+			fprintf(stderr, "hkspline encode: %u float track(s) not in the glTF: %s's kept\n", kept_floats, opt.like);
 		uint8_t *scale_from_like = calloc((size_t)T + 1, 1);
 		for (uint32_t t = 0; scale_from_like && t < T; t++)
 			scale_from_like[t] = scale_unrepresentable(ga, sk, track_to_bone[t]);
@@ -900,12 +809,12 @@ int cli_encode_gltf(int argc, char **argv)
 			        "hkspline encode: the scale of %u track(s) whose non-uniform reference scale Blender cannot carry in "
 			        "other bone axes is %s's, not the glTF's approximation (import with bone_heuristic BLENDER to "
 			        "edit those scales)\n",
-			        ar.scales_from_like, like);
+			        ar.scales_from_like, opt.like);
 		fprintf(stderr,
 		        "hkspline encode: untouched: %u of %u tracks (%u of %u parts) and %u of %u float tracks equal %s's "
 		        "decoded frames within %g: taken bit for bit; %llu quaternion signs matched to %s's\n",
-		        ar.tracks_untouched, T, ar.parts_untouched, 3 * T, ar.floats_untouched, F, like, untouched_tol,
-		        (unsigned long long)ar.signs_matched, like);
+		        ar.tracks_untouched, T, ar.parts_untouched, 3 * T, ar.floats_untouched, F, opt.like, untouched_tol,
+		        (unsigned long long)ar.signs_matched, opt.like);
 		if (ar.tracks_untouched < T) {
 			fprintf(stderr, "hkspline encode: changed tracks (fitted afresh):");
 			for (uint32_t k = 0; k < ar.num_changed; k++)
@@ -929,7 +838,7 @@ int cli_encode_gltf(int argc, char **argv)
 			        same ? "untouched: --like's samples kept bit for bit" : "changed: the glTF's samples");
 		}
 	}
-	if (like && !(orig_frames && orig_frames == ga->num_frames))
+	if (opt.like && !(orig_frames && orig_frames == ga->num_frames))
 		print_list("float slot(s) not in the glTF extras (reference value used)", ga->missing_float_slots, NULL, sk,
 		           ga->num_missing_float_slots);
 	else if (F) {
@@ -964,37 +873,40 @@ int cli_encode_gltf(int argc, char **argv)
 	hks_encode_options eo;
 	memset(&eo, 0, sizeof(eo));
 	eo.base.name = in;
-	eo.sdk = sdk ? sdk : file->sdk;
-	eo.max_frames_per_block = mfpb_opt ? (uint32_t)mfpb_opt : mfpb >= 2 && mfpb <= 256 ? (uint32_t)mfpb : 0;
-	eo.havok_unguarded = unguarded;
-	eo.defaults.translation_tolerance = tol[0];
-	eo.defaults.rotation_tolerance = tol[1];
-	eo.defaults.scale_tolerance = tol[2];
-	eo.defaults.float_tolerance = tol[3];
+	eo.sdk = opt.sdk ? opt.sdk : file->sdk;
+	eo.max_frames_per_block = opt.max_frames_per_block ? (uint32_t)opt.max_frames_per_block
+	                          : mfpb >= 2 && mfpb <= 256  ? (uint32_t)mfpb
+	                                                      : 0;
+	eo.havok_unguarded = opt.unguarded;
+	eo.defaults.translation_tolerance = opt.tol[0];
+	eo.defaults.rotation_tolerance = opt.tol[1];
+	eo.defaults.scale_tolerance = opt.tol[2];
+	eo.defaults.float_tolerance = opt.tol[3];
 	eo.defaults.translation_degree = eo.defaults.rotation_degree = eo.defaults.scale_degree =
-	    eo.defaults.float_degree = (uint8_t)degree;
+	    eo.defaults.float_degree = (uint8_t)opt.degree;
 	eo.per_track = pal;
 	eo.num_per_track = T;
 	eo.per_float_track = fpal;
 	eo.num_per_float_track = F;
-	eo.cpu = cpu;
-	eo.solver = solver;
-	if (ec.use && record_path) {
+	eo.cpu = opt.cpu;
+	eo.solver = opt.solver;
+	if (opt.control.use && opt.record_path) {
 		fprintf(stderr, "hkspline encode: --record restores the original's bytes; it does not combine with "
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");
 		goto done;
 	}
-	if (!cli_error_control_attach(&ec, &eo, sk, track_to_bone, T, skeleton ? skeleton : container_name))
+	if (!cli_error_control_attach(&opt.control, &eo, sk, track_to_bone, T,
+	                              opt.skeleton ? opt.skeleton : container_name))
 		goto done;
-	if (record_path) {
+	if (opt.record_path) {
 		/* --record R (hkspline recompress ORIGINAL --record R): parts whose frames equal the
 		 * original's get their original bytes, the others are fitted afresh (docs/RECORD.md) */
-		if (!like) {
+		if (!opt.like) {
 			fprintf(stderr, "hkspline encode: --record needs --like ORIGINAL (the file the record was made of)\n");
 			goto done;
 		}
 		size_t rsize = 0;
-		uint8_t *rbytes = cli_read_file(record_path, &rsize);
+		uint8_t *rbytes = cli_read_file(opt.record_path, &rsize);
 		hks_record_file_entry *entries = NULL;
 		uint32_t count = 0;
 		if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
@@ -1011,7 +923,7 @@ int cli_encode_gltf(int argc, char **argv)
 		hks_record_apply_report ar;
 		hks_result rr = HKS_E_NOT_FOUND;
 		if (!e)
-			fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", record_path, ai);
+			fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", opt.record_path, ai);
 		else
 			rr = hks_recompress_apply(&fin, e->record, e->size, NULL, &packed, &ar, &err);
 		if (e && rr != HKS_OK)
@@ -1042,12 +954,12 @@ int cli_encode_gltf(int argc, char **argv)
 	                        packed->duration, container_name, "zero (the glTF root node is not animated)", &samples,
 	                        &rm_note) != 0)
 		goto done;
-	if (sdk && strcmp(sdk, file->sdk) != 0)
+	if (opt.sdk && strcmp(opt.sdk, file->sdk) != 0)
 		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
-		        sdk, file->sdk);
+		        opt.sdk, file->sdk);
 	hks_write_options wo;
 	memset(&wo, 0, sizeof(wo));
-	wo.base.name = out_path;
+	wo.base.name = opt.out;
 	uint8_t *bytes = NULL;
 	size_t size = 0;
 	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
@@ -1055,20 +967,20 @@ int cli_encode_gltf(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	bool written = cli_write_file(out_path, bytes, size);
+	bool written = cli_write_file(opt.out, bytes, size);
 	if (written)
 		printf("%s: glTF animation '%s' (%u in file): %u frames at %.6g s, %u + %u tracks, %u blocks, %u bytes of "
 		       "spline data (SDK %s); root motion %s; wrote %s (%zu bytes)\n",
 		       in, ga->name, ga->num_gltf_animations, ga->num_frames, (double)ga->frame_duration, T, F,
-		       (unsigned)packed->header.num_blocks, packed->header.data_size, eo.sdk, rm_note, out_path, size);
+		       (unsigned)packed->header.num_blocks, packed->header.data_size, eo.sdk, rm_note, opt.out, size);
 	bool bound_missed = false;
 	if (written) {
-		cli_print_encode_summary(stdout, out_path, &fin, packed);
-		bound_missed = !cli_error_control_print(&ec, out_path);
+		cli_print_encode_summary(stdout, opt.out, &fin, packed);
+		bound_missed = !cli_error_control_print(&opt.control, opt.out);
 		fflush(stdout);
 	}
-	if (written && into)
-		rc = cli_place_into_binder(into, name, bytes, size);
+	if (written && opt.into)
+		rc = cli_place_into_binder(opt.into, opt.name, bytes, size);
 	else
 		rc = written ? 0 : 2;
 	if (rc == 0 && bound_missed)
@@ -1091,7 +1003,6 @@ done:
 	hks_loaded_free(skel);
 	hks_loader_free(like_loader);
 	hks_loader_free(skel_loader);
-	free(comps);
-	cli_error_control_free(&ec);
+	cli_encode_args_free(&opt);
 	return rc;
 }

@@ -1,0 +1,155 @@
+/*
+ * The options `hkspline encode` takes whatever its input (decoded-frames JSON,
+ * cmd_encode.c; glTF, cmd_gltf.c): the output and its container, the encoder's
+ * parameters and the error control (docs/CLI.md "encode"). One parser, so that
+ * both inputs spell, check and word them alike; each command keeps only what
+ * is its own (its positional input, --animation, --help and glTF's --fps and
+ * --untouched-tolerance).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "cli_donor.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool cli_encode_args_init(cli_encode_args *a, int argc)
+{
+	memset(a, 0, sizeof(*a));
+	a->rotq = HKS_ROT_THREECOMP40;
+	a->cpu = HKS_CPU_AUTO;
+	a->solver = HKS_SOLVER_HAVOK;
+	a->compendiums = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	bool ok = cli_error_control_init(&a->control, argc);
+	return a->compendiums && ok;
+}
+
+void cli_encode_args_free(cli_encode_args *a)
+{
+	cli_error_control_free(&a->control);
+	free(a->compendiums);
+	a->compendiums = NULL;
+}
+
+/* A positive finite number. */
+static bool positive_number(const char *s, float *out)
+{
+	char *end = NULL;
+	double v = strtod(s, &end);
+	if (!end || *end || !(v > 0) || !isfinite(v))
+		return false;
+	*out = (float)v;
+	return true;
+}
+
+bool cli_parse_rotation_quantization(const char *s, unsigned *selector)
+{
+	static const struct {
+		const char *name;
+		unsigned sel;
+	} names[] = {{"40", HKS_ROT_THREECOMP40}, {"48", HKS_ROT_THREECOMP48}, {"24", HKS_ROT_THREECOMP24},
+	             {"16", HKS_ROT_STRAIGHT16},  {"32", HKS_ROT_POLAR32},      {"uncompressed", HKS_ROT_UNCOMPRESSED}};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name)) {
+			*selector = names[i].sel;
+			return true;
+		}
+	return false;
+}
+
+/* The tolerance an option sets: 0 T, 1 R, 2 S, 3 F, 4 all; -1 not a tolerance option. */
+static int tolerance_slot(const char *a)
+{
+	static const char *const names[] = {"--translation-tolerance", "--rotation-tolerance", "--scale-tolerance",
+	                                    "--float-tolerance", "--tolerance"};
+	for (int k = 0; k < 5; k++)
+		if (!strcmp(a, names[k]))
+			return k;
+	return -1;
+}
+
+int cli_encode_args_parse(cli_encode_args *e, int argc, char **argv, int *i)
+{
+	int ecr = cli_error_control_parse(&e->control, argc, argv, i);
+	if (ecr != 0)
+		return ecr;
+	const char *a = argv[*i];
+	bool has = *i + 1 < argc;
+	const char *v = has ? argv[*i + 1] : NULL;
+	int slot = tolerance_slot(a);
+	if (!strcmp(a, "--no-backup")) {
+		cli_into_no_backup = true;
+		return 1;
+	}
+	if (!strcmp(a, "--continuity")) {
+		e->continuity = true;
+		return 1;
+	}
+	if (!strcmp(a, "--no-guard")) {
+		e->unguarded = true;
+		return 1;
+	}
+	if (!has)
+		return 0; /* every other option takes a value: the command reports it incomplete */
+	const char **text = !strcmp(a, "-o")         ? &e->out
+	                    : !strcmp(a, "--like")     ? &e->like
+	                    : !strcmp(a, "--skeleton") ? &e->skeleton
+	                    : !strcmp(a, "--into")     ? &e->into
+	                    : !strcmp(a, "--name")     ? &e->name
+	                    : !strcmp(a, "--record")   ? &e->record_path
+	                                               : NULL;
+	if (text) {
+		*text = v;
+	} else if (!strcmp(a, "--compendium")) {
+		e->compendiums[e->num_compendiums++] = v;
+	} else if (slot >= 0) {
+		float t;
+		if (!positive_number(v, &t)) {
+			fprintf(stderr, "hkspline encode: %s wants a positive number\n", a);
+			return -1;
+		}
+		for (int k = 0; k < 4; k++)
+			if (slot == 4 || slot == k)
+				e->tol[k] = t;
+	} else if (!strcmp(a, "--game")) {
+		if (!strcmp(v, "sekiro"))
+			e->sdk = "20160200";
+		else if (!strcmp(v, "eldenring") || !strcmp(v, "elden-ring"))
+			e->sdk = "20180100";
+		else {
+			fprintf(stderr, "hkspline encode: --game takes sekiro or eldenring\n");
+			return -1;
+		}
+	} else if (!strcmp(a, "--degree")) {
+		e->degree = atoi(v);
+		if (e->degree < 1 || e->degree > 3) {
+			fprintf(stderr, "hkspline encode: --degree takes 1, 2 or 3\n");
+			return -1;
+		}
+	} else if (!strcmp(a, "--rotation-quantization")) {
+		if (!cli_parse_rotation_quantization(v, &e->rotq)) {
+			fprintf(stderr, "hkspline encode: --rotation-quantization takes 40, 48, 24, 16, 32 or uncompressed\n");
+			return -1;
+		}
+		e->have_rotq = true;
+	} else if (!strcmp(a, "--max-frames-per-block")) {
+		e->max_frames_per_block = strtol(v, NULL, 10);
+		if (e->max_frames_per_block < 2 || e->max_frames_per_block > 256) {
+			fprintf(stderr, "hkspline encode: --max-frames-per-block takes 2 .. 256\n");
+			return -1;
+		}
+	} else if (!strcmp(a, "--cpu")) {
+		if (hks_cpu_model_parse(v, &e->cpu) != 0) {
+			fprintf(stderr, "hkspline encode: --cpu takes auto, intel, amd-zen, native or exact\n");
+			return -1;
+		}
+	} else if (!strcmp(a, "--solver")) {
+		if (!cli_parse_solver("encode", v, &e->solver))
+			return -1;
+	} else {
+		return 0;
+	}
+	(*i)++;
+	return 1;
+}
