@@ -100,6 +100,11 @@ void cli_encode_args_free(cli_encode_args *a);
  * printed), 0 (not one of them, or its value is missing). */
 int cli_encode_args_parse(cli_encode_args *a, int argc, char **argv, int *i);
 bool cli_parse_rotation_quantization(const char *s, unsigned *selector);
+/* After the encode: the warning when --game differs from the container's SDK, then the file
+ * regenerated (hks_file_write) and written to opt->out (a temporary renamed over it). 0, and
+ * *bytes (free with hks_buffer_free(NULL, ...)) for --into; else printed: 1 the file could not be
+ * regenerated, 2 not written. */
+int cli_encode_write_file(const cli_encode_args *opt, hks_file *file, uint8_t **bytes, size_t *size);
 /* The error-control line(s) of encode (cli_error_control.c). */
 void cli_print_error_control(FILE *out, const char *label, const hks_error_control *c,
                              const hks_error_control_report *r, bool per_track);

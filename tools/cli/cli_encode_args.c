@@ -153,3 +153,27 @@ int cli_encode_args_parse(cli_encode_args *e, int argc, char **argv, int *i)
 	(*i)++;
 	return 1;
 }
+
+int cli_encode_write_file(const cli_encode_args *opt, hks_file *file, uint8_t **bytes, size_t *size)
+{
+	*bytes = NULL;
+	*size = 0;
+	if (opt->sdk && strcmp(opt->sdk, file->sdk) != 0)
+		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
+		        opt->sdk, file->sdk);
+	hks_write_options wo;
+	memset(&wo, 0, sizeof(wo)); /* default allocator: the caller frees with hks_buffer_free(NULL, ...) */
+	wo.base.name = opt->out;
+	hks_error err;
+	if (hks_file_write(file, &wo, bytes, size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 1;
+	}
+	if (!cli_write_file(opt->out, *bytes, *size)) {
+		hks_buffer_free(NULL, *bytes, *size);
+		*bytes = NULL;
+		*size = 0;
+		return 2;
+	}
+	return 0;
+}

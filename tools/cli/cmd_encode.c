@@ -571,24 +571,11 @@ int cmd_encode(int argc, char **argv)
 	if (c.donor && cli_set_root_motion(file, ai, NULL, jf.in.num_frames, packed->duration, container_name,
 	                                   "zero (the JSON carries no root motion)", &root_samples, &root_note) != 0)
 		goto done;
-	if (opt.sdk && strcmp(opt.sdk, file->sdk) != 0)
-		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
-		        opt.sdk, file->sdk);
-	hks_write_options wo;
-	memset(&wo, 0, sizeof(wo));
-	wo.base.name = opt.out;
 	uint8_t *bytes = NULL;
 	size_t size = 0;
-	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
-		cli_print_error(&err);
-		status = 1;
+	status = cli_encode_write_file(&opt, file, &bytes, &size);
+	if (status != 0)
 		goto done;
-	}
-	bool written = cli_write_file(opt.out, bytes, size);
-	if (!written) {
-		hks_buffer_free(&wo.base, bytes, size);
-		goto done;
-	}
 	uint64_t parts = st.parts[0] + st.parts[1] + st.parts[2] + st.parts[3];
 	uint64_t splines = st.spline_parts[0] + st.spline_parts[1] + st.spline_parts[2] + st.spline_parts[3];
 	printf("%s: animation %u: %u frames, %u + %u tracks, %u blocks; %llu parts, %llu splines (%llu at degree 1), "
@@ -606,7 +593,7 @@ int cmd_encode(int argc, char **argv)
 	status = opt.into ? cli_place_into_binder(opt.into, opt.name, bytes, size) : 0;
 	if (status == 0 && bound_missed)
 		status = 1;
-	hks_buffer_free(&wo.base, bytes, size);
+	hks_buffer_free(NULL, bytes, size);
 done:
 	cli_encode_args_free(&opt);
 	hks_loaded_free(ctl_skel);

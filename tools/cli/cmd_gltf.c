@@ -954,20 +954,14 @@ int cli_encode_gltf(int argc, char **argv)
 	                        packed->duration, container_name, "zero (the glTF root node is not animated)", &samples,
 	                        &rm_note) != 0)
 		goto done;
-	if (opt.sdk && strcmp(opt.sdk, file->sdk) != 0)
-		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
-		        opt.sdk, file->sdk);
-	hks_write_options wo;
-	memset(&wo, 0, sizeof(wo));
-	wo.base.name = opt.out;
 	uint8_t *bytes = NULL;
 	size_t size = 0;
-	if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
-		cli_print_error(&err);
+	int write_status = cli_encode_write_file(&opt, file, &bytes, &size);
+	if (write_status == 1) {
 		rc = 1;
 		goto done;
 	}
-	bool written = cli_write_file(opt.out, bytes, size);
+	bool written = write_status == 0;
 	if (written)
 		printf("%s: glTF animation '%s' (%u in file): %u frames at %.6g s, %u + %u tracks, %u blocks, %u bytes of "
 		       "spline data (SDK %s); root motion %s; wrote %s (%zu bytes)\n",
@@ -985,7 +979,7 @@ int cli_encode_gltf(int argc, char **argv)
 		rc = written ? 0 : 2;
 	if (rc == 0 && bound_missed)
 		rc = 1;
-	hks_buffer_free(&wo.base, bytes, size);
+	hks_buffer_free(NULL, bytes, size);
 done:
 	free(samples);
 	free(orig_tr);
