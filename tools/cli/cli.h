@@ -100,6 +100,10 @@ void cli_encode_args_free(cli_encode_args *a);
  * printed), 0 (not one of them, or its value is missing). */
 int cli_encode_args_parse(cli_encode_args *a, int argc, char **argv, int *i);
 bool cli_parse_rotation_quantization(const char *s, unsigned *selector);
+/* The encode itself: hks_encode_spline with eo, or with --record the record's entry for
+ * `animation` applied to the frames (hks_recompress_apply). 0, or 1 (printed). */
+int cli_encode_frames(const cli_encode_args *opt, const hks_frames_in *frames, const hks_encode_options *eo,
+                      uint32_t animation, hks_packed_spline **packed);
 /* After the encode: the warning when --game differs from the container's SDK, then the file
  * regenerated (hks_file_write) and written to opt->out (a temporary renamed over it). 0, and
  * *bytes (free with hks_buffer_free(NULL, ...)) for --into; else printed: 1 the file could not be

@@ -177,3 +177,48 @@ int cli_encode_write_file(const cli_encode_args *opt, hks_file *file, uint8_t **
 	}
 	return 0;
 }
+
+int cli_encode_frames(const cli_encode_args *opt, const hks_frames_in *frames, const hks_encode_options *eo,
+                      uint32_t animation, hks_packed_spline **packed)
+{
+	hks_error err;
+	if (!opt->record_path) {
+		if (hks_encode_spline(frames, eo, packed, &err) != HKS_OK) {
+			cli_print_error(&err);
+			return 1;
+		}
+		return 0;
+	}
+	/* the record of this animation in the record file: prediction + corrections; parts whose
+	 * frames equal the original's get their original bytes, the others are fitted afresh
+	 * (docs/RECORD.md) */
+	size_t rsize = 0;
+	uint8_t *rbytes = cli_read_file(opt->record_path, &rsize);
+	hks_record_file_entry *entries = NULL;
+	uint32_t count = 0;
+	if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
+		if (rbytes)
+			cli_print_error(&err);
+		free(rbytes);
+		return 1;
+	}
+	const hks_record_file_entry *e = NULL;
+	for (uint32_t k = 0; k < count; k++)
+		if (entries[k].animation == animation)
+			e = &entries[k];
+	hks_record_apply_report ar;
+	hks_result rr = HKS_E_NOT_FOUND;
+	if (!e)
+		fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", opt->record_path, animation);
+	else
+		rr = hks_recompress_apply(frames, e->record, e->size, NULL, packed, &ar, &err);
+	if (e && rr != HKS_OK)
+		cli_print_error(&err);
+	if (rr == HKS_OK)
+		fprintf(stderr, "hkspline encode: record: %llu of %llu corrected parts kept, %llu refitted%s\n",
+		        (unsigned long long)ar.applied, (unsigned long long)ar.entries, (unsigned long long)ar.refitted,
+		        ar.data_matches ? " (the original data)" : "");
+	hks_buffer_free(NULL, entries, count * sizeof(*entries));
+	free(rbytes);
+	return rr == HKS_OK ? 0 : 1;
+}

@@ -518,43 +518,7 @@ int cmd_encode(int argc, char **argv)
 		                              bind ? bind->num_transform_track_to_bone_indices : 0, container_name))
 			goto done;
 	}
-	if (opt.record_path) {
-		/* the record of the JSON's animation in the record file: prediction + corrections */
-		size_t rsize = 0;
-		uint8_t *rbytes = cli_read_file(opt.record_path, &rsize);
-		hks_record_file_entry *entries = NULL;
-		uint32_t count = 0;
-		if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
-			if (rbytes)
-				cli_print_error(&err);
-			free(rbytes);
-			status = 1;
-			goto done;
-		}
-		const hks_record_file_entry *e = NULL;
-		for (uint32_t k = 0; k < count; k++)
-			if (entries[k].animation == (uint32_t)jf.index)
-				e = &entries[k];
-		hks_record_apply_report ar;
-		hks_result rr = HKS_E_NOT_FOUND;
-		if (!e)
-			fprintf(stderr, "hkspline encode: %s holds no record of animation %d\n", opt.record_path, (int)jf.index);
-		else
-			rr = hks_recompress_apply(&jf.in, e->record, e->size, NULL, &packed, &ar, &err);
-		if (e && rr != HKS_OK)
-			cli_print_error(&err);
-		if (rr == HKS_OK)
-			fprintf(stderr, "hkspline encode: record: %llu of %llu corrected parts kept, %llu refitted%s\n",
-			        (unsigned long long)ar.applied, (unsigned long long)ar.entries, (unsigned long long)ar.refitted,
-			        ar.data_matches ? " (the original data)" : "");
-		hks_buffer_free(NULL, entries, count * sizeof(*entries));
-		free(rbytes);
-		if (rr != HKS_OK) {
-			status = 1;
-			goto done;
-		}
-	} else if (hks_encode_spline(&jf.in, &o, &packed, &err) != HKS_OK) {
-		cli_print_error(&err);
+	if (cli_encode_frames(&opt, &jf.in, &o, (uint32_t)jf.index, &packed) != 0) {
 		status = 1;
 		goto done;
 	}

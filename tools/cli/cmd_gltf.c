@@ -898,48 +898,11 @@ int cli_encode_gltf(int argc, char **argv)
 	if (!cli_error_control_attach(&opt.control, &eo, sk, track_to_bone, T,
 	                              opt.skeleton ? opt.skeleton : container_name))
 		goto done;
-	if (opt.record_path) {
-		/* --record R (hkspline recompress ORIGINAL --record R): parts whose frames equal the
-		 * original's get their original bytes, the others are fitted afresh (docs/RECORD.md) */
-		if (!opt.like) {
-			fprintf(stderr, "hkspline encode: --record needs --like ORIGINAL (the file the record was made of)\n");
-			goto done;
-		}
-		size_t rsize = 0;
-		uint8_t *rbytes = cli_read_file(opt.record_path, &rsize);
-		hks_record_file_entry *entries = NULL;
-		uint32_t count = 0;
-		if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
-			if (rbytes)
-				cli_print_error(&err);
-			free(rbytes);
-			rc = 1;
-			goto done;
-		}
-		const hks_record_file_entry *e = NULL;
-		for (uint32_t k = 0; k < count; k++)
-			if (entries[k].animation == ai)
-				e = &entries[k];
-		hks_record_apply_report ar;
-		hks_result rr = HKS_E_NOT_FOUND;
-		if (!e)
-			fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", opt.record_path, ai);
-		else
-			rr = hks_recompress_apply(&fin, e->record, e->size, NULL, &packed, &ar, &err);
-		if (e && rr != HKS_OK)
-			cli_print_error(&err);
-		if (rr == HKS_OK)
-			fprintf(stderr, "hkspline encode: record: %llu of %llu corrected parts kept, %llu refitted%s\n",
-			        (unsigned long long)ar.applied, (unsigned long long)ar.entries, (unsigned long long)ar.refitted,
-			        ar.data_matches ? " (the original data)" : "");
-		hks_buffer_free(NULL, entries, count * sizeof(*entries));
-		free(rbytes);
-		if (rr != HKS_OK) {
-			rc = 1;
-			goto done;
-		}
-	} else if (hks_encode_spline(&fin, &eo, &packed, &err) != HKS_OK) {
-		cli_print_error(&err);
+	if (opt.record_path && !opt.like) {
+		fprintf(stderr, "hkspline encode: --record needs --like ORIGINAL (the file the record was made of)\n");
+		goto done;
+	}
+	if (cli_encode_frames(&opt, &fin, &eo, ai, &packed) != 0) {
 		rc = 1;
 		goto done;
 	}
