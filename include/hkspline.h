@@ -1779,6 +1779,16 @@ typedef struct hks_encode_like_options {
 	size_t record_size;
 } hks_encode_like_options;
 
+/* The per-track quantizations `encode --like` keeps from an original: mask byte 0 and the
+ * float masks of its first block (docs/FORMAT.md §2.3, §2.7) as encoder parameters, for
+ * per_track[0 .. num_per_track) and per_float_track[0 .. num_per_float_track); entries past
+ * the original's tracks, and values it does not tell, are left as they are (0: Havok's
+ * default). A nonzero rotation_quantization (HKS_ENC_ROT_QUANT(sel)) overrides every rotation.
+ * orig may be NULL (only the override is applied). */
+void hks_track_params_like(const hks_stored_animation *orig, uint8_t rotation_quantization,
+                           hks_track_params *per_track, uint32_t num_per_track, hks_track_params *per_float_track,
+                           uint32_t num_per_float_track);
+
 typedef struct hks_encode_like_report {
 	hks_encode_stats stats;          /* encode only */
 	hks_record_apply_report record;  /* with a record */

@@ -8,6 +8,37 @@
 
 #include <stdio.h>
 
+void hks_track_params_like(const hks_stored_animation *orig, uint8_t rotation_quantization,
+                           hks_track_params *per_track, uint32_t num_per_track, hks_track_params *per_float_track,
+                           uint32_t num_per_float_track)
+{
+	/* mask byte 0 (docs/FORMAT.md §2.3): bits 0-1 translation, 2-5 rotation selector, 6-7 scale;
+	 * a float mask's bits 1-2 its quantization (§2.7); values past the known ones leave the
+	 * encoder's default */
+	bool have = orig && orig->num_blocks > 0 && orig->blocks;
+	uint32_t T = have && orig->num_transform_tracks > 0 ? (uint32_t)orig->num_transform_tracks : 0;
+	uint32_t F = have && orig->num_float_tracks > 0 ? (uint32_t)orig->num_float_tracks : 0;
+	for (uint32_t t = 0; t < num_per_track && per_track; t++) {
+		if (t < T) {
+			uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
+			unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
+			if (tq <= 1)
+				per_track[t].translation_quantization = (uint8_t)(tq + 1);
+			if (sq <= 1)
+				per_track[t].scale_quantization = (uint8_t)(sq + 1);
+			if (sel <= HKS_ROT_UNCOMPRESSED)
+				per_track[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
+		}
+		if (rotation_quantization)
+			per_track[t].rotation_quantization = rotation_quantization;
+	}
+	for (uint32_t i = 0; i < num_per_float_track && i < F && per_float_track; i++) {
+		unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
+		if (q <= 1)
+			per_float_track[i].float_quantization = (uint8_t)(q + 1);
+	}
+}
+
 hks_result hks_encode_like(hks_file *file, uint32_t ai, const hks_frames_in *frames,
                            const hks_encode_like_options *opts, uint8_t **out, size_t *out_size,
                            hks_encode_like_report *report, hks_error *err)
@@ -46,23 +77,7 @@ hks_result hks_encode_like(hks_file *file, uint32_t ai, const hks_frames_in *fra
 		r = err->code ? err->code : hks_fail_nomem(&ctx, (size_t)T * sizeof(hks_track_params));
 		goto done;
 	}
-	for (uint32_t t = 0; t < T; t++) {
-		uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
-		unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
-		if (tq <= 1)
-			pal[t].translation_quantization = (uint8_t)(tq + 1);
-		if (sq <= 1)
-			pal[t].scale_quantization = (uint8_t)(sq + 1);
-		if (sel <= HKS_ROT_UNCOMPRESSED)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
-		if (o->rotation_quantization)
-			pal[t].rotation_quantization = o->rotation_quantization;
-	}
-	for (uint32_t i = 0; i < F; i++) {
-		unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
-		if (q <= 1)
-			fpal[i].float_quantization = (uint8_t)(q + 1);
-	}
+	hks_track_params_like(orig, o->rotation_quantization, pal, T, fpal, F);
 	hks_encode_options eo;
 	memset(&eo, 0, sizeof(eo));
 	eo.base = o->base;

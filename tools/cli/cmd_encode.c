@@ -454,26 +454,8 @@ int cmd_encode(int argc, char **argv)
 		fprintf(stderr, "hkspline encode: out of memory\n");
 		goto done;
 	}
-	for (uint32_t t = 0; t < T && c.donor; t++)
-		if (opt.have_rotq)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(opt.rotq);
-	for (uint32_t t = 0; t < T && !c.donor; t++) {
-		uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
-		unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
-		if (tq <= 1)
-			pal[t].translation_quantization = (uint8_t)(tq + 1);
-		if (sq <= 1)
-			pal[t].scale_quantization = (uint8_t)(sq + 1);
-		if (sel <= HKS_ROT_UNCOMPRESSED)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
-		if (opt.have_rotq)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(opt.rotq);
-	}
-	for (uint32_t i = 0; i < F && !c.donor; i++) {
-		unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
-		if (q <= 1)
-			fpal[i].float_quantization = (uint8_t)(q + 1);
-	}
+	/* the original's per-track quantizations (a donor's are not the JSON's tracks), then --rotation-quantization */
+	hks_track_params_like(c.donor ? NULL : orig, opt.have_rotq ? HKS_ENC_ROT_QUANT(opt.rotq) : 0, pal, T, fpal, F);
 	hks_encode_options o;
 	memset(&o, 0, sizeof(o));
 	o.base.name = in;

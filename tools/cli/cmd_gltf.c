@@ -690,26 +690,9 @@ int cli_encode_gltf(int argc, char **argv)
 		hks_stored_free(orig);
 		goto done;
 	}
-	for (uint32_t t = 0; t < T; t++)
-		if (opt.have_rotq)
-			pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(opt.rotq);
+	/* --like's per-track quantizations, as the JSON path; then --rotation-quantization */
+	hks_track_params_like(opt.like ? orig : NULL, opt.have_rotq ? HKS_ENC_ROT_QUANT(opt.rotq) : 0, pal, T, fpal, F);
 	if (opt.like && orig->num_blocks) {
-		/* --like's per-track quantizations (mask byte 0 of its first block), as the JSON path */
-		for (uint32_t t = 0; t < T && t < (uint32_t)orig->num_transform_tracks; t++) {
-			uint8_t m0 = orig->blocks[0].tracks[t].mask[0];
-			unsigned tq = m0 & 3, sel = (m0 >> 2) & 15, sq = m0 >> 6;
-			if (tq <= 1)
-				pal[t].translation_quantization = (uint8_t)(tq + 1);
-			if (sq <= 1)
-				pal[t].scale_quantization = (uint8_t)(sq + 1);
-			if (sel <= HKS_ROT_UNCOMPRESSED && !opt.have_rotq)
-				pal[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel);
-		}
-		for (uint32_t i = 0; i < F && i < (uint32_t)orig->num_float_tracks; i++) {
-			unsigned q = (orig->blocks[0].float_masks[i] >> 1) & 3;
-			if (q <= 1)
-				fpal[i].float_quantization = (uint8_t)(q + 1);
-		}
 		/* its decoded frames: sign and value alignment (docs/GLTF.md "Alignment with --like") */
 		orig_frames = orig->num_frames > 0 ? (uint32_t)orig->num_frames : 0;
 		if ((uint32_t)orig->num_transform_tracks == T && (uint32_t)orig->num_float_tracks == F && orig_frames) {
