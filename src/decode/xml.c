@@ -330,10 +330,11 @@ typedef struct tokens {
 static tokens text_of(const xml_reader *r, uint32_t node)
 {
 	tokens t;
-	t.p = (const char *)r->text.data + r->nodes[node].text_off;
-	t.end = t.p + r->nodes[node].text_len;
-	if (!r->nodes[node].text_len)
-		t.p = t.end = "";
+	t.p = t.end = ""; /* an element without text: the document may have no text buffer at all */
+	if (r->nodes[node].text_len) {
+		t.p = (const char *)r->text.data + r->nodes[node].text_off;
+		t.end = t.p + r->nodes[node].text_len;
+	}
 	return t;
 }
 
