@@ -14,7 +14,11 @@
  *      data byte for byte what the library's encoder makes of the same frames
  *      with Havok's defaults, the SDK and the written maxFramesPerBlock (the
  *      CLI adds nothing to the encode);
- *   4. both outputs decode within the encoder's bound of the original's
+ *   4. path r: `recompress CLIP --record r.rec`, then `encode c.json --like CLIP
+ *      --record r.rec`: the record puts back the original's spline data byte for
+ *      byte (finite frames; the JSON writes NaN canonically, so a NaN part is
+ *      refitted); how many whole files come back identical is printed;
+ *   5. both outputs decode within the encoder's bound of the original's
  *      decoded frames: tolerance 0.001 + one quantization step of the lane +
  *      f32 slack, rotations + the sample's distance from unit length (the
  *      bound of corpus_encode, which the encoder's tolerance guard keeps,
@@ -37,7 +41,7 @@
 
 typedef struct counts {
 	unsigned clips, decoded, source_used, source_like_equal, donor_written, read_back, layout_ok, library_equal,
-	    nonfinite;
+	    nonfinite, record_written, record_data_equal, record_file_equal;
 	uint64_t components, beyond;
 	double max_error[3]; /* translation, rotation component, scale */
 } counts;
@@ -199,10 +203,13 @@ static void one_clip(const char *cli, const char *clip, const char *skeleton, co
 	snprintf(a, sizeof(a), "%s/a.hkx", tmp);
 	snprintf(like, sizeof(like), "%s/like.hkx", tmp);
 	snprintf(b, sizeof(b), "%s/b.hkx", tmp);
+	char rec[2048], rhkx[2048];
+	snprintf(rec, sizeof(rec), "%s/r.rec", tmp);
+	snprintf(rhkx, sizeof(rhkx), "%s/r.hkx", tmp);
 	snprintf(log, sizeof(log), "%s/log.txt", tmp);
 	c->clips++;
-	hks_loader *lo_orig = NULL, *lo_a = NULL, *lo_b = NULL;
-	hks_loaded *orig = load_written(&lo_orig, clip, game_dir), *la = NULL, *lb = NULL;
+	hks_loader *lo_orig = NULL, *lo_a = NULL, *lo_b = NULL, *lo_r = NULL;
+	hks_loaded *orig = load_written(&lo_orig, clip, game_dir), *la = NULL, *lb = NULL, *lr = NULL;
 	hks_stored_animation *so = NULL, *sa = NULL, *sb = NULL;
 	hks_packed_spline *ref = NULL;
 	float *fo = NULL, *fa = NULL, *fb = NULL;
@@ -232,6 +239,27 @@ static void one_clip(const char *cli, const char *clip, const char *skeleton, co
 		c->source_like_equal++;
 	else
 		printf("  %s: path a differs from --like\n", clip);
+
+	/* path r: the record of a re-compression puts the original's bytes back */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' --compendium '%s' --record '%s'", cli, clip, game_dir, rec);
+	int rc_r = run_logged(cmd, log);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' --compendium '%s' --like '%s' --record '%s' -o '%s'", cli, json,
+	         game_dir, clip, rec, rhkx);
+	if (rc_r == 0 && run_logged(cmd, log) == 0 && (lr = load_written(&lo_r, rhkx, game_dir)) &&
+	    lr->file->num_animations) {
+		c->record_written++;
+		const hks_spline_header *ho = &orig->file->animations[0].spline, *hr = &lr->file->animations[0].spline;
+		size_t nf = (size_t)so->num_frames * T * 10;
+		if (!all_finite(fo, nf))
+			; /* counted as non-finite below */
+		else if (hr->data_size == ho->data_size && !memcmp(hr->data, ho->data, ho->data_size))
+			c->record_data_equal++;
+		else
+			printf("  %s: path r: the record did not put back the spline data\n", clip);
+		if (files_equal(rhkx, clip))
+			c->record_file_equal++;
+	} else
+		printf("  %s: path r: recompress exit %d, or encode --record failed\n", clip, rc_r);
 
 	/* path b: a donor from the skeleton's folder */
 	if (!strip_source(json, nosrc)) {
@@ -308,6 +336,8 @@ out:
 	hks_loaded_free(orig);
 	hks_loaded_free(la);
 	hks_loaded_free(lb);
+	hks_loaded_free(lr);
+	hks_loader_free(lo_r);
 	hks_loader_free(lo_orig);
 	hks_loader_free(lo_a);
 	hks_loader_free(lo_b);
@@ -358,10 +388,12 @@ static void test_encode_cli_corpus(void **state)
 		}
 		printf("%s: %zu candidate clips, every %zu-th: %u clips; decoded %u; path a: source used %u, equal to --like "
 		       "%u; path b: donor written %u, read back %u, layout as the original's %u, spline data equal to the "
-		       "library's encode %u (%u with non-finite frames not compared); components %llu, beyond the bound "
+		       "library's encode %u (%u with non-finite frames not compared); path r: encode --record written %u, spline "
+		       "data put back %u, whole file identical %u; components %llu, beyond the bound "
 		       "%llu; max error translation %.4g, rotation component %.4g, scale %.4g\n",
 		       games[g].folder, candidates, step, c.clips, c.decoded, c.source_used, c.source_like_equal,
-		       c.donor_written, c.read_back, c.layout_ok, c.library_equal, c.nonfinite,
+		       c.donor_written, c.read_back, c.layout_ok, c.library_equal, c.nonfinite, c.record_written,
+		       c.record_data_equal, c.record_file_equal,
 		       (unsigned long long)c.components, (unsigned long long)c.beyond, c.max_error[0], c.max_error[1],
 		       c.max_error[2]);
 		assert_true(c.clips > 0);
@@ -372,6 +404,8 @@ static void test_encode_cli_corpus(void **state)
 		assert_int_equal(c.read_back, c.clips);
 		assert_int_equal(c.layout_ok, c.clips);
 		assert_int_equal(c.library_equal + c.nonfinite, c.clips);
+		assert_int_equal(c.record_written, c.clips);
+		assert_int_equal(c.record_data_equal + c.nonfinite, c.clips);
 		assert_int_equal(c.beyond, 0);
 		hks_test_free_list(files, nfiles);
 	}
