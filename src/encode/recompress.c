@@ -812,6 +812,34 @@ typedef struct inv_stats {
 	uint64_t tried, inverted, bound_search;
 } inv_stats;
 
+/* The knot searches tried in order (docs/RECORD.md "Inversion"): degree 1 with second differences at
+ * 8, 32, 128 ulps, then degree 3 by multiplicity removal at the residual bounds below. */
+typedef struct inv_try {
+	unsigned degree;
+	float ulps;
+} inv_try;
+static const inv_try inv_tries[] = {{1, 8.0f}, {1, 32.0f}, {1, 128.0f}, {3, 4.0f}, {3, 16.0f}, {3, 64.0f}};
+#define INV_TRIES (sizeof(inv_tries) / sizeof(inv_tries[0]))
+
+/* Degree-3 control points on knots: exact least squares over the owned frames, the points no frame sees
+ * from the model (hks_invert_fill; a non-final block's last point ends at the next block's frame). */
+static int invert_points3(const uint8_t *knots, unsigned n1, const float *v, unsigned lanes, uint32_t nf,
+                          uint32_t owned, double (*P)[4])
+{
+	uint8_t vis[HKS_INVERT_MAX_POINTS];
+	if (!hks_invert_solve(knots, n1, 3, v, lanes, 0, owned, P, vis, 0, 0.0))
+		return 0;
+	const float *end = owned < nf ? v + (size_t)(nf - 1) * lanes : NULL;
+	/* the model fills from the solved neighbours; the others are solved again around the filled values */
+	for (unsigned it = 0; it < 2; it++) {
+		hks_invert_fill(n1, lanes, vis, end, P);
+		if (!hks_invert_solve(knots, n1, 3, v, lanes, 0, owned, P, vis, 1, 0.0))
+			return 0;
+	}
+	hks_invert_fill(n1, lanes, vis, end, P);
+	return 1;
+}
+
 /* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
 static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint32_t u, hks_stored_part *out,
                               uint8_t *mbyte, int *ok)
@@ -879,27 +907,41 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		p.flags = flags;
 		p.is_spline = 1;
 		p.degree = 1;
-		static const float tries[3] = {8.0f, 32.0f, 128.0f};
-		uint8_t knots[HKS_INVERT_MAX_FRAMES + 4], prev[HKS_INVERT_MAX_FRAMES + 4];
+		uint8_t knots[HKS_INVERT_MAX_POINTS + 4], prev[HKS_INVERT_MAX_POINTS + 4];
 		unsigned prev_n = 0;
 		const uint8_t active[4] = {1, 1, 1, 1};
 		float edge[4];
 		for (unsigned l = 0; l < 4; l++)
 			edge[l] = 2.0f / 2894.8953f;
-		for (unsigned t = 0; t < 3; t++) {
-			unsigned n1 = hks_invert_knots1(v, nf, owned, 4, active, tries[t], edge, knots);
-			if (n1 < 2 || (n1 == prev_n && memcmp(knots, prev, n1 + 2) == 0))
+		double (*P3)[4] = (double (*)[4])hks_arena_array(arena, HKS_INVERT_MAX_POINTS, sizeof(double[4]));
+		if (!P3)
+			return hks_fail_nomem(pr->ctx, 0);
+		for (unsigned t = 0; t < INV_TRIES; t++) {
+			unsigned deg = inv_tries[t].degree, n1;
+			if (deg == 1)
+				n1 = hks_invert_knots1(v, nf, owned, 4, active, inv_tries[t].ulps, edge, knots);
+			else
+				n1 = hks_invert_knots3(v, nf, owned, 4, active, inv_tries[t].ulps, knots);
+			if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 				continue;
 			prev_n = n1;
-			memcpy(prev, knots, n1 + 2);
+			memcpy(prev, knots, n1 + deg + 1);
+			p.degree = (uint8_t)deg;
 			p.num_control_points = (uint16_t)n1;
-			p.num_knots = (uint16_t)(n1 + 2);
+			p.num_knots = (uint16_t)(n1 + deg + 1);
 			p.knots = knots;
-			/* a non-final block's last frame is the next block's: left out when the last span has two
-			 * own frames (they fix its line); else it is the best guess of the last control point */
-			int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
-			if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
-				continue;
+			double (*PP)[4] = pr->ws->P;
+			if (deg == 1) {
+				/* a non-final block's last frame is the next block's: left out when the last span has two
+				 * own frames (they fix its line); else it is the best guess of the last control point */
+				int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+				if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
+					continue;
+			} else {
+				PP = P3;
+				if (!invert_points3(knots, n1, v, lanes, nf, owned, PP))
+					continue;
+			}
 			hks_bytebuf bb;
 			hks_bytebuf_init(&bb, pr->ctx);
 			hks_result r = HKS_OK;
@@ -907,11 +949,11 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 				for (unsigned i = 0; r == HKS_OK && i < n1; i++)
 					for (unsigned l = 0; r == HKS_OK && l < 4; l++) {
 						uint8_t fb[4];
-						hks_put_le32(fb, hks_f32_bits((float)pr->ws->P[i][l]));
+						hks_put_le32(fb, hks_f32_bits((float)PP[i][l]));
 						r = hks_bytebuf_append(&bb, fb, 4);
 					}
 			else
-				r = refit_section(&bb, pr->model, 1, &p, pr->ws->P);
+				r = refit_section(&bb, pr->model, 1, &p, PP);
 			uint8_t *pk = r == HKS_OK && bb.size == (size_t)size * n1 ? (uint8_t *)hks_arena_dup(arena, bb.data, bb.size)
 			                                                       : NULL;
 			hks_bytebuf_free(&bb);
@@ -920,7 +962,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 				continue;
 			p.packed = pk;
 			if (verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) == 15u) {
-				p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + 2);
+				p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + deg + 1);
 				if (!p.knots)
 					return hks_fail_nomem(pr->ctx, 0);
 				*mbyte = flags;
@@ -967,30 +1009,41 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		}
 		edge[l] = 2.0f * (hi - lo) / (p.quantization ? 65535.0f : 255.0f);
 	}
-	static const float tries[3] = {8.0f, 32.0f, 128.0f};
 	static const int lo_off[5] = {0, -1, 1, -2, 2}, hi_off[7] = {0, -1, 1, -2, 2, -3, 3};
-	uint8_t knots[HKS_INVERT_MAX_FRAMES + 4], prev[HKS_INVERT_MAX_FRAMES + 4];
+	uint8_t knots[HKS_INVERT_MAX_POINTS + 4], prev[HKS_INVERT_MAX_POINTS + 4];
 	unsigned prev_n = 0;
-	uint16_t *cp = (uint16_t *)hks_arena_array(arena, (size_t)nf * 3, 2);
-	if (!cp)
+	uint16_t *cp = (uint16_t *)hks_arena_array(arena, (size_t)HKS_INVERT_MAX_POINTS * 3, 2);
+	double (*P3)[4] = (double (*)[4])hks_arena_array(arena, HKS_INVERT_MAX_POINTS, sizeof(double[4]));
+	if (!cp || !P3)
 		return hks_fail_nomem(pr->ctx, 0);
 	unsigned all = (1u << lanes) - 1;
-	for (unsigned t = 0; t < 3; t++) {
-		unsigned n1 = hks_invert_knots1(v, nf, owned, lanes, active, tries[t], edge, knots);
-		if (n1 < 2 || (n1 == prev_n && memcmp(knots, prev, n1 + 2) == 0))
+	for (unsigned t = 0; t < INV_TRIES; t++) {
+		unsigned deg = inv_tries[t].degree, n1;
+		if (deg == 1)
+			n1 = hks_invert_knots1(v, nf, owned, lanes, active, inv_tries[t].ulps, edge, knots);
+		else
+			n1 = hks_invert_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots);
+		if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 			continue;
 		prev_n = n1;
-		memcpy(prev, knots, n1 + 2);
+		memcpy(prev, knots, n1 + deg + 1);
+		p.degree = (uint8_t)deg;
 		p.num_control_points = (uint16_t)n1;
-		p.num_knots = (uint16_t)(n1 + 2);
+		p.num_knots = (uint16_t)(n1 + deg + 1);
 		p.knots = knots;
 		p.control_points = cp;
-		/* a non-final block's last frame is the next block's: left out when the last span has two
-		 * own frames (they fix its line); else it is the best guess of the last control point */
-		int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
-		if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
-			continue;
 		double (*P)[4] = pr->ws->P;
+		if (deg == 1) {
+			/* a non-final block's last frame is the next block's: left out when the last span has two
+			 * own frames (they fix its line); else it is the best guess of the last control point */
+			int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+			if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
+				continue;
+		} else {
+			P = P3;
+			if (!invert_points3(knots, n1, v, lanes, nf, owned, P))
+				continue;
+		}
 		float blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
 		for (unsigned l = 0; l < lanes; l++) {
 			if (!active[l])
@@ -1041,7 +1094,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			continue;
 		if (verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) != all)
 			continue;
-		p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + 2);
+		p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + deg + 1);
 		if (!p.knots)
 			return hks_fail_nomem(pr->ctx, 0);
 		*mbyte = mb;
