@@ -627,7 +627,14 @@ typedef struct predictor {
 	uint8_t *chosen;         /* the selected step */
 	uint8_t *last_step;      /* the last step that encoded the unit (steps 0..last_step did) */
 	uint8_t *self_exact;     /* the chosen step decodes to the unit's frames bit for bit */
+	/* inversion selected after step 0 (record flag 8, docs/RECORD.md "Inversion"): chosen = INV_STEP */
+	hks_arena *inv_arena;
+	hks_stored_part *inv_parts;
+	uint8_t *inv_mbytes;
 } predictor;
+
+#define INV_STEP 0xFFu
+#define REC_INVERT_SELECT 8u /* offsets_override bit: the verified inversion is a candidate after step 0 */
 
 static hks_result predictor_ws(predictor *pr)
 {
@@ -693,6 +700,11 @@ static void predictor_free(predictor *pr)
 	if (pr->ws)
 		hks_free(pr->ctx, pr->ws, sizeof(refit_ws));
 	pr->ws = NULL;
+	if (pr->inv_arena)
+		hks_arena_free(pr->inv_arena);
+	pr->inv_arena = NULL;
+	pr->inv_parts = NULL;
+	pr->inv_mbytes = NULL;
 }
 
 /* The part of unit (b, u) in stored structure s: kind, mask0, mask byte. */
@@ -1138,6 +1150,40 @@ static int unit_matches(const hks_frames_in *in, const float *tbuf, const float 
 	return 1;
 }
 
+/* Every unit step 0 does not reproduce: its verified inversion, when there is one, is the unit's candidate
+ * (chosen = INV_STEP); the later steps skip it. Depends only on the unit's frames and the record's
+ * parameters, like the rest of the selection. */
+static hks_result select_inversions(predictor *pr, size_t n)
+{
+	const hks_rec_anim *rec = pr->rec;
+	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks, per = 3 * T + F;
+	if (!pr->model)
+		pr->model = hks_rcp_model_get((hks_cpu_model)rec->cpu);
+	HKS_TRY(predictor_ws(pr));
+	if (!pr->inv_arena) {
+		pr->inv_arena = hks_arena_create(pr->ctx);
+		if (!pr->inv_arena)
+			return hks_fail_nomem(pr->ctx, 0);
+	}
+	pr->inv_parts = (hks_stored_part *)hks_arena_array(pr->inv_arena, n, sizeof(hks_stored_part));
+	pr->inv_mbytes = (uint8_t *)hks_arena_array(pr->inv_arena, n, 1);
+	if (!pr->inv_parts || !pr->inv_mbytes)
+		return hks_fail_nomem(pr->ctx, 0);
+	for (uint32_t b = 0; b < rec->num_blocks; b++)
+		for (uint32_t u = 0; u < per; u++) {
+			size_t idx = (size_t)b * per + u;
+			if (pr->self_exact[idx])
+				continue;
+			int ok = 0;
+			HKS_TRY(invert_unit(pr, pr->inv_arena, b, u, &pr->inv_parts[idx], &pr->inv_mbytes[idx], &ok));
+			if (ok) {
+				pr->self_exact[idx] = 1;
+				pr->chosen[idx] = (uint8_t)INV_STEP;
+			}
+		}
+	return HKS_OK;
+}
+
 static hks_result select_candidates(predictor *pr)
 {
 	if (pr->selected)
@@ -1190,6 +1236,8 @@ static hks_result select_candidates(predictor *pr)
 				}
 			}
 		}
+		if (r == HKS_OK && step == 0 && (rec->offsets_override & REC_INVERT_SELECT))
+			r = select_inversions(pr, n);
 	}
 	if (tb)
 		hks_free(ctx, tb, tsize ? tsize : 1);
@@ -1246,9 +1294,20 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		if (!blk->tracks || !blk->floats || !blk->float_masks)
 			return hks_fail_nomem(ctx, 0);
 		for (uint32_t u = 0; u < per; u++) {
-			unsigned c = pr->chosen[(size_t)b * per + u];
-			if (c)
+			size_t idx = (size_t)b * per + u;
+			unsigned c = pr->chosen[idx];
+			if (c == INV_STEP) {
+				/* the inversion (mask byte 0 stays step 0's: the record's quantizations) */
+				if (u < 3 * T) {
+					blk->tracks[u / 3].part[u % 3] = pr->inv_parts[idx];
+					blk->tracks[u / 3].mask[1 + u % 3] = pr->inv_mbytes[idx];
+				} else {
+					blk->floats[u - 3 * T] = pr->inv_parts[idx];
+					blk->float_masks[u - 3 * T] = pr->inv_mbytes[idx];
+				}
+			} else if (c) {
 				take_unit(s, pr->pred[c], b, u, T);
+			}
 		}
 	}
 	canon cn;
@@ -1508,7 +1567,7 @@ static hks_result apply_parsed(hks_ctx *ctx, const hks_options *base, const hks_
 		po.guard = rec->guard;
 		r = hks_stored_pack(s, &po, out, ctx->err);
 	}
-	if (r == HKS_OK && rec->offsets_override) {
+	if (r == HKS_OK && (rec->offsets_override & 7)) {
 		hks_spline_header *h = &(*out)->header;
 		hks_arena_set_ctx((*out)->arena, ctx);
 		if (rec->offsets_override & 1) {
@@ -1720,14 +1779,27 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			/* the selected candidate decides "exact" and the first difference */
 			size_t idx = (size_t)b * per + u;
 			unsigned sel = pr->chosen[idx], last = pr->last_step[idx];
+			int isel = sel == INV_STEP; /* the inversion is the candidate (entries then refer to step 0) */
+			if (isel)
+				sel = 0;
 			{
 				unsigned k2;
 				uint8_t pm0, pmb;
 				uint32_t t2;
 				const hks_stored_part *pp = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
+				if (isel) {
+					pp = &pr->inv_parts[idx];
+					pmb = pr->inv_mbytes[idx];
+				}
 				r = canon_part(&cp, kind, pm0, pmb, pp);
 				if (r != HKS_OK)
 					break;
+				if (isel && cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
+					rep->inverted_parts++;
+					if (ospline)
+						rep->inverted_spline_parts++;
+					continue; /* the selected inversion reproduces the part: no entry */
+				}
 				if (cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
 					rep->parts_exact++;
 					if (ospline) {
@@ -2056,6 +2128,7 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 	pr.base = &opts->base;
 	pr.in = &in;
 	pr.rec = &rec;
+	rec.offsets_override = REC_INVERT_SELECT;
 	/* predict; a prediction that cannot run (e.g. one frame) leaves the data verbatim */
 	int predicted = r == HKS_OK && nf >= 2 && hks_rcp_model_get(cpu) != NULL && orig->num_blocks == rec.num_blocks;
 	if (predicted && select_candidates(&pr) != HKS_OK) {
