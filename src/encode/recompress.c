@@ -1823,7 +1823,17 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				hks_stored_part np;
 				uint8_t nmb = 0;
 				int iok = 0;
-				r = invert_unit(pr, bd->arena, b, u, &np, &nmb, &iok);
+				if (pr->inv_parts && (isel || !pr->self_exact[idx])) {
+					/* the selection inverted every unit step 0 did not reproduce: its result, not a second
+					 * run (a unit step 0 decodes identically but wrongly was not inverted there) */
+					iok = isel;
+					if (isel) {
+						np = pr->inv_parts[idx];
+						nmb = pr->inv_mbytes[idx];
+					}
+				} else {
+					r = invert_unit(pr, bd->arena, b, u, &np, &nmb, &iok);
+				}
 				if (r != HKS_OK)
 					break;
 				if (iok) {
