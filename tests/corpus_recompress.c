@@ -2,8 +2,9 @@
  * Corpus test of the re-compressor (docs/RECORD.md, ENCODER.md §13).
  *
  * For every STRIDE-th spline animation in loader order (a fixed rule:
- * HKSPLINE_RECOMPRESS_STRIDE, default 8: 448 of 3,585 animations, about 90 s of
- * CPU with the 12-step ladder; 1 runs all): hks_recompress builds the record, then the test
+ * HKSPLINE_RECOMPRESS_STRIDE, default 8: 448 of 3,585 animations, about 75 s of
+ * CPU with the default ladder of 1; 1 runs all; HKSPLINE_RECOMPRESS_LADDER=N measures
+ * another ladder length, floors then not asserted): hks_recompress builds the record, then the test
  * decodes the original's frames itself and applies the record with
  * hks_recompress_apply: data, blockOffsets and floatBlockOffsets must equal
  * the original's byte for byte (record_exact). Printed per SDK: animations,
@@ -31,8 +32,8 @@
 #include <time.h>
 
 /* floors of the resolved inversion ambiguities at stride 8 (measured, docs/RECORD.md) */
-#define INV_RESOLVED_ER 142u
-#define INV_RESOLVED_SEK 78u
+#define INV_RESOLVED_ER 283u
+#define INV_RESOLVED_SEK 149u
 
 typedef struct group {
 	char sdk[32];
@@ -121,6 +122,10 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	memset(&o, 0, sizeof(o));
 	o.sdk = ld->file->sdk;
 	o.animation_index = (int32_t)a;
+	/* HKSPLINE_RECOMPRESS_LADDER: the ladder length to measure (default: the library's); floors only at the default */
+	const char *lenv = getenv("HKSPLINE_RECOMPRESS_LADDER");
+	if (lenv && atoi(lenv) >= 1 && atoi(lenv) <= HKS_RECORD_LADDER_MAX)
+		o.ladder = (uint32_t)atoi(lenv);
 	uint8_t *rec = NULL;
 	size_t rec_size = 0;
 	hks_recompress_report rep;
@@ -302,17 +307,21 @@ static void test_recompress_corpus(void **state)
 		if (!sek && !er)
 			continue;
 		assert_true(g->anims > 0);
-		if (stride != 8)
+		if (stride != 8 || getenv("HKSPLINE_RECOMPRESS_LADDER"))
 			continue;
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 6.7 : 5.4));
-		assert_true(pct(g->spline_exact[1], g->spline[1]) >= (er ? 60.2 : 68.0));
-		assert_true(pct(g->spline_exact[0], g->spline[0]) >= (er ? 8.4 : 7.0));
-		assert_true(pct(g->spline_exact[2], g->spline[2]) >= (er ? 14.0 : 34.0));
+		/* session 4 (docs/RECORD.md "Figures"): the verified inversion is each unit's candidate after step 0
+		 * and the default ladder is 1, so "exact by prediction" per part type no longer measures the
+		 * re-compressor (the inverter takes what steps 1-11 used to); its floors (rotations 60.2 / 68.0 %,
+		 * translations 8.4 / 7.0 %, scale 14.0 / 34.0 %) are replaced by the floor on every spline part
+		 * reproduced without a record (prediction or inverter), which rose from 49.4 / 59.3 % */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 6.1 : 5.0));
+		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 57.4 : 63.9));
+		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);
-		/* inversion (session 3, docs/RECORD.md "Inversion"): parts reproduced as is from the frames
-		 * where the prediction misses, and the ambiguities resolved by a few payload bytes */
-		assert_true(g->inverted >= (er ? 548u : 131u));
-		assert_true(g->inverted_spline >= (er ? 16u : 11u));
+		/* inversion (sessions 3-4, docs/RECORD.md "Inversion"): parts reproduced as is from the frames
+		 * where step 0 misses, and the ambiguities resolved by a few payload bytes */
+		assert_true(g->inverted >= (er ? 2138u : 1418u));
+		assert_true(g->inverted_spline >= (er ? 1606u : 1298u));
 		assert_true(g->inverted_bound >= (er ? INV_RESOLVED_ER : INV_RESOLVED_SEK));
 	}
 }

@@ -95,3 +95,319 @@ unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned
 	knots[n++] = (uint8_t)(nf - 1);
 	return n - 2;
 }
+
+/* ---- degree 3 (docs/RECORD.md "Inversion", degree 3) --------------------- */
+
+/* Span s (U[s] <= u < U[s+1]; the last non-empty span at the clamped end) and the deg + 1 non-zero basis
+ * functions N[0..deg] of points s − deg .. s (Cox-de Boor, The NURBS Book A2.1/A2.2), in double. */
+static int basis(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4])
+{
+	int n = (int)n1 - 1, p = (int)deg, s = n;
+	if (u < (double)U[n + 1]) {
+		s = p;
+		while (s < n && !(u < (double)U[s + 1]))
+			s++;
+	}
+	double left[4], right[4];
+	N[0] = 1.0;
+	for (int j = 1; j <= p; j++) {
+		left[j] = u - (double)U[s + 1 - j];
+		right[j] = (double)U[s + j] - u;
+		double saved = 0.0;
+		for (int r = 0; r < j; r++) {
+			double den = right[r + 1] + left[j - r];
+			double t = den != 0.0 ? N[r] / den : 0.0;
+			N[r] = saved + right[r + 1] * t;
+			saved = left[j - r] * t;
+		}
+		N[j] = saved;
+	}
+	return s;
+}
+
+int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
+                     uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge)
+{
+	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || lanes > 4 || f1 <= f0)
+		return 0;
+	/* normal equations, band deg: A[i][d] = (NᵀN)[i][i + d] */
+	static const double zero4[4] = {0, 0, 0, 0};
+	double A[HKS_INVERT_MAX_POINTS][4], B[HKS_INVERT_MAX_POINTS][4], D[HKS_INVERT_MAX_POINTS];
+	for (unsigned i = 0; i < n1; i++) {
+		memcpy(A[i], zero4, sizeof(zero4));
+		memcpy(B[i], zero4, sizeof(zero4));
+		if (mode == 0)
+			visible[i] = 1;
+	}
+	for (uint32_t f = f0; f < f1; f++) {
+		double N[4];
+		int s = basis(U, n1, deg, (double)f, N);
+		double r[4];
+		for (unsigned l = 0; l < lanes; l++) {
+			r[l] = (double)v[(size_t)f * lanes + l];
+			for (unsigned a = 0; mode && a <= deg; a++)
+				if (!visible[(unsigned)s - deg + a])
+					r[l] -= N[a] * P[(unsigned)s - deg + a][l]; /* fixed points' share */
+		}
+		for (unsigned a = 0; a <= deg; a++) {
+			unsigned i = (unsigned)s - deg + a;
+			if (N[a] == 0.0)
+				continue;
+			for (unsigned b = a; b <= deg; b++)
+				A[i][b - a] += N[a] * N[b];
+			for (unsigned l = 0; l < lanes; l++)
+				B[i][l] += N[a] * r[l];
+		}
+	}
+	for (unsigned i = 0; i < n1; i++) {
+		D[i] = A[i][0];
+		A[i][0] += ridge;
+		if (mode == 0 && !(D[i] > 0.0))
+			visible[i] = 0; /* no fitted frame sees it */
+	}
+	/* banded Cholesky, A = LLᵀ, L(i, i − d) stored in A[i − d][d]. A fixed point's row and column are the
+	 * identity; in mode 0 a point whose pivot vanishes (its column depends on the earlier ones at these
+	 * frames) becomes fixed too, at 0 */
+	for (unsigned i = 0; i < n1; i++) {
+		if (!visible[i]) {
+			for (unsigned d = 1; d <= deg && d <= i; d++)
+				A[i - d][d] = 0.0;
+			for (unsigned d = 1; d <= deg; d++)
+				A[i][d] = 0.0;
+			A[i][0] = 1.0;
+			for (unsigned l = 0; l < 4; l++)
+				B[i][l] = mode ? P[i][l] : 0.0;
+			continue;
+		}
+		for (unsigned d = deg; d >= 1; d--) {
+			if (d > i)
+				continue;
+			unsigned j = i - d; /* L(i, j) */
+			double s = A[j][d];
+			for (unsigned k = 1; k + d <= deg && k <= j; k++)
+				s -= A[j - k][d + k] * A[j - k][k]; /* L(i, j−k) L(j, j−k) */
+			A[j][d] = s / A[j][0];
+		}
+		double s = A[i][0];
+		for (unsigned d = 1; d <= deg && d <= i; d++)
+			s -= A[i - d][d] * A[i - d][d];
+		if (!(s > 1e-9 * D[i] + ridge * 0.5)) {
+			if (mode != 0 || ridge > 0.0)
+				return 0;
+			/* dependent: restart this row as fixed */
+			visible[i] = 0;
+			for (unsigned d = 1; d <= deg && d <= i; d++)
+				A[i - d][d] = 0.0;
+			for (unsigned d = 1; d <= deg; d++)
+				A[i][d] = 0.0;
+			A[i][0] = 1.0;
+			for (unsigned l = 0; l < 4; l++)
+				B[i][l] = 0.0;
+			continue;
+		}
+		A[i][0] = sqrt(s);
+	}
+	for (unsigned l = 0; l < lanes; l++) {
+		double y[HKS_INVERT_MAX_POINTS];
+		for (unsigned i = 0; i < n1; i++) {
+			double s = B[i][l];
+			for (unsigned d = 1; d <= deg && d <= i; d++)
+				s -= A[i - d][d] * y[i - d];
+			y[i] = s / A[i][0];
+		}
+		for (unsigned i = n1; i-- > 0;) {
+			double s = y[i];
+			for (unsigned d = 1; d <= deg && i + d < n1; d++)
+				s -= A[i][d] * P[i + d][l];
+			P[i][l] = s / A[i][0];
+			if (!isfinite(P[i][l]))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const float *end_value,
+                     double (*P)[4])
+{
+	unsigned i = 0;
+	while (i < n1) {
+		if (visible[i]) {
+			i++;
+			continue;
+		}
+		unsigned j = i;
+		while (j < n1 && !visible[j])
+			j++;
+		/* run i .. j − 1 of invisible points, visible neighbours i − 1 and j (when they exist) */
+		double a[4], z[4];
+		unsigned steps = j - i + 1;
+		for (unsigned l = 0; l < lanes; l++) {
+			if (j == n1) { /* at the end: the next block's frame is the best guess of the last point */
+				z[l] = end_value ? (double)end_value[l] : (i > 0 ? P[i - 1][l] : 0.0);
+				a[l] = i > 0 ? P[i - 1][l] : z[l];
+			} else {
+				z[l] = P[j][l];
+				a[l] = i > 0 ? P[i - 1][l] : z[l];
+			}
+		}
+		if (j == n1)
+			steps = j - i; /* the last point itself takes z */
+		for (unsigned k = i; k < j; k++)
+			for (unsigned l = 0; l < lanes; l++)
+				P[k][l] = a[l] + (z[l] - a[l]) * (double)(k - i + 1) / (double)steps;
+		i = j;
+	}
+}
+
+/* one ulp of the largest finite magnitude of lane l, times ulps */
+static double lane_thr(const float *v, uint32_t nf, unsigned lanes, unsigned l, float ulps)
+{
+	float big = 0.0f;
+	for (uint32_t f = 0; f < nf; f++) {
+		float a = fabsf(v[(size_t)f * lanes + l]);
+		if (a > big && isfinite(a))
+			big = a;
+	}
+	int e;
+	frexpf(big > 0.0f ? big : 1e-30f, &e);
+	return (double)ulps * ldexp(1.0, e - 24);
+}
+
+#define KNOTS3_WINDOW 40
+#define KNOTS3_CAP (3 * HKS_INVERT_MAX_FRAMES + 8)
+
+typedef struct knots3_state {
+	const float *v;
+	uint32_t nf, nfit;
+	unsigned lanes;
+	const uint8_t *active;
+	double thr[4];
+	uint8_t mult[HKS_INVERT_MAX_FRAMES];
+	uint32_t L; /* the last frame at which the curve is only C0 (a triple knot, or the start, or the window) */
+} knots3_state;
+
+/* Do the frames L .. j (at most nfit − 1) fit a curve with the decided knots before j, clamped at L and j? */
+static int knots3_fits(const knots3_state *st, uint32_t j)
+{
+	uint32_t L = st->L, last = j < st->nfit - 1 ? j : st->nfit - 1;
+	if (last <= L + 1)
+		return 1;
+	uint8_t U[KNOTS3_CAP];
+	double P[KNOTS3_CAP][4];
+	uint8_t vis[KNOTS3_CAP];
+	unsigned n = 0;
+	for (unsigned c = 0; c < 4; c++)
+		U[n++] = (uint8_t)L;
+	for (uint32_t k = L + 1; k < j; k++)
+		for (unsigned c = 0; c < st->mult[k]; c++)
+			U[n++] = (uint8_t)k;
+	for (unsigned c = 0; c < 4; c++)
+		U[n++] = (uint8_t)j;
+	unsigned n1 = n - 4;
+	/* a short window can have fewer frames than points: a faint ridge gives the fit through them */
+	if (!hks_invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10))
+		return 0;
+	for (uint32_t f = L; f <= last; f++) {
+		double N[4];
+		int s = basis(U, n1, 3, (double)f, N);
+		for (unsigned l = 0; l < st->lanes; l++) {
+			if (!st->active[l])
+				continue;
+			double x = 0.0;
+			for (unsigned a = 0; a < 4; a++)
+				x += N[a] * P[(unsigned)s - 3 + a][l];
+			if (!(fabs(x - (double)st->v[(size_t)f * st->lanes + l]) <= st->thr[l]))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* The largest j >= j0 (at most nf − 1) with knots3_fits (fitting is monotone in j); j0 − 1 when none. */
+static uint32_t knots3_extend(const knots3_state *st, uint32_t j0)
+{
+	uint32_t top = st->nf - 1;
+	if (j0 > top || !knots3_fits(st, j0))
+		return j0 - 1;
+	uint32_t good = j0, step = 1;
+	for (;;) { /* gallop */
+		uint32_t t = good + step > top ? top : good + step;
+		if (t == good)
+			return good;
+		if (!knots3_fits(st, t)) {
+			uint32_t bad = t; /* bisect (good, bad) */
+			while (bad - good > 1) {
+				uint32_t mid = good + (bad - good) / 2;
+				if (knots3_fits(st, mid))
+					good = mid;
+				else
+					bad = mid;
+			}
+			return good;
+		}
+		good = t;
+		step *= 2;
+	}
+}
+
+unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
+                           float ulps, uint8_t *knots)
+{
+	if (nf < 4 || nf > HKS_INVERT_MAX_FRAMES || nfit < 2 || nfit > nf || lanes > 4)
+		return 0;
+	static knots3_state zero_state;
+	knots3_state st = zero_state;
+	st.v = v;
+	st.nf = nf;
+	st.nfit = nfit;
+	st.lanes = lanes;
+	st.active = active;
+	for (unsigned l = 0; l < lanes; l++)
+		st.thr[l] = lane_thr(v, nfit, lanes, l, ulps);
+	/* Segments: from the last knot K, the curve extends without a knot to the last frame J that still fits;
+	 * the next knot sits at J, J − 1 or J − 2 with the multiplicity that then extends furthest (fewest
+	 * copies among equals, then the latest position). */
+	uint32_t K = 0;
+	for (;;) {
+		if (K - st.L > KNOTS3_WINDOW)
+			st.L = K - KNOTS3_WINDOW;
+		uint32_t J = knots3_extend(&st, K + 1);
+		if (J >= nf - 1)
+			break;
+		uint32_t best_q = J, best_e = 0;
+		unsigned best_m = 3;
+		int have = 0;
+		for (unsigned m = 1; m <= 3; m++)
+			for (uint32_t q = J + 1; q-- > J - (J >= 2 ? 2 : J) && q > K;) {
+				st.mult[q] = (uint8_t)m;
+				uint32_t L0 = st.L;
+				if (m == 3)
+					st.L = q;
+				uint32_t e = knots3_extend(&st, J + 1);
+				st.L = L0;
+				st.mult[q] = 0;
+				if (!have || e > best_e) {
+					have = 1;
+					best_e = e;
+					best_q = q;
+					best_m = m;
+				}
+			}
+		if (!have || best_q <= K)
+			break;
+		st.mult[best_q] = (uint8_t)best_m;
+		if (best_m == 3)
+			st.L = best_q;
+		K = best_q;
+	}
+	unsigned n = 0;
+	for (unsigned c = 0; c < 4; c++)
+		knots[n++] = 0;
+	for (uint32_t j = 1; j + 1 < nf; j++)
+		for (unsigned c = 0; c < st.mult[j]; c++)
+			knots[n++] = (uint8_t)j;
+	for (unsigned c = 0; c < 4; c++)
+		knots[n++] = (uint8_t)(nf - 1);
+	return n - 4;
+}

@@ -36,6 +36,46 @@ uint8_t hks_invert_classify(const float *v, uint32_t owned, unsigned lanes, floa
 unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned lanes, const uint8_t *active,
                            float ulps, const float *edge, uint8_t *knots);
 
+/* Control points of a degree-3 part: at most 3 per interior frame + 4. */
+#define HKS_INVERT_MAX_POINTS (3 * HKS_INVERT_MAX_FRAMES + 4)
+
+/*
+ * Least squares in double of the n1 control points of degree `deg` on knots U
+ * (n1 + deg + 1 bytes) to the frames f0 .. f1 − 1 of v (v[f·lanes + l], the
+ * parameter of frame f is f): banded normal equations, Cholesky. Mode 0: a
+ * point no fitted frame sees (its basis vanishes at every frame), or whose
+ * column depends on the earlier ones at those frames, gets visible[i] = 0
+ * and P[i] = 0 (hks_invert_fill gives it a value). Mode 1: the points with
+ * visible[i] = 0 are fixed at their P[i] and the others solved around them.
+ * `ridge` (> 0 only for the knot search) is added to the diagonal. Returns 0
+ * when the system is singular or the counts are out of range.
+ */
+int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
+                     uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge);
+
+/*
+ * The model of the points the frames cannot see: a run of invisible points
+ * between two visible ones lies evenly on the line between them (a one-frame
+ * span between triple knots: Havok's degree elevation of the linear segment,
+ * inner points at 1/3 and 2/3); a run at the end ends at end_value (the next
+ * block's first frame; NULL: the last visible point).
+ */
+void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const float *end_value, double (*P)[4]);
+
+/*
+ * Degree-3 knots: from a triple knot at every interior frame (the degree
+ * elevation of the polyline through the frames, which fits any data), each
+ * interior frame in turn takes the smallest multiplicity (0..3) with which a
+ * least-squares fit of the frames since the last triple knot (at most 40
+ * back) stays within `ulps` f32 ulps of each active lane's largest
+ * magnitude. Frames 0 .. nfit − 1 are fitted (a non-final block's last frame
+ * is the next block's). knots[] receives the clamped knot bytes (4 × 0, the
+ * interior knots, 4 × (nf − 1)); returns the control point count, 0 when nf
+ * is out of 4..256.
+ */
+unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
+                           float ulps, uint8_t *knots);
+
 /* One f32 step up (+1) or down (-1) from x (finite x; NaN and infinities unchanged). */
 float hks_invert_ulp_step(float x, int dir);
 

@@ -60,7 +60,9 @@ static const ladder_step ladder_tab[HKS_RECORD_LADDER_MAX] = {
  * with it (§5.4) whatever tolerance a step fits with. */
 #define HAVOK_TOLERANCE 0.001f
 
-#define DEFAULT_LADDER 12u
+/* With the inversion selected after step 0 (docs/RECORD.md "Inversion"), the later steps add almost
+ * nothing and the record is smaller without them (measured: "Figures", session 4). */
+#define DEFAULT_LADDER 1u
 
 const char *hks_diff_category_name(hks_diff_category c)
 {
@@ -627,7 +629,14 @@ typedef struct predictor {
 	uint8_t *chosen;         /* the selected step */
 	uint8_t *last_step;      /* the last step that encoded the unit (steps 0..last_step did) */
 	uint8_t *self_exact;     /* the chosen step decodes to the unit's frames bit for bit */
+	/* inversion selected after step 0 (record flag 8, docs/RECORD.md "Inversion"): chosen = INV_STEP */
+	hks_arena *inv_arena;
+	hks_stored_part *inv_parts;
+	uint8_t *inv_mbytes;
 } predictor;
+
+#define INV_STEP 0xFFu
+#define REC_INVERT_SELECT 8u /* offsets_override bit: the verified inversion is a candidate after step 0 */
 
 static hks_result predictor_ws(predictor *pr)
 {
@@ -693,6 +702,11 @@ static void predictor_free(predictor *pr)
 	if (pr->ws)
 		hks_free(pr->ctx, pr->ws, sizeof(refit_ws));
 	pr->ws = NULL;
+	if (pr->inv_arena)
+		hks_arena_free(pr->inv_arena);
+	pr->inv_arena = NULL;
+	pr->inv_parts = NULL;
+	pr->inv_mbytes = NULL;
 }
 
 /* The part of unit (b, u) in stored structure s: kind, mask0, mask byte. */
@@ -812,6 +826,35 @@ typedef struct inv_stats {
 	uint64_t tried, inverted, bound_search;
 } inv_stats;
 
+/* The knot searches tried in order (docs/RECORD.md "Inversion"): degree 1 with second differences at
+ * 8, 32, 128 ulps, then the degree-3 segmentation at the residual bounds below (a third try at 64 ulps
+ * added one part of 17,606 on the development binders). */
+typedef struct inv_try {
+	unsigned degree;
+	float ulps;
+} inv_try;
+static const inv_try inv_tries[] = {{1, 8.0f}, {1, 32.0f}, {1, 128.0f}, {3, 4.0f}, {3, 16.0f}};
+#define INV_TRIES (sizeof(inv_tries) / sizeof(inv_tries[0]))
+
+/* Degree-3 control points on knots: exact least squares over the owned frames, the points no frame sees
+ * from the model (hks_invert_fill; a non-final block's last point ends at the next block's frame). */
+static int invert_points3(const uint8_t *knots, unsigned n1, const float *v, unsigned lanes, uint32_t nf,
+                          uint32_t owned, double (*P)[4])
+{
+	uint8_t vis[HKS_INVERT_MAX_POINTS];
+	if (!hks_invert_solve(knots, n1, 3, v, lanes, 0, owned, P, vis, 0, 0.0))
+		return 0;
+	const float *end = owned < nf ? v + (size_t)(nf - 1) * lanes : NULL;
+	/* the model fills from the solved neighbours; the others are solved again around the filled values */
+	for (unsigned it = 0; it < 2; it++) {
+		hks_invert_fill(n1, lanes, vis, end, P);
+		if (!hks_invert_solve(knots, n1, 3, v, lanes, 0, owned, P, vis, 1, 0.0))
+			return 0;
+	}
+	hks_invert_fill(n1, lanes, vis, end, P);
+	return 1;
+}
+
 /* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
 static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint32_t u, hks_stored_part *out,
                               uint8_t *mbyte, int *ok)
@@ -879,27 +922,41 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		p.flags = flags;
 		p.is_spline = 1;
 		p.degree = 1;
-		static const float tries[3] = {8.0f, 32.0f, 128.0f};
-		uint8_t knots[HKS_INVERT_MAX_FRAMES + 4], prev[HKS_INVERT_MAX_FRAMES + 4];
+		uint8_t knots[HKS_INVERT_MAX_POINTS + 4], prev[HKS_INVERT_MAX_POINTS + 4];
 		unsigned prev_n = 0;
 		const uint8_t active[4] = {1, 1, 1, 1};
 		float edge[4];
 		for (unsigned l = 0; l < 4; l++)
 			edge[l] = 2.0f / 2894.8953f;
-		for (unsigned t = 0; t < 3; t++) {
-			unsigned n1 = hks_invert_knots1(v, nf, owned, 4, active, tries[t], edge, knots);
-			if (n1 < 2 || (n1 == prev_n && memcmp(knots, prev, n1 + 2) == 0))
+		double (*P3)[4] = (double (*)[4])hks_arena_array(arena, HKS_INVERT_MAX_POINTS, sizeof(double[4]));
+		if (!P3)
+			return hks_fail_nomem(pr->ctx, 0);
+		for (unsigned t = 0; t < INV_TRIES; t++) {
+			unsigned deg = inv_tries[t].degree, n1;
+			if (deg == 1)
+				n1 = hks_invert_knots1(v, nf, owned, 4, active, inv_tries[t].ulps, edge, knots);
+			else
+				n1 = hks_invert_knots3(v, nf, owned, 4, active, inv_tries[t].ulps, knots);
+			if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 				continue;
 			prev_n = n1;
-			memcpy(prev, knots, n1 + 2);
+			memcpy(prev, knots, n1 + deg + 1);
+			p.degree = (uint8_t)deg;
 			p.num_control_points = (uint16_t)n1;
-			p.num_knots = (uint16_t)(n1 + 2);
+			p.num_knots = (uint16_t)(n1 + deg + 1);
 			p.knots = knots;
-			/* a non-final block's last frame is the next block's: left out when the last span has two
-			 * own frames (they fix its line); else it is the best guess of the last control point */
-			int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
-			if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
-				continue;
+			double (*PP)[4] = pr->ws->P;
+			if (deg == 1) {
+				/* a non-final block's last frame is the next block's: left out when the last span has two
+				 * own frames (they fix its line); else it is the best guess of the last control point */
+				int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+				if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
+					continue;
+			} else {
+				PP = P3;
+				if (!invert_points3(knots, n1, v, lanes, nf, owned, PP))
+					continue;
+			}
 			hks_bytebuf bb;
 			hks_bytebuf_init(&bb, pr->ctx);
 			hks_result r = HKS_OK;
@@ -907,11 +964,11 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 				for (unsigned i = 0; r == HKS_OK && i < n1; i++)
 					for (unsigned l = 0; r == HKS_OK && l < 4; l++) {
 						uint8_t fb[4];
-						hks_put_le32(fb, hks_f32_bits((float)pr->ws->P[i][l]));
+						hks_put_le32(fb, hks_f32_bits((float)PP[i][l]));
 						r = hks_bytebuf_append(&bb, fb, 4);
 					}
 			else
-				r = refit_section(&bb, pr->model, 1, &p, pr->ws->P);
+				r = refit_section(&bb, pr->model, 1, &p, PP);
 			uint8_t *pk = r == HKS_OK && bb.size == (size_t)size * n1 ? (uint8_t *)hks_arena_dup(arena, bb.data, bb.size)
 			                                                       : NULL;
 			hks_bytebuf_free(&bb);
@@ -920,7 +977,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 				continue;
 			p.packed = pk;
 			if (verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) == 15u) {
-				p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + 2);
+				p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + deg + 1);
 				if (!p.knots)
 					return hks_fail_nomem(pr->ctx, 0);
 				*mbyte = flags;
@@ -967,30 +1024,41 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		}
 		edge[l] = 2.0f * (hi - lo) / (p.quantization ? 65535.0f : 255.0f);
 	}
-	static const float tries[3] = {8.0f, 32.0f, 128.0f};
 	static const int lo_off[5] = {0, -1, 1, -2, 2}, hi_off[7] = {0, -1, 1, -2, 2, -3, 3};
-	uint8_t knots[HKS_INVERT_MAX_FRAMES + 4], prev[HKS_INVERT_MAX_FRAMES + 4];
+	uint8_t knots[HKS_INVERT_MAX_POINTS + 4], prev[HKS_INVERT_MAX_POINTS + 4];
 	unsigned prev_n = 0;
-	uint16_t *cp = (uint16_t *)hks_arena_array(arena, (size_t)nf * 3, 2);
-	if (!cp)
+	uint16_t *cp = (uint16_t *)hks_arena_array(arena, (size_t)HKS_INVERT_MAX_POINTS * 3, 2);
+	double (*P3)[4] = (double (*)[4])hks_arena_array(arena, HKS_INVERT_MAX_POINTS, sizeof(double[4]));
+	if (!cp || !P3)
 		return hks_fail_nomem(pr->ctx, 0);
 	unsigned all = (1u << lanes) - 1;
-	for (unsigned t = 0; t < 3; t++) {
-		unsigned n1 = hks_invert_knots1(v, nf, owned, lanes, active, tries[t], edge, knots);
-		if (n1 < 2 || (n1 == prev_n && memcmp(knots, prev, n1 + 2) == 0))
+	for (unsigned t = 0; t < INV_TRIES; t++) {
+		unsigned deg = inv_tries[t].degree, n1;
+		if (deg == 1)
+			n1 = hks_invert_knots1(v, nf, owned, lanes, active, inv_tries[t].ulps, edge, knots);
+		else
+			n1 = hks_invert_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots);
+		if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 			continue;
 		prev_n = n1;
-		memcpy(prev, knots, n1 + 2);
+		memcpy(prev, knots, n1 + deg + 1);
+		p.degree = (uint8_t)deg;
 		p.num_control_points = (uint16_t)n1;
-		p.num_knots = (uint16_t)(n1 + 2);
+		p.num_knots = (uint16_t)(n1 + deg + 1);
 		p.knots = knots;
 		p.control_points = cp;
-		/* a non-final block's last frame is the next block's: left out when the last span has two
-		 * own frames (they fix its line); else it is the best guess of the last control point */
-		int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
-		if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
-			continue;
 		double (*P)[4] = pr->ws->P;
+		if (deg == 1) {
+			/* a non-final block's last frame is the next block's: left out when the last span has two
+			 * own frames (they fix its line); else it is the best guess of the last control point */
+			int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+			if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
+				continue;
+		} else {
+			P = P3;
+			if (!invert_points3(knots, n1, v, lanes, nf, owned, P))
+				continue;
+		}
 		float blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
 		for (unsigned l = 0; l < lanes; l++) {
 			if (!active[l])
@@ -1041,7 +1109,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			continue;
 		if (verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) != all)
 			continue;
-		p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + 2);
+		p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + deg + 1);
 		if (!p.knots)
 			return hks_fail_nomem(pr->ctx, 0);
 		*mbyte = mb;
@@ -1083,6 +1151,40 @@ static int unit_matches(const hks_frames_in *in, const float *tbuf, const float 
 			return 0;
 	}
 	return 1;
+}
+
+/* Every unit step 0 does not reproduce: its verified inversion, when there is one, is the unit's candidate
+ * (chosen = INV_STEP); the later steps skip it. Depends only on the unit's frames and the record's
+ * parameters, like the rest of the selection. */
+static hks_result select_inversions(predictor *pr, size_t n)
+{
+	const hks_rec_anim *rec = pr->rec;
+	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks, per = 3 * T + F;
+	if (!pr->model)
+		pr->model = hks_rcp_model_get((hks_cpu_model)rec->cpu);
+	HKS_TRY(predictor_ws(pr));
+	if (!pr->inv_arena) {
+		pr->inv_arena = hks_arena_create(pr->ctx);
+		if (!pr->inv_arena)
+			return hks_fail_nomem(pr->ctx, 0);
+	}
+	pr->inv_parts = (hks_stored_part *)hks_arena_array(pr->inv_arena, n, sizeof(hks_stored_part));
+	pr->inv_mbytes = (uint8_t *)hks_arena_array(pr->inv_arena, n, 1);
+	if (!pr->inv_parts || !pr->inv_mbytes)
+		return hks_fail_nomem(pr->ctx, 0);
+	for (uint32_t b = 0; b < rec->num_blocks; b++)
+		for (uint32_t u = 0; u < per; u++) {
+			size_t idx = (size_t)b * per + u;
+			if (pr->self_exact[idx])
+				continue;
+			int ok = 0;
+			HKS_TRY(invert_unit(pr, pr->inv_arena, b, u, &pr->inv_parts[idx], &pr->inv_mbytes[idx], &ok));
+			if (ok) {
+				pr->self_exact[idx] = 1;
+				pr->chosen[idx] = (uint8_t)INV_STEP;
+			}
+		}
+	return HKS_OK;
 }
 
 static hks_result select_candidates(predictor *pr)
@@ -1137,6 +1239,8 @@ static hks_result select_candidates(predictor *pr)
 				}
 			}
 		}
+		if (r == HKS_OK && step == 0 && (rec->offsets_override & REC_INVERT_SELECT))
+			r = select_inversions(pr, n);
 	}
 	if (tb)
 		hks_free(ctx, tb, tsize ? tsize : 1);
@@ -1193,9 +1297,20 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		if (!blk->tracks || !blk->floats || !blk->float_masks)
 			return hks_fail_nomem(ctx, 0);
 		for (uint32_t u = 0; u < per; u++) {
-			unsigned c = pr->chosen[(size_t)b * per + u];
-			if (c)
+			size_t idx = (size_t)b * per + u;
+			unsigned c = pr->chosen[idx];
+			if (c == INV_STEP) {
+				/* the inversion (mask byte 0 stays step 0's: the record's quantizations) */
+				if (u < 3 * T) {
+					blk->tracks[u / 3].part[u % 3] = pr->inv_parts[idx];
+					blk->tracks[u / 3].mask[1 + u % 3] = pr->inv_mbytes[idx];
+				} else {
+					blk->floats[u - 3 * T] = pr->inv_parts[idx];
+					blk->float_masks[u - 3 * T] = pr->inv_mbytes[idx];
+				}
+			} else if (c) {
 				take_unit(s, pr->pred[c], b, u, T);
+			}
 		}
 	}
 	canon cn;
@@ -1455,7 +1570,7 @@ static hks_result apply_parsed(hks_ctx *ctx, const hks_options *base, const hks_
 		po.guard = rec->guard;
 		r = hks_stored_pack(s, &po, out, ctx->err);
 	}
-	if (r == HKS_OK && rec->offsets_override) {
+	if (r == HKS_OK && (rec->offsets_override & 7)) {
 		hks_spline_header *h = &(*out)->header;
 		hks_arena_set_ctx((*out)->arena, ctx);
 		if (rec->offsets_override & 1) {
@@ -1667,14 +1782,27 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			/* the selected candidate decides "exact" and the first difference */
 			size_t idx = (size_t)b * per + u;
 			unsigned sel = pr->chosen[idx], last = pr->last_step[idx];
+			int isel = sel == INV_STEP; /* the inversion is the candidate (entries then refer to step 0) */
+			if (isel)
+				sel = 0;
 			{
 				unsigned k2;
 				uint8_t pm0, pmb;
 				uint32_t t2;
 				const hks_stored_part *pp = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
+				if (isel) {
+					pp = &pr->inv_parts[idx];
+					pmb = pr->inv_mbytes[idx];
+				}
 				r = canon_part(&cp, kind, pm0, pmb, pp);
 				if (r != HKS_OK)
 					break;
+				if (isel && cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
+					rep->inverted_parts++;
+					if (ospline)
+						rep->inverted_spline_parts++;
+					continue; /* the selected inversion reproduces the part: no entry */
+				}
 				if (cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
 					rep->parts_exact++;
 					if (ospline) {
@@ -1696,7 +1824,17 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				hks_stored_part np;
 				uint8_t nmb = 0;
 				int iok = 0;
-				r = invert_unit(pr, bd->arena, b, u, &np, &nmb, &iok);
+				if (pr->inv_parts && (isel || !pr->self_exact[idx])) {
+					/* the selection inverted every unit step 0 did not reproduce: its result, not a second
+					 * run (a unit step 0 decodes identically but wrongly was not inverted there) */
+					iok = isel;
+					if (isel) {
+						np = pr->inv_parts[idx];
+						nmb = pr->inv_mbytes[idx];
+					}
+				} else {
+					r = invert_unit(pr, bd->arena, b, u, &np, &nmb, &iok);
+				}
 				if (r != HKS_OK)
 					break;
 				if (iok) {
@@ -2003,6 +2141,7 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 	pr.base = &opts->base;
 	pr.in = &in;
 	pr.rec = &rec;
+	rec.offsets_override = REC_INVERT_SELECT;
 	/* predict; a prediction that cannot run (e.g. one frame) leaves the data verbatim */
 	int predicted = r == HKS_OK && nf >= 2 && hks_rcp_model_get(cpu) != NULL && orig->num_blocks == rec.num_blocks;
 	if (predicted && select_candidates(&pr) != HKS_OK) {

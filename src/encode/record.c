@@ -237,7 +237,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "ladder count %u is outside 1..%d",
 			                r->ladder_count, HKS_RECORD_LADDER_MAX);
 		HKS_TRY(hks_read_u8(c, &r->offsets_override, "offsets override"));
-		if (r->offsets_override & ~7u)
+		if (r->offsets_override & ~15u)
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "offsets override flags 0x%02X",
 			                r->offsets_override);
 		if (r->offsets_override & 1)
