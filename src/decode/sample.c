@@ -72,9 +72,12 @@ typedef struct sampler {
 	int validated;         /* every part checked already (pose sampler) */
 	unsigned tspan;        /* time mode: the span of the part being sampled (needed_points) */
 	/* fast path, degree 1: the basis of a frame `left` frames into a span of
-	 * `len` frames (rows computed on first use, see deg1_row) */
-	int deg1_ready;
-	float deg1[DEG1_LEN + 1][DEG1_LEN][2];
+	 * `len` frames, N0 and N1 each repeated four times (ready for a
+	 * four-lane multiply), rows of a span length computed on first use
+	 * (bit len of deg1_ready, see deg1_row); row `len` starts at entry
+	 * len·(len − 1)/2 */
+	uint64_t deg1_ready;
+	float deg1[DEG1_LEN * (DEG1_LEN + 1) / 2][8];
 	uint32_t K;            /* maxFramesPerBlock − 1 */
 	/* scratch: dequantized control points and f32 knots of one part */
 	float *cp;
@@ -497,7 +500,7 @@ static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->coun
  *  - four in-order lanes of a control point (x, y, z, w of a rotation, or
  *    x, y, z of a translation/scale plus one lane that is dropped) are
  *    combined in one instruction per term, and stored as four floats.
- *  - degree 1 takes its basis from a table (deg1_fill);
+ *  - degree 1 walks span by span with its basis from a table (eval_deg1);
  *  - ThreeComp40 control points are unpacked four at a time (quantization.c).
  * tests/test_sample_paths.c and tests/corpus_sample_paths.c compare this with
  * the reference bit for bit.
@@ -637,55 +640,174 @@ HKS_INLINE void eval_fast_deg(unsigned p, unsigned lanes, int wide, const uint8_
  * table for spans up to DEG1_LEN frames is computed once per call (on the
  * first degree-1 part) and looked up per frame.
  */
-static void deg1_fill(sampler *sm)
+static void deg1_fill(sampler *sm, uint32_t len)
 {
-	for (uint32_t len = 1; len <= DEG1_LEN; len++) {
-		const float Ut[2] = {0.0f, (float)len};
-		for (uint32_t left = 0; left < len; left++) {
-			float N[4];
-			basis(1, 0, (float)left, Ut, N);
-			sm->deg1[len][left][0] = N[0];
-			sm->deg1[len][left][1] = N[1];
+	float (*row)[8] = sm->deg1 + len * (len - 1) / 2;
+	const float Ut[2] = {0.0f, (float)len};
+	for (uint32_t left = 0; left < len; left++) {
+		float N[4];
+		basis(1, 0, (float)left, Ut, N);
+		for (unsigned k = 0; k < 4; k++) {
+			row[left][k] = N[0];
+			row[left][4 + k] = N[1];
 		}
 	}
-	sm->deg1_ready = 1;
+	sm->deg1_ready |= (uint64_t)1 << len;
 }
 
+HKS_INLINE const float *deg1_row(sampler *sm, uint32_t len)
+{
+	if (!((sm->deg1_ready >> len) & 1))
+		deg1_fill(sm, len);
+	return sm->deg1[len * (len - 1) / 2];
+}
+
+/* One frame of span `span` with the reference basis (a span longer than the
+ * table, or a frame past the last knot). */
+HKS_INLINE void deg1_frame(unsigned lanes, int wide, unsigned span, uint32_t L, const float *Uf, const float *P,
+                           float *o, const unsigned *dest)
+{
+	float N[4];
+	basis(1, span, (float)L, Uf, N);
+	if (wide) {
+		__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
+		c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[1]), _mm_loadu_ps(P + lanes)));
+		_mm_storeu_ps(o, c);
+	} else {
+		float v[4];
+		combine(1, N, P, lanes, v);
+		HKS_UNROLL
+		for (unsigned l = 0; l < lanes; l++)
+			o[dest[l]] = v[l];
+	}
+}
+
+/*
+ * Span by span: the span the reference's advance selects for frame L is the
+ * one with U[span] <= L < U[span + 1] (empty spans skipped), or n from the
+ * last knot on. Span s combines P[s − 1] and P[s], so the second point of a
+ * span is the first of the next and stays in a register; within a span the
+ * basis comes from the table row of the span length.
+ */
 HKS_INLINE void eval_deg1(sampler *sm, unsigned lanes, int wide, const uint8_t *U, const float *Uf, unsigned n,
                           const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
                           const unsigned *dest)
 {
-	if (!sm->deg1_ready)
-		deg1_fill(sm);
-	uint16_t all[256];
-	spans_of(U, n, 1, L0, count, all);
-	for (uint32_t i = 0; i < count; i++) {
-		uint32_t L = L0 + i;
-		unsigned span = all[i];
-		const float *P = cp + (size_t)(span - 1) * lanes;
-		/* U[span] <= L (clamped start, and the advance); L < U[span + 1]
-		 * except past the last knot */
-		uint32_t left = L - U[span], len = (uint32_t)U[span + 1] - U[span];
-		float N[4];
-		if (left < len && len <= DEG1_LEN) {
-			N[0] = sm->deg1[len][left][0];
-			N[1] = sm->deg1[len][left][1];
-		} else {
-			basis(1, span, (float)L, Uf, N);
+	uint32_t L = L0, end = L0 + count;
+	unsigned span = find_span(U, n, 1, L0);
+	const float *P = cp + (size_t)(span - 1) * lanes;
+	float *o = out;
+	uint32_t base = U[span];
+	__m128 P1 = _mm_loadu_ps(P);
+	for (;;) {
+		uint32_t next = U[span + 1];
+		uint32_t stop = next < end ? next : end;
+		uint32_t len = next - base;
+		__m128 P0 = P1;
+		P1 = _mm_loadu_ps(P + lanes);
+		if (L < stop) {
+			if (len <= DEG1_LEN) {
+				const float *row = deg1_row(sm, len) + (size_t)(L - base) * 8;
+				if (wide) {
+					do {
+						__m128 c = _mm_mul_ps(_mm_loadu_ps(row), P0);
+						c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(row + 4), P1));
+						_mm_storeu_ps(o, c);
+						row += 8;
+						o += stride;
+					} while (++L < stop);
+				} else {
+					do {
+						float N[4] = {row[0], row[4], 0.0f, 0.0f};
+						float v[4];
+						combine(1, N, P, lanes, v);
+						HKS_UNROLL
+						for (unsigned l = 0; l < lanes; l++)
+							o[dest[l]] = v[l];
+						row += 8;
+						o += stride;
+					} while (++L < stop);
+				}
+			} else {
+				do {
+					deg1_frame(lanes, wide, span, L, Uf, P, o, dest);
+					o += stride;
+				} while (++L < stop);
+			}
 		}
-		float *o = out + (size_t)i * stride;
-		if (wide) {
-			__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
-			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[1]), _mm_loadu_ps(P + lanes)));
-			_mm_storeu_ps(o, c);
-		} else {
-			float v[4];
-			combine(1, N, P, lanes, v);
-			HKS_UNROLL
-			for (unsigned l = 0; l < lanes; l++)
-				o[dest[l]] = v[l];
-		}
+		if (L >= end)
+			return;
+		if (span == n) /* past the last knot: the last span, frame by frame */
+			break;
+		span++;
+		P += lanes;
+		base = next;
 	}
+	for (; L < end; L++, o += stride)
+		deg1_frame(lanes, wide, span, L, Uf, P, o, dest);
+}
+
+/*
+ * eval_deg1 for four lanes per point (wide), with as little state per span as
+ * possible: the frames before the last knot go span by span (a span's two
+ * points and its table row in registers, an empty span skipped by one
+ * compare), the frames from the last knot on (non-conforming data only) one
+ * by one with the reference basis of span n. Rows ROW_FLOATS apart (the track
+ * buffer).
+ */
+HKS_INLINE void eval_deg1_wide(sampler *sm, unsigned lanes, const uint8_t *U, const float *Uf, unsigned n,
+                               const float *cp, uint32_t L0, uint32_t count, float *out)
+{
+	uint32_t L = L0, end = L0 + count;
+	uint32_t lastk = U[n + 1];
+	uint32_t end_in = end < lastk ? end : lastk;
+	unsigned span = find_span(U, n, 1, L0);
+	const uint8_t *k = U + span;
+	const float *P = cp + (size_t)(span - 1) * lanes;
+	__m128 P1 = _mm_loadu_ps(P);
+	while (L < end_in) {
+		uint32_t base = k[0], next = k[1];
+		__m128 P0 = P1;
+		P1 = _mm_loadu_ps(P + lanes);
+		k++;
+		P += lanes;
+		if (L >= next)
+			continue; /* an empty span, or one that ends before L */
+		uint32_t len = next - base;
+		uint32_t stop = next < end_in ? next : end_in;
+		if (len > DEG1_LEN) {
+			unsigned s = (unsigned)(k - U) - 1;
+			do {
+				deg1_frame(lanes, 1, s, L, Uf, P - lanes, out, NULL);
+				out += ROW_FLOATS;
+			} while (++L < stop);
+			continue;
+		}
+		const float *row = deg1_row(sm, len) + (size_t)(L - base) * 8;
+		const float *row_end = row + (size_t)(stop - L) * 8;
+		L = stop;
+		do {
+			__m128 c = _mm_mul_ps(_mm_loadu_ps(row), P0);
+			c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(row + 4), P1));
+			_mm_storeu_ps(out, c);
+			row += 8;
+			out += ROW_FLOATS;
+		} while (row != row_end);
+	}
+	for (; L < end; L++, out += ROW_FLOATS)
+		deg1_frame(lanes, 1, n, L, Uf, cp + (size_t)(n - 1) * lanes, out, NULL);
+}
+
+static void eval_deg1_wide3(sampler *sm, const uint8_t *U, const float *Uf, unsigned n, const float *cp, uint32_t L0,
+                            uint32_t count, float *out)
+{
+	eval_deg1_wide(sm, 3, U, Uf, n, cp, L0, count, out);
+}
+
+static void eval_deg1_wide4(sampler *sm, const uint8_t *U, const float *Uf, unsigned n, const float *cp, uint32_t L0,
+                            uint32_t count, float *out)
+{
+	eval_deg1_wide(sm, 4, U, Uf, n, cp, L0, count, out);
 }
 
 /* Dispatch on constant degree, lane count and width (the loops unroll). */
@@ -703,7 +825,21 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
 		eval_deg1(sm, LN, W, U, Uf, n, cp, L0, count, out, stride, dest);                 \
 		return;
 	switch (key) {
-		HKS_DEG1_CASE(1, 0) HKS_DEG1_CASE(2, 0) HKS_DEG1_CASE(3, 0) HKS_DEG1_CASE(3, 1) HKS_DEG1_CASE(4, 1)
+		HKS_DEG1_CASE(1, 0) HKS_DEG1_CASE(2, 0) HKS_DEG1_CASE(3, 0)
+	case (8 + 3) * 2 + 1:
+		if (stride == ROW_FLOATS) {
+			eval_deg1_wide3(sm, U, Uf, n, cp, L0, count, out);
+			return;
+		}
+		eval_deg1(sm, 3, 1, U, Uf, n, cp, L0, count, out, stride, dest);
+		return;
+	case (8 + 4) * 2 + 1:
+		if (stride == ROW_FLOATS) {
+			eval_deg1_wide4(sm, U, Uf, n, cp, L0, count, out);
+			return;
+		}
+		eval_deg1(sm, 4, 1, U, Uf, n, cp, L0, count, out, stride, dest);
+		return;
 		HKS_FAST_CASE(2, 1, 0) HKS_FAST_CASE(2, 2, 0) HKS_FAST_CASE(2, 3, 0) HKS_FAST_CASE(2, 3, 1) HKS_FAST_CASE(2, 4, 1)
 		HKS_FAST_CASE(3, 1, 0) HKS_FAST_CASE(3, 2, 0) HKS_FAST_CASE(3, 3, 0) HKS_FAST_CASE(3, 3, 1) HKS_FAST_CASE(3, 4, 1)
 	default:
