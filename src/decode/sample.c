@@ -912,6 +912,15 @@ const char *hks_sample_path_name(int path)
 	}
 }
 
+/* The rows of a translation or scale part without spline lanes: each lane
+ * its static value or the neutral one (sample_vector's fill). */
+static void vector_fill(const hks_stored_part *p, float neutral, float fill[4])
+{
+	for (unsigned l = 0; l < LANES_VECTOR; l++)
+		fill[l] = ((p->flags >> l) & 1) ? p->static_value[l] : neutral;
+	fill[3] = 0.0f;
+}
+
 /*
  * Translation, scale or float part (FORMAT.md §2.4, §4.6): `nlanes` output
  * lanes at out[0..nlanes) of each row; static first, then spline, else
@@ -1069,6 +1078,45 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	float *tmp = sm->track_rows;
 	for (size_t t = 0; t < T; t++) {
 		const hks_stored_track *tr = &blk->tracks[t];
+#if defined(__SSE2__)
+		/* Fast path, scale without spline lanes (most tracks): the scale
+		 * (and a translation without spline lanes) never goes through the
+		 * track buffer; the copy to the output composes each row from the
+		 * constant vectors and the buffer's rows (copies only, no
+		 * arithmetic: every bit is kept). */
+		if (sm->path == HKS_SAMPLE_PATH_SSE2 && !(tr->part[2].flags & 0xF0)) {
+			int tconst = !(tr->part[0].flags & 0xF0);
+			float ft[4], fs[4];
+			vector_fill(&tr->part[0], 0.0f, ft);
+			vector_fill(&tr->part[2], hks_f32_from_bits(ONE_BITS), fs);
+			if (!tconst)
+				HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
+				                      ROW_FLOATS));
+			HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
+			if (sm->normalize)
+				normalize_rows(tmp + 3, rows, ROW_FLOATS);
+			float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
+			const __m128 vt = _mm_loadu_ps(ft), vs = _mm_loadu_ps(fs); /* x y z, 4th lane unused */
+			const float *r = tmp + 3;
+#define HKS_ROW_OUT(TV)                                                                    \
+	do {                                                                                   \
+		__m128 q = _mm_loadu_ps(r);                                /* qx qy qz qw */       \
+		__m128 a = _mm_shuffle_ps(q, vs, _MM_SHUFFLE(0, 0, 3, 3)); /* qw qw sx sx */       \
+		__m128 c = _mm_shuffle_ps(a, vs, _MM_SHUFFLE(2, 1, 2, 0)); /* qw sx sy sz */       \
+		_mm_storeu_ps(o, (TV));  /* tx ty tz, o[3] rewritten next */                     \
+		_mm_storeu_ps(o + 3, q); /* o[6] rewritten next */                               \
+		_mm_storeu_ps(o + 6, c);                                                           \
+	} while (0)
+			if (tconst)
+				for (uint32_t i = 0; i < rows; i++, o += tstride, r += ROW_FLOATS)
+					HKS_ROW_OUT(vt);
+			else
+				for (uint32_t i = 0; i < rows; i++, o += tstride, r += ROW_FLOATS)
+					HKS_ROW_OUT(_mm_loadu_ps(r - 3));
+#undef HKS_ROW_OUT
+			continue;
+		}
+#endif
 		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
 		                      ROW_FLOATS));
 		HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
