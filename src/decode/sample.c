@@ -528,16 +528,50 @@ static void spans_of(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint
 	}
 }
 
-/* basis4 with the result left in registers: N[j] lane f = N[j] of frame L + f */
+/*
+ * basis4 with the result left in registers: N[j] lane f = N[j] of frame L + f.
+ * u = (f32)L + f, exact (whole numbers below 2^24), so the same value as
+ * (f32)(L + f). The knots of the four spans are read as rows of four
+ * consecutive floats and transposed (degrees 2 and 3: U[span−2 .. span+4]
+ * at most, inside the n + p + 2 knots since span <= n).
+ */
 HKS_INLINE void basis4v(unsigned p, const unsigned span[4], uint32_t L, const float *U, __m128 N[4])
 {
-	__m128 u = _mm_set_ps((float)(L + 3), (float)(L + 2), (float)(L + 1), (float)L);
+	__m128 u = _mm_add_ps(_mm_set1_ps((float)L), _mm_set_ps(3.0f, 2.0f, 1.0f, 0.0f));
 	__m128 left[4], right[4];
+	__m128 kl[4], kr[4]; /* kl[j] = U[span + 1 − j], kr[j] = U[span + j], per frame */
+	if (p == 3) {
+		__m128 a0 = _mm_loadu_ps(U + span[0] - 2), a1 = _mm_loadu_ps(U + span[1] - 2);
+		__m128 a2 = _mm_loadu_ps(U + span[2] - 2), a3 = _mm_loadu_ps(U + span[3] - 2);
+		__m128 b0 = _mm_loadu_ps(U + span[0] + 1), b1 = _mm_loadu_ps(U + span[1] + 1);
+		__m128 b2 = _mm_loadu_ps(U + span[2] + 1), b3 = _mm_loadu_ps(U + span[3] + 1);
+		_MM_TRANSPOSE4_PS(a0, a1, a2, a3); /* U[span − 2], U[span − 1], U[span], U[span + 1] */
+		_MM_TRANSPOSE4_PS(b0, b1, b2, b3); /* U[span + 1], U[span + 2], U[span + 3], U[span + 4] */
+		kl[1] = a2;
+		kl[2] = a1;
+		kl[3] = a0;
+		kr[1] = a3;
+		kr[2] = b1;
+		kr[3] = b2;
+	} else if (p == 2) {
+		__m128 a0 = _mm_loadu_ps(U + span[0] - 1), a1 = _mm_loadu_ps(U + span[1] - 1);
+		__m128 a2 = _mm_loadu_ps(U + span[2] - 1), a3 = _mm_loadu_ps(U + span[3] - 1);
+		_MM_TRANSPOSE4_PS(a0, a1, a2, a3); /* U[span − 1], U[span], U[span + 1], U[span + 2] */
+		kl[1] = a1;
+		kl[2] = a0;
+		kr[1] = a2;
+		kr[2] = a3;
+	} else {
+		for (unsigned j = 1; j <= p; j++) {
+			kl[j] = _mm_set_ps(U[span[3] + 1 - j], U[span[2] + 1 - j], U[span[1] + 1 - j], U[span[0] + 1 - j]);
+			kr[j] = _mm_set_ps(U[span[3] + j], U[span[2] + j], U[span[1] + j], U[span[0] + j]);
+		}
+	}
 	N[0] = _mm_set1_ps(1.0f);
 	HKS_UNROLL
 	for (unsigned j = 1; j <= p; j++) {
-		left[j] = _mm_sub_ps(u, _mm_set_ps(U[span[3] + 1 - j], U[span[2] + 1 - j], U[span[1] + 1 - j], U[span[0] + 1 - j]));
-		right[j] = _mm_sub_ps(_mm_set_ps(U[span[3] + j], U[span[2] + j], U[span[1] + j], U[span[0] + j]), u);
+		left[j] = _mm_sub_ps(u, kl[j]);
+		right[j] = _mm_sub_ps(kr[j], u);
 		__m128 saved = _mm_setzero_ps();
 		HKS_UNROLL
 		for (unsigned r = 0; r < j; r++) {
