@@ -507,24 +507,21 @@ static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->coun
  */
 #if defined(__SSE2__)
 /*
- * The span of every frame L0 .. L0 + count − 1 without a data-dependent
- * loop per frame: for checked knots (clamped, U[p+1] > 0, values <= 255)
- * the span the reference's search and advance find is p plus the number of
- * interior knots U[p+1 .. n] that are <= L, so a histogram of the interior
- * knot values and a running sum give it (frames and knots are below 256).
+ * The span of every frame L0 .. L0 + count − 1: the reference's search for
+ * L0 and its advance over increasing frames (U[span] <= L < U[span + 1], or
+ * n from the last knot on).
  */
 static void spans_of(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count, uint16_t *spans)
 {
-	uint16_t cnt[256];
-	memset(cnt, 0, sizeof(cnt));
-	for (unsigned s = p + 1; s <= n; s++)
-		cnt[U[s]]++;
-	unsigned run = 0;
-	for (uint32_t L = 0; L < L0; L++)
-		run += cnt[L];
+	unsigned span = find_span(U, n, p, L0);
+	unsigned next = span < n ? U[span + 1] : 256; /* frames are below 256 */
 	for (uint32_t i = 0; i < count; i++) {
-		run += cnt[L0 + i];
-		spans[i] = (uint16_t)(p + run);
+		uint32_t L = L0 + i;
+		while (L >= next) {
+			span++;
+			next = span < n ? U[span + 1] : 256;
+		}
+		spans[i] = (uint16_t)span;
 	}
 }
 
