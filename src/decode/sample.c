@@ -74,10 +74,10 @@ typedef struct sampler {
 	/* fast path, degree 1: the basis of a frame `left` frames into a span of
 	 * `len` frames, N0 and N1 each repeated four times (ready for a
 	 * four-lane multiply), rows of a span length computed on first use
-	 * (bit len of deg1_ready, see deg1_row); row `len` starts at entry
+	 * (deg1_at, see deg1_row); row `len` starts at entry
 	 * len·(len − 1)/2 */
-	uint64_t deg1_ready;
 	float deg1[DEG1_LEN * (DEG1_LEN + 1) / 2][8];
+	uint16_t deg1_at[DEG1_LEN + 1]; /* 1 + the entry of row `len` once filled, else 0 */
 	uint32_t K;            /* maxFramesPerBlock − 1 */
 	/* scratch: dequantized control points and f32 knots of one part */
 	float *cp;
@@ -141,7 +141,8 @@ static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const
 	sm->normalize = opts ? opts->normalize_rotations : 0;
 	sm->path = hks_sample_path_resolve(opts ? opts->path : HKS_SAMPLE_PATH_AUTO);
 	sm->validated = 0;
-	sm->deg1_ready = 0;
+	for (unsigned l = 0; l <= DEG1_LEN; l++)
+		sm->deg1_at[l] = 0;
 	HKS_TRY(check_animation(&sm->ctx, s));
 	sm->K = (uint32_t)s->max_frames_per_block - 1;
 	return HKS_OK;
@@ -683,14 +684,17 @@ static void deg1_fill(sampler *sm, uint32_t len)
 			row[left][4 + k] = N[1];
 		}
 	}
-	sm->deg1_ready |= (uint64_t)1 << len;
+	sm->deg1_at[len] = (uint16_t)(1 + len * (len - 1) / 2);
 }
 
 HKS_INLINE const float *deg1_row(sampler *sm, uint32_t len)
 {
-	if (!((sm->deg1_ready >> len) & 1))
+	unsigned at = sm->deg1_at[len];
+	if (!at) {
 		deg1_fill(sm, len);
-	return sm->deg1[len * (len - 1) / 2];
+		at = sm->deg1_at[len];
+	}
+	return sm->deg1[at - 1];
 }
 
 /* One frame of span `span` with the reference basis (a span longer than the
