@@ -1124,13 +1124,33 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 			float ft[4], fs[4];
 			vector_fill(&tr->part[0], 0.0f, ft);
 			vector_fill(&tr->part[2], hks_f32_from_bits(ONE_BITS), fs);
+			float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
+			if (tconst && !(tr->part[1].flags & 0xF0)) {
+				/* no spline at all: one row, evaluated once (the rotation
+				 * as sample_rotation writes it, its checks included), copied
+				 * to every row */
+				param one = *pr;
+				one.count = 1;
+				HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], &one, tmp + 3, ROW_FLOATS));
+				if (sm->normalize)
+					normalize_rows(tmp + 3, 1, ROW_FLOATS);
+				memcpy(tmp, ft, 3 * sizeof(float));
+				memcpy(tmp + 7, fs, 3 * sizeof(float));
+				const __m128 r0 = _mm_loadu_ps(tmp), r1 = _mm_loadu_ps(tmp + 4);
+				const __m128 r2 = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(tmp + 8)));
+				for (uint32_t i = 0; i < rows; i++, o += tstride) {
+					_mm_storeu_ps(o, r0);
+					_mm_storeu_ps(o + 4, r1);
+					_mm_storel_pi((__m64 *)(void *)(o + 8), r2);
+				}
+				continue;
+			}
 			if (!tconst)
 				HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
 				                      ROW_FLOATS));
 			HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
 			if (sm->normalize)
 				normalize_rows(tmp + 3, rows, ROW_FLOATS);
-			float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
 			const __m128 vt = _mm_loadu_ps(ft), vs = _mm_loadu_ps(fs); /* x y z, 4th lane unused */
 			const float *r = tmp + 3;
 #define HKS_ROW_OUT(TV)                                                                    \
