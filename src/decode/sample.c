@@ -787,11 +787,10 @@ HKS_INLINE void eval_deg1(sampler *sm, unsigned lanes, int wide, const uint8_t *
  * possible: the frames before the last knot go span by span (a span's two
  * points and its table row in registers, an empty span skipped by one
  * compare), the frames from the last knot on (non-conforming data only) one
- * by one with the reference basis of span n. Rows ROW_FLOATS apart (the track
- * buffer).
+ * by one with the reference basis of span n.
  */
 HKS_INLINE void eval_deg1_wide(sampler *sm, unsigned lanes, const uint8_t *U, const float *Uf, unsigned n,
-                               const float *cp, uint32_t L0, uint32_t count, float *out)
+                               const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride)
 {
 	uint32_t L = L0, end = L0 + count;
 	uint32_t lastk = U[n + 1];
@@ -814,7 +813,7 @@ HKS_INLINE void eval_deg1_wide(sampler *sm, unsigned lanes, const uint8_t *U, co
 			unsigned s = (unsigned)(k - U) - 1;
 			do {
 				deg1_frame(lanes, 1, s, L, Uf, P - lanes, out, NULL);
-				out += ROW_FLOATS;
+				out += stride;
 			} while (++L < stop);
 			continue;
 		}
@@ -826,23 +825,23 @@ HKS_INLINE void eval_deg1_wide(sampler *sm, unsigned lanes, const uint8_t *U, co
 			c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(row + 4), P1));
 			_mm_storeu_ps(out, c);
 			row += 8;
-			out += ROW_FLOATS;
+			out += stride;
 		} while (row != row_end);
 	}
-	for (; L < end; L++, out += ROW_FLOATS)
+	for (; L < end; L++, out += stride)
 		deg1_frame(lanes, 1, n, L, Uf, cp + (size_t)(n - 1) * lanes, out, NULL);
 }
 
 static void eval_deg1_wide3(sampler *sm, const uint8_t *U, const float *Uf, unsigned n, const float *cp, uint32_t L0,
-                            uint32_t count, float *out)
+                            uint32_t count, float *out, size_t stride)
 {
-	eval_deg1_wide(sm, 3, U, Uf, n, cp, L0, count, out);
+	eval_deg1_wide(sm, 3, U, Uf, n, cp, L0, count, out, stride);
 }
 
 static void eval_deg1_wide4(sampler *sm, const uint8_t *U, const float *Uf, unsigned n, const float *cp, uint32_t L0,
-                            uint32_t count, float *out)
+                            uint32_t count, float *out, size_t stride)
 {
-	eval_deg1_wide(sm, 4, U, Uf, n, cp, L0, count, out);
+	eval_deg1_wide(sm, 4, U, Uf, n, cp, L0, count, out, stride);
 }
 
 /* Dispatch on constant degree, lane count and width (the loops unroll). */
@@ -861,20 +860,8 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
 		return;
 	switch (key) {
 		HKS_DEG1_CASE(1, 0) HKS_DEG1_CASE(2, 0) HKS_DEG1_CASE(3, 0)
-	case (8 + 3) * 2 + 1:
-		if (stride == ROW_FLOATS) {
-			eval_deg1_wide3(sm, U, Uf, n, cp, L0, count, out);
-			return;
-		}
-		eval_deg1(sm, 3, 1, U, Uf, n, cp, L0, count, out, stride, dest);
-		return;
-	case (8 + 4) * 2 + 1:
-		if (stride == ROW_FLOATS) {
-			eval_deg1_wide4(sm, U, Uf, n, cp, L0, count, out);
-			return;
-		}
-		eval_deg1(sm, 4, 1, U, Uf, n, cp, L0, count, out, stride, dest);
-		return;
+	case (8 + 3) * 2 + 1: eval_deg1_wide3(sm, U, Uf, n, cp, L0, count, out, stride); return;
+	case (8 + 4) * 2 + 1: eval_deg1_wide4(sm, U, Uf, n, cp, L0, count, out, stride); return;
 		HKS_FAST_CASE(2, 1, 0) HKS_FAST_CASE(2, 2, 0) HKS_FAST_CASE(2, 3, 0) HKS_FAST_CASE(2, 3, 1) HKS_FAST_CASE(2, 4, 1)
 		HKS_FAST_CASE(3, 1, 0) HKS_FAST_CASE(3, 2, 0) HKS_FAST_CASE(3, 3, 0) HKS_FAST_CASE(3, 3, 1) HKS_FAST_CASE(3, 4, 1)
 	default:
@@ -1115,10 +1102,12 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 		const hks_stored_track *tr = &blk->tracks[t];
 #if defined(__SSE2__)
 		/* Fast path, scale without spline lanes (most tracks): the scale
-		 * (and a translation without spline lanes) never goes through the
-		 * track buffer; the copy to the output composes each row from the
-		 * constant vectors and the buffer's rows (copies only, no
-		 * arithmetic: every bit is kept). */
+		 * and a translation without spline lanes never go through the track
+		 * buffer. Without any spline, one row is evaluated and copied; with
+		 * a constant translation the rotation is evaluated straight into
+		 * the output rows; else each output row is composed from the
+		 * constant scale and the buffer's rows. Copies only, no arithmetic:
+		 * every bit is kept. */
 		if (sm->path == HKS_SAMPLE_PATH_SSE2 && !(tr->part[2].flags & 0xF0)) {
 			int tconst = !(tr->part[0].flags & 0xF0);
 			float ft[4], fs[4];
@@ -1145,13 +1134,28 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 				}
 				continue;
 			}
-			if (!tconst)
-				HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
-				                      ROW_FLOATS));
+			if (tconst) {
+				/* the rotation straight into the output rows, after the
+				 * constant lanes: the four-float stores at o and o + 6 also
+				 * cover o[3] and o[6], which the rotation then rewrites */
+				float s6[4] = {0.0f, fs[0], fs[1], fs[2]};
+				const __m128 vt = _mm_loadu_ps(ft), vs = _mm_loadu_ps(s6);
+				float *c = o;
+				for (uint32_t i = 0; i < rows; i++, c += tstride) {
+					_mm_storeu_ps(c, vt);
+					_mm_storeu_ps(c + 6, vs);
+				}
+				HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, o + 3, tstride));
+				if (sm->normalize)
+					normalize_rows(o + 3, rows, tstride);
+				continue;
+			}
+			HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
+			                      ROW_FLOATS));
 			HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
 			if (sm->normalize)
 				normalize_rows(tmp + 3, rows, ROW_FLOATS);
-			const __m128 vt = _mm_loadu_ps(ft), vs = _mm_loadu_ps(fs); /* x y z, 4th lane unused */
+			const __m128 vs = _mm_loadu_ps(fs); /* x y z, 4th lane unused */
 			const float *r = tmp + 3;
 #define HKS_ROW_OUT(TV)                                                                    \
 	do {                                                                                   \
@@ -1162,12 +1166,8 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 		_mm_storeu_ps(o + 3, q); /* o[6] rewritten next */                               \
 		_mm_storeu_ps(o + 6, c);                                                           \
 	} while (0)
-			if (tconst)
-				for (uint32_t i = 0; i < rows; i++, o += tstride, r += ROW_FLOATS)
-					HKS_ROW_OUT(vt);
-			else
-				for (uint32_t i = 0; i < rows; i++, o += tstride, r += ROW_FLOATS)
-					HKS_ROW_OUT(_mm_loadu_ps(r - 3));
+			for (uint32_t i = 0; i < rows; i++, o += tstride, r += ROW_FLOATS)
+				HKS_ROW_OUT(_mm_loadu_ps(r - 3));
 #undef HKS_ROW_OUT
 			continue;
 		}
