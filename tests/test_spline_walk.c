@@ -985,6 +985,22 @@ static void test_conformance(void **state)
 		assert_int_equal(f.s->conformance.offset, k == 0 ? 25 : 40);
 		teardown(&f);
 	}
+	/* bit 39 of the second quaternion (at 20: byte 24), field a of the fourth
+	 * (at 30): both inside the four-at-a-time pass of the check */
+	for (int k = 0; k < 2; k++) {
+		build_guard_case(&b, 1, 0x45, &fbo);
+		if (k == 0) {
+			b.d[24] |= 0x80;
+		} else {
+			b.d[30] = 0xFF;
+			b.d[31] |= 0x0F;
+		}
+		setup(&f, &b, 1, 0, 10, 1, &bo0, &fbo);
+		assert_int_equal(walk(&f, 0), HKS_OK);
+		assert_int_equal(f.s->conformance_issues, 1);
+		assert_int_equal(f.s->conformance.offset, k == 0 ? 20 : 30);
+		teardown(&f);
+	}
 	build_guard_case(&b, 1, 0x45, &fbo);
 	static const uint8_t packed_nan[5] = {0x00, 0x80, 0x00, 0x00, 0x80};
 	memcpy(b.d + 20, packed_nan, 5);

@@ -72,9 +72,12 @@ typedef struct sampler {
 	int validated;         /* every part checked already (pose sampler) */
 	unsigned tspan;        /* time mode: the span of the part being sampled (needed_points) */
 	/* fast path, degree 1: the basis of a frame `left` frames into a span of
-	 * `len` frames (rows computed on first use, see deg1_row) */
-	int deg1_ready;
-	float deg1[DEG1_LEN + 1][DEG1_LEN][2];
+	 * `len` frames, N0 and N1 each repeated four times (ready for a
+	 * four-lane multiply), rows of a span length computed on first use
+	 * (deg1_at, see deg1_row); row `len` starts at entry
+	 * len·(len − 1)/2 */
+	float deg1[DEG1_LEN * (DEG1_LEN + 1) / 2][8];
+	uint16_t deg1_at[DEG1_LEN + 1]; /* 1 + the entry of row `len` once filled, else 0 */
 	uint32_t K;            /* maxFramesPerBlock − 1 */
 	/* scratch: dequantized control points and f32 knots of one part */
 	float *cp;
@@ -138,7 +141,8 @@ static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const
 	sm->normalize = opts ? opts->normalize_rotations : 0;
 	sm->path = hks_sample_path_resolve(opts ? opts->path : HKS_SAMPLE_PATH_AUTO);
 	sm->validated = 0;
-	sm->deg1_ready = 0;
+	for (unsigned l = 0; l <= DEG1_LEN; l++)
+		sm->deg1_at[l] = 0;
 	HKS_TRY(check_animation(&sm->ctx, s));
 	sm->K = (uint32_t)s->max_frames_per_block - 1;
 	return HKS_OK;
@@ -497,44 +501,75 @@ static uint32_t frames_of(const param *pr) { return pr->time_mode ? 1 : pr->coun
  *  - four in-order lanes of a control point (x, y, z, w of a rotation, or
  *    x, y, z of a translation/scale plus one lane that is dropped) are
  *    combined in one instruction per term, and stored as four floats.
- *  - degree 1 takes its basis from a table (deg1_fill);
+ *  - degree 1 walks span by span with its basis from a table (eval_deg1);
  *  - ThreeComp40 control points are unpacked four at a time (quantization.c).
  * tests/test_sample_paths.c and tests/corpus_sample_paths.c compare this with
  * the reference bit for bit.
  */
 #if defined(__SSE2__)
 /*
- * The span of every frame L0 .. L0 + count − 1 without a data-dependent
- * loop per frame: for checked knots (clamped, U[p+1] > 0, values <= 255)
- * the span the reference's search and advance find is p plus the number of
- * interior knots U[p+1 .. n] that are <= L, so a histogram of the interior
- * knot values and a running sum give it (frames and knots are below 256).
+ * The span of every frame L0 .. L0 + count − 1: the reference's search for
+ * L0 and its advance over increasing frames (U[span] <= L < U[span + 1], or
+ * n from the last knot on).
  */
 static void spans_of(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count, uint16_t *spans)
 {
-	uint16_t cnt[256];
-	memset(cnt, 0, sizeof(cnt));
-	for (unsigned s = p + 1; s <= n; s++)
-		cnt[U[s]]++;
-	unsigned run = 0;
-	for (uint32_t L = 0; L < L0; L++)
-		run += cnt[L];
+	unsigned span = find_span(U, n, p, L0);
+	unsigned next = span < n ? U[span + 1] : 256; /* frames are below 256 */
 	for (uint32_t i = 0; i < count; i++) {
-		run += cnt[L0 + i];
-		spans[i] = (uint16_t)(p + run);
+		uint32_t L = L0 + i;
+		while (L >= next) {
+			span++;
+			next = span < n ? U[span + 1] : 256;
+		}
+		spans[i] = (uint16_t)span;
 	}
 }
 
-/* basis4 with the result left in registers: N[j] lane f = N[j] of frame L + f */
+/*
+ * basis4 with the result left in registers: N[j] lane f = N[j] of frame L + f.
+ * u = (f32)L + f, exact (whole numbers below 2^24), so the same value as
+ * (f32)(L + f). The knots of the four spans are read as rows of four
+ * consecutive floats and transposed (degrees 2 and 3: U[span−2 .. span+4]
+ * at most, inside the n + p + 2 knots since span <= n).
+ */
 HKS_INLINE void basis4v(unsigned p, const unsigned span[4], uint32_t L, const float *U, __m128 N[4])
 {
-	__m128 u = _mm_set_ps((float)(L + 3), (float)(L + 2), (float)(L + 1), (float)L);
+	__m128 u = _mm_add_ps(_mm_set1_ps((float)L), _mm_set_ps(3.0f, 2.0f, 1.0f, 0.0f));
 	__m128 left[4], right[4];
+	__m128 kl[4], kr[4]; /* kl[j] = U[span + 1 − j], kr[j] = U[span + j], per frame */
+	if (p == 3) {
+		__m128 a0 = _mm_loadu_ps(U + span[0] - 2), a1 = _mm_loadu_ps(U + span[1] - 2);
+		__m128 a2 = _mm_loadu_ps(U + span[2] - 2), a3 = _mm_loadu_ps(U + span[3] - 2);
+		__m128 b0 = _mm_loadu_ps(U + span[0] + 1), b1 = _mm_loadu_ps(U + span[1] + 1);
+		__m128 b2 = _mm_loadu_ps(U + span[2] + 1), b3 = _mm_loadu_ps(U + span[3] + 1);
+		_MM_TRANSPOSE4_PS(a0, a1, a2, a3); /* U[span − 2], U[span − 1], U[span], U[span + 1] */
+		_MM_TRANSPOSE4_PS(b0, b1, b2, b3); /* U[span + 1], U[span + 2], U[span + 3], U[span + 4] */
+		kl[1] = a2;
+		kl[2] = a1;
+		kl[3] = a0;
+		kr[1] = a3;
+		kr[2] = b1;
+		kr[3] = b2;
+	} else if (p == 2) {
+		__m128 a0 = _mm_loadu_ps(U + span[0] - 1), a1 = _mm_loadu_ps(U + span[1] - 1);
+		__m128 a2 = _mm_loadu_ps(U + span[2] - 1), a3 = _mm_loadu_ps(U + span[3] - 1);
+		_MM_TRANSPOSE4_PS(a0, a1, a2, a3); /* U[span − 1], U[span], U[span + 1], U[span + 2] */
+		kl[1] = a1;
+		kl[2] = a0;
+		kr[1] = a2;
+		kr[2] = a3;
+	} else {
+		for (unsigned j = 1; j <= p; j++) {
+			kl[j] = _mm_set_ps(U[span[3] + 1 - j], U[span[2] + 1 - j], U[span[1] + 1 - j], U[span[0] + 1 - j]);
+			kr[j] = _mm_set_ps(U[span[3] + j], U[span[2] + j], U[span[1] + j], U[span[0] + j]);
+		}
+	}
 	N[0] = _mm_set1_ps(1.0f);
 	HKS_UNROLL
 	for (unsigned j = 1; j <= p; j++) {
-		left[j] = _mm_sub_ps(u, _mm_set_ps(U[span[3] + 1 - j], U[span[2] + 1 - j], U[span[1] + 1 - j], U[span[0] + 1 - j]));
-		right[j] = _mm_sub_ps(_mm_set_ps(U[span[3] + j], U[span[2] + j], U[span[1] + j], U[span[0] + j]), u);
+		left[j] = _mm_sub_ps(u, kl[j]);
+		right[j] = _mm_sub_ps(kr[j], u);
 		__m128 saved = _mm_setzero_ps();
 		HKS_UNROLL
 		for (unsigned r = 0; r < j; r++) {
@@ -637,55 +672,176 @@ HKS_INLINE void eval_fast_deg(unsigned p, unsigned lanes, int wide, const uint8_
  * table for spans up to DEG1_LEN frames is computed once per call (on the
  * first degree-1 part) and looked up per frame.
  */
-static void deg1_fill(sampler *sm)
+static void deg1_fill(sampler *sm, uint32_t len)
 {
-	for (uint32_t len = 1; len <= DEG1_LEN; len++) {
-		const float Ut[2] = {0.0f, (float)len};
-		for (uint32_t left = 0; left < len; left++) {
-			float N[4];
-			basis(1, 0, (float)left, Ut, N);
-			sm->deg1[len][left][0] = N[0];
-			sm->deg1[len][left][1] = N[1];
+	float (*row)[8] = sm->deg1 + len * (len - 1) / 2;
+	const float Ut[2] = {0.0f, (float)len};
+	for (uint32_t left = 0; left < len; left++) {
+		float N[4];
+		basis(1, 0, (float)left, Ut, N);
+		for (unsigned k = 0; k < 4; k++) {
+			row[left][k] = N[0];
+			row[left][4 + k] = N[1];
 		}
 	}
-	sm->deg1_ready = 1;
+	sm->deg1_at[len] = (uint16_t)(1 + len * (len - 1) / 2);
 }
 
+HKS_INLINE const float *deg1_row(sampler *sm, uint32_t len)
+{
+	unsigned at = sm->deg1_at[len];
+	if (!at) {
+		deg1_fill(sm, len);
+		at = sm->deg1_at[len];
+	}
+	return sm->deg1[at - 1];
+}
+
+/* One frame of span `span` with the reference basis (a span longer than the
+ * table, or a frame past the last knot). */
+HKS_INLINE void deg1_frame(unsigned lanes, int wide, unsigned span, uint32_t L, const float *Uf, const float *P,
+                           float *o, const unsigned *dest)
+{
+	float N[4];
+	basis(1, span, (float)L, Uf, N);
+	if (wide) {
+		__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
+		c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[1]), _mm_loadu_ps(P + lanes)));
+		_mm_storeu_ps(o, c);
+	} else {
+		float v[4];
+		combine(1, N, P, lanes, v);
+		HKS_UNROLL
+		for (unsigned l = 0; l < lanes; l++)
+			o[dest[l]] = v[l];
+	}
+}
+
+/*
+ * Span by span: the span the reference's advance selects for frame L is the
+ * one with U[span] <= L < U[span + 1] (empty spans skipped), or n from the
+ * last knot on. Span s combines P[s − 1] and P[s], so the second point of a
+ * span is the first of the next and stays in a register; within a span the
+ * basis comes from the table row of the span length.
+ */
 HKS_INLINE void eval_deg1(sampler *sm, unsigned lanes, int wide, const uint8_t *U, const float *Uf, unsigned n,
                           const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride,
                           const unsigned *dest)
 {
-	if (!sm->deg1_ready)
-		deg1_fill(sm);
-	uint16_t all[256];
-	spans_of(U, n, 1, L0, count, all);
-	for (uint32_t i = 0; i < count; i++) {
-		uint32_t L = L0 + i;
-		unsigned span = all[i];
-		const float *P = cp + (size_t)(span - 1) * lanes;
-		/* U[span] <= L (clamped start, and the advance); L < U[span + 1]
-		 * except past the last knot */
-		uint32_t left = L - U[span], len = (uint32_t)U[span + 1] - U[span];
-		float N[4];
-		if (left < len && len <= DEG1_LEN) {
-			N[0] = sm->deg1[len][left][0];
-			N[1] = sm->deg1[len][left][1];
-		} else {
-			basis(1, span, (float)L, Uf, N);
+	uint32_t L = L0, end = L0 + count;
+	unsigned span = find_span(U, n, 1, L0);
+	const float *P = cp + (size_t)(span - 1) * lanes;
+	float *o = out;
+	uint32_t base = U[span];
+	__m128 P1 = _mm_loadu_ps(P);
+	for (;;) {
+		uint32_t next = U[span + 1];
+		uint32_t stop = next < end ? next : end;
+		uint32_t len = next - base;
+		__m128 P0 = P1;
+		P1 = _mm_loadu_ps(P + lanes);
+		if (L < stop) {
+			if (len <= DEG1_LEN) {
+				const float *row = deg1_row(sm, len) + (size_t)(L - base) * 8;
+				if (wide) {
+					do {
+						__m128 c = _mm_mul_ps(_mm_loadu_ps(row), P0);
+						c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(row + 4), P1));
+						_mm_storeu_ps(o, c);
+						row += 8;
+						o += stride;
+					} while (++L < stop);
+				} else {
+					do {
+						float N[4] = {row[0], row[4], 0.0f, 0.0f};
+						float v[4];
+						combine(1, N, P, lanes, v);
+						HKS_UNROLL
+						for (unsigned l = 0; l < lanes; l++)
+							o[dest[l]] = v[l];
+						row += 8;
+						o += stride;
+					} while (++L < stop);
+				}
+			} else {
+				do {
+					deg1_frame(lanes, wide, span, L, Uf, P, o, dest);
+					o += stride;
+				} while (++L < stop);
+			}
 		}
-		float *o = out + (size_t)i * stride;
-		if (wide) {
-			__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
-			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[1]), _mm_loadu_ps(P + lanes)));
-			_mm_storeu_ps(o, c);
-		} else {
-			float v[4];
-			combine(1, N, P, lanes, v);
-			HKS_UNROLL
-			for (unsigned l = 0; l < lanes; l++)
-				o[dest[l]] = v[l];
-		}
+		if (L >= end)
+			return;
+		if (span == n) /* past the last knot: the last span, frame by frame */
+			break;
+		span++;
+		P += lanes;
+		base = next;
 	}
+	for (; L < end; L++, o += stride)
+		deg1_frame(lanes, wide, span, L, Uf, P, o, dest);
+}
+
+/*
+ * eval_deg1 for four lanes per point (wide), with as little state per span as
+ * possible: the frames before the last knot go span by span (a span's two
+ * points and its table row in registers, an empty span skipped by one
+ * compare), the frames from the last knot on (non-conforming data only) one
+ * by one with the reference basis of span n.
+ */
+HKS_INLINE void eval_deg1_wide(sampler *sm, unsigned lanes, const uint8_t *U, const float *Uf, unsigned n,
+                               const float *cp, uint32_t L0, uint32_t count, float *out, size_t stride)
+{
+	uint32_t L = L0, end = L0 + count;
+	uint32_t lastk = U[n + 1];
+	uint32_t end_in = end < lastk ? end : lastk;
+	unsigned span = find_span(U, n, 1, L0);
+	const uint8_t *k = U + span;
+	const float *P = cp + (size_t)(span - 1) * lanes;
+	__m128 P1 = _mm_loadu_ps(P);
+	while (L < end_in) {
+		uint32_t base = k[0], next = k[1];
+		__m128 P0 = P1;
+		P1 = _mm_loadu_ps(P + lanes);
+		k++;
+		P += lanes;
+		if (L >= next)
+			continue; /* an empty span, or one that ends before L */
+		uint32_t len = next - base;
+		uint32_t stop = next < end_in ? next : end_in;
+		if (len > DEG1_LEN) {
+			unsigned s = (unsigned)(k - U) - 1;
+			do {
+				deg1_frame(lanes, 1, s, L, Uf, P - lanes, out, NULL);
+				out += stride;
+			} while (++L < stop);
+			continue;
+		}
+		const float *row = deg1_row(sm, len) + (size_t)(L - base) * 8;
+		const float *row_end = row + (size_t)(stop - L) * 8;
+		L = stop;
+		do {
+			__m128 c = _mm_mul_ps(_mm_loadu_ps(row), P0);
+			c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(row + 4), P1));
+			_mm_storeu_ps(out, c);
+			row += 8;
+			out += stride;
+		} while (row != row_end);
+	}
+	for (; L < end; L++, out += stride)
+		deg1_frame(lanes, 1, n, L, Uf, cp + (size_t)(n - 1) * lanes, out, NULL);
+}
+
+static void eval_deg1_wide3(sampler *sm, const uint8_t *U, const float *Uf, unsigned n, const float *cp, uint32_t L0,
+                            uint32_t count, float *out, size_t stride)
+{
+	eval_deg1_wide(sm, 3, U, Uf, n, cp, L0, count, out, stride);
+}
+
+static void eval_deg1_wide4(sampler *sm, const uint8_t *U, const float *Uf, unsigned n, const float *cp, uint32_t L0,
+                            uint32_t count, float *out, size_t stride)
+{
+	eval_deg1_wide(sm, 4, U, Uf, n, cp, L0, count, out, stride);
 }
 
 /* Dispatch on constant degree, lane count and width (the loops unroll). */
@@ -703,7 +859,9 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
 		eval_deg1(sm, LN, W, U, Uf, n, cp, L0, count, out, stride, dest);                 \
 		return;
 	switch (key) {
-		HKS_DEG1_CASE(1, 0) HKS_DEG1_CASE(2, 0) HKS_DEG1_CASE(3, 0) HKS_DEG1_CASE(3, 1) HKS_DEG1_CASE(4, 1)
+		HKS_DEG1_CASE(1, 0) HKS_DEG1_CASE(2, 0) HKS_DEG1_CASE(3, 0)
+	case (8 + 3) * 2 + 1: eval_deg1_wide3(sm, U, Uf, n, cp, L0, count, out, stride); return;
+	case (8 + 4) * 2 + 1: eval_deg1_wide4(sm, U, Uf, n, cp, L0, count, out, stride); return;
 		HKS_FAST_CASE(2, 1, 0) HKS_FAST_CASE(2, 2, 0) HKS_FAST_CASE(2, 3, 0) HKS_FAST_CASE(2, 3, 1) HKS_FAST_CASE(2, 4, 1)
 		HKS_FAST_CASE(3, 1, 0) HKS_FAST_CASE(3, 2, 0) HKS_FAST_CASE(3, 3, 0) HKS_FAST_CASE(3, 3, 1) HKS_FAST_CASE(3, 4, 1)
 	default:
@@ -774,6 +932,15 @@ const char *hks_sample_path_name(int path)
 	case HKS_SAMPLE_PATH_SSE2: return "sse2";
 	default: return "auto";
 	}
+}
+
+/* The rows of a translation or scale part without spline lanes: each lane
+ * its static value or the neutral one (sample_vector's fill). */
+static void vector_fill(const hks_stored_part *p, float neutral, float fill[4])
+{
+	for (unsigned l = 0; l < LANES_VECTOR; l++)
+		fill[l] = ((p->flags >> l) & 1) ? p->static_value[l] : neutral;
+	fill[3] = 0.0f;
 }
 
 /*
@@ -933,6 +1100,78 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	float *tmp = sm->track_rows;
 	for (size_t t = 0; t < T; t++) {
 		const hks_stored_track *tr = &blk->tracks[t];
+#if defined(__SSE2__)
+		/* Fast path, scale without spline lanes (most tracks): the scale
+		 * and a translation without spline lanes never go through the track
+		 * buffer. Without any spline, one row is evaluated and copied; with
+		 * a constant translation the rotation is evaluated straight into
+		 * the output rows; else each output row is composed from the
+		 * constant scale and the buffer's rows. Copies only, no arithmetic:
+		 * every bit is kept. */
+		if (sm->path == HKS_SAMPLE_PATH_SSE2 && !(tr->part[2].flags & 0xF0)) {
+			int tconst = !(tr->part[0].flags & 0xF0);
+			float ft[4], fs[4];
+			vector_fill(&tr->part[0], 0.0f, ft);
+			vector_fill(&tr->part[2], hks_f32_from_bits(ONE_BITS), fs);
+			float *o = transforms + t * HKS_TRACK_SAMPLE_FLOATS;
+			if (tconst && !(tr->part[1].flags & 0xF0)) {
+				/* no spline at all: one row, evaluated once (the rotation
+				 * as sample_rotation writes it, its checks included), copied
+				 * to every row */
+				param one = *pr;
+				one.count = 1;
+				HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], &one, tmp + 3, ROW_FLOATS));
+				if (sm->normalize)
+					normalize_rows(tmp + 3, 1, ROW_FLOATS);
+				memcpy(tmp, ft, 3 * sizeof(float));
+				memcpy(tmp + 7, fs, 3 * sizeof(float));
+				const __m128 r0 = _mm_loadu_ps(tmp), r1 = _mm_loadu_ps(tmp + 4);
+				const __m128 r2 = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(tmp + 8)));
+				for (uint32_t i = 0; i < rows; i++, o += tstride) {
+					_mm_storeu_ps(o, r0);
+					_mm_storeu_ps(o + 4, r1);
+					_mm_storel_pi((__m64 *)(void *)(o + 8), r2);
+				}
+				continue;
+			}
+			if (tconst) {
+				/* the rotation straight into the output rows, after the
+				 * constant lanes: the four-float stores at o and o + 6 also
+				 * cover o[3] and o[6], which the rotation then rewrites */
+				float s6[4] = {0.0f, fs[0], fs[1], fs[2]};
+				const __m128 vt = _mm_loadu_ps(ft), vs = _mm_loadu_ps(s6);
+				float *c = o;
+				for (uint32_t i = 0; i < rows; i++, c += tstride) {
+					_mm_storeu_ps(c, vt);
+					_mm_storeu_ps(c + 6, vs);
+				}
+				HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, o + 3, tstride));
+				if (sm->normalize)
+					normalize_rows(o + 3, rows, tstride);
+				continue;
+			}
+			HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
+			                      ROW_FLOATS));
+			HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
+			if (sm->normalize)
+				normalize_rows(tmp + 3, rows, ROW_FLOATS);
+			const __m128 vs = _mm_loadu_ps(fs); /* x y z, 4th lane unused */
+			const float *r = tmp + 3;
+#define HKS_ROW_OUT(TV)                                                                    \
+	do {                                                                                   \
+		__m128 q = _mm_loadu_ps(r);                                /* qx qy qz qw */       \
+		__m128 a = _mm_shuffle_ps(q, vs, _MM_SHUFFLE(0, 0, 3, 3)); /* qw qw sx sx */       \
+		__m128 c = _mm_shuffle_ps(a, vs, _MM_SHUFFLE(2, 1, 2, 0)); /* qw sx sy sz */       \
+		_mm_storeu_ps(o, (TV));  /* tx ty tz, o[3] rewritten next */                     \
+		_mm_storeu_ps(o + 3, q); /* o[6] rewritten next */                               \
+		_mm_storeu_ps(o + 6, c);                                                           \
+	} while (0)
+			for (uint32_t i = 0; i < rows; i++, o += tstride, r += ROW_FLOATS)
+				HKS_ROW_OUT(_mm_loadu_ps(r - 3));
+#undef HKS_ROW_OUT
+			continue;
+		}
+#endif
 		HKS_TRY(sample_vector(sm, b, (int32_t)t, HKS_PART_TRANSLATION, &tr->part[0], LANES_VECTOR, 0.0f, pr, tmp,
 		                      ROW_FLOATS));
 		HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));

@@ -884,8 +884,21 @@ static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **s
 		hks_error e;
 		hks_error_clear(&e);
 		L->ctx.err = &e;
+		/* A binder the loader already opened (its units are being loaded)
+		 * is read from its resident copy instead of being opened and
+		 * inflated a second time under the mutex; its decompression budget
+		 * is left as it was, as for the separate copy. */
+		archive *open = NULL;
+		for (size_t i = 0; i < L->num_archives && !open; i++)
+			if (L->archives[i] && L->archives[i]->disk_path && !strcmp(L->archives[i]->disk_path, path))
+				open = L->archives[i];
 		archive *a = NULL;
-		if (archive_open(L, path, kind, &a) == HKS_OK) {
+		if (open) {
+			uint64_t inflated = open->inflated, inflations = open->inflations;
+			set_add_archive(L, open, set, count);
+			open->inflated = inflated;
+			open->inflations = inflations;
+		} else if (archive_open(L, path, kind, &a) == HKS_OK) {
 			set_add_archive(L, a, set, count);
 			archive_free(L, a);
 		}
