@@ -10,6 +10,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "hks_test.h"
+#include "hks_hostile.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,38 +18,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char tmp_root[64];
-
-static char *path_in(const char *rel)
-{
-	static char buf[8][512];
-	static int next;
-	char *p = buf[next++ % 8];
-	snprintf(p, 512, "%s/%s", tmp_root, rel);
-	return p;
-}
-
-static void write_plain(const char *path, const void *data, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, size, f), size);
-	assert_int_equal(fclose(f), 0);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmp_root, sizeof(tmp_root), "/tmp/hks_hostile_c_XXXXXX");
-	return mkdtemp(tmp_root) ? 0 : -1;
+	return hks_hostile_setup("hks_hostile_c");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
-	return system(cmd) == 0 ? 0 : -1;
+	return hks_hostile_teardown();
 }
 
 /* A DCX of `n` zero bytes (a real bomb: ~1,000 : 1). */
@@ -153,8 +132,8 @@ static void test_shared_compressed_range(void **state)
 	size_t dn = 0, size = 0;
 	uint8_t *d = zero_dcx((size_t)1 << 20, &dn);
 	uint8_t *bnd = binder_of(400, d, dn, true, true, &size);
-	write_plain(path_in("shared.anibnd"), bnd, size);
-	load_tally t = load_all(path_in("shared.anibnd"), (uint64_t)8 << 20);
+	hks_hostile_write(hks_hostile_path("shared.anibnd"), bnd, size);
+	load_tally t = load_all(hks_hostile_path("shared.anibnd"), (uint64_t)8 << 20);
 	assert_int_equal(t.units, 400);
 	assert_int_equal(t.limit, 0);
 	assert_int_equal(t.ok_bytes, (size_t)400 << 20);
@@ -163,9 +142,9 @@ static void test_shared_compressed_range(void **state)
 	size_t outer_size = 0;
 	hks_error e;
 	assert_int_equal(hks_dcx_compress(bnd, size, NULL, NULL, &outer, &outer_size, &e), HKS_OK);
-	write_plain(path_in("shared.anibnd.dcx"), outer, outer_size);
+	hks_hostile_write(hks_hostile_path("shared.anibnd.dcx"), outer, outer_size);
 	hks_buffer_free(NULL, outer, outer_size);
-	t = load_all(path_in("shared.anibnd.dcx"), (uint64_t)8 << 20);
+	t = load_all(hks_hostile_path("shared.anibnd.dcx"), (uint64_t)8 << 20);
 	assert_int_equal(t.units, 400);
 	assert_int_equal(t.limit, 0);
 	free(bnd);
@@ -180,8 +159,8 @@ static void test_inflate_budget(void **state)
 	size_t dn = 0, size = 0;
 	uint8_t *d = zero_dcx((size_t)1 << 20, &dn);
 	uint8_t *bnd = binder_of(200, d, dn, true, false, &size);
-	write_plain(path_in("bombs.anibnd"), bnd, size);
-	load_tally t = load_all(path_in("bombs.anibnd"), (uint64_t)8 << 20);
+	hks_hostile_write(hks_hostile_path("bombs.anibnd"), bnd, size);
+	load_tally t = load_all(hks_hostile_path("bombs.anibnd"), (uint64_t)8 << 20);
 	assert_int_equal(t.units, 200);
 	assert_true(t.ok_bytes <= (size_t)8 << 20);
 	assert_true(t.limit >= 192);
@@ -226,12 +205,12 @@ static void test_empty_dcx(void **state)
 	(void)state;
 	size_t dn = 0, size = 0;
 	uint8_t *d = zero_dcx(0, &dn);
-	write_plain(path_in("empty.hkx.dcx"), d, dn);
-	load_tally t = load_all(path_in("empty.hkx.dcx"), 0);
+	hks_hostile_write(hks_hostile_path("empty.hkx.dcx"), d, dn);
+	load_tally t = load_all(hks_hostile_path("empty.hkx.dcx"), 0);
 	assert_int_equal(t.units, 1);
 	uint8_t *bnd = binder_of(2, d, dn, true, false, &size);
-	write_plain(path_in("empty_member.anibnd"), bnd, size);
-	t = load_all(path_in("empty_member.anibnd"), 0);
+	hks_hostile_write(hks_hostile_path("empty_member.anibnd"), bnd, size);
+	t = load_all(hks_hostile_path("empty_member.anibnd"), 0);
 	assert_int_equal(t.units, 2);
 	assert_int_equal(t.limit, 0);
 	free(bnd);
@@ -258,11 +237,11 @@ static void test_many_members(void **state)
 	size_t size = 0;
 	assert_int_equal(hks_bnd4_write(b, NULL, &bytes, &size, &e), HKS_OK);
 	hks_bnd4_free(b);
-	write_plain(path_in("many.anibnd"), bytes, size);
+	hks_hostile_write(hks_hostile_path("many.anibnd"), bytes, size);
 	hks_buffer_free(NULL, bytes, size);
 	hks_loader *L = NULL;
 	assert_int_equal(hks_loader_create(NULL, &L, &e), HKS_OK);
-	assert_int_equal(hks_loader_add_path(L, path_in("many.anibnd"), &e), HKS_OK);
+	assert_int_equal(hks_loader_add_path(L, hks_hostile_path("many.anibnd"), &e), HKS_OK);
 	assert_int_equal(hks_loader_count(L), N);
 	assert_non_null(strstr(hks_loader_path(L, 0), ":N:\\c\\m_00000.hkx"));
 	assert_non_null(strstr(hks_loader_path(L, 1), "many.anibnd:m_00001.hkx"));
@@ -342,8 +321,8 @@ static void test_bad_entries(void **state)
 		dn = on;
 		hks_buffer_free(NULL, outer, on);
 	}
-	write_plain(path_in("nested.dcx"), inner, dn);
-	load_tally t = load_all(path_in("nested.dcx"), 0);
+	hks_hostile_write(hks_hostile_path("nested.dcx"), inner, dn);
+	load_tally t = load_all(hks_hostile_path("nested.dcx"), 0);
 	assert_int_equal(t.units, 1);
 	free(inner);
 	free(bnd);

@@ -9,6 +9,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "hks_test.h"
+#include "hks_hostile.h"
 
 #include "../tests/fuzz/synth.h"
 
@@ -20,38 +21,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmp_root[64];
-
-static char *path_in(const char *rel)
-{
-	static char buf[8][512];
-	static int next;
-	char *p = buf[next++ % 8];
-	snprintf(p, 512, "%s/%s", tmp_root, rel);
-	return p;
-}
-
-static void write_plain(const char *path, const void *data, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, size, f), size);
-	assert_int_equal(fclose(f), 0);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmp_root, sizeof(tmp_root), "/tmp/hks_hostile_g_XXXXXX");
-	return mkdtemp(tmp_root) ? 0 : -1;
+	return hks_hostile_setup("hks_hostile_g");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
-	return system(cmd) == 0 ? 0 : -1;
+	return hks_hostile_teardown();
 }
 
 /* ---- a growable text ---- */
@@ -206,7 +185,7 @@ static void write_external_gltf(const char *dir, uint32_t K)
 	    K * 16, K * 4, K * 4, K * 12, K, K);
 	char p[600];
 	snprintf(p, sizeof(p), "%s/a.gltf", dir);
-	write_plain(p, t.p, t.n);
+	hks_hostile_write(p, t.p, t.n);
 	free(t.p);
 }
 
@@ -238,26 +217,26 @@ static void test_external_buffers(void **state)
 	size_t bn = 0;
 	uint8_t *b = external_bytes(K, &bn);
 	char cmd[1024];
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/ok' '%s/link' '%s/fifo' '%s/secret'", tmp_root, tmp_root, tmp_root,
-	         tmp_root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/ok' '%s/link' '%s/fifo' '%s/secret'", hks_hostile_root(), hks_hostile_root(), hks_hostile_root(),
+	         hks_hostile_root());
 	assert_int_equal(system(cmd), 0);
 	hks_error err;
 	/* a regular file beside the .gltf: imports */
-	write_external_gltf(path_in("ok"), K);
-	write_plain(path_in("ok/ext.bin"), b, bn);
-	assert_int_equal(import_file(path_in("ok/a.gltf"), &err), HKS_OK);
+	write_external_gltf(hks_hostile_path("ok"), K);
+	hks_hostile_write(hks_hostile_path("ok/ext.bin"), b, bn);
+	assert_int_equal(import_file(hks_hostile_path("ok/a.gltf"), &err), HKS_OK);
 	/* a symlink to a file in another folder: refused, naming the buffer */
-	write_external_gltf(path_in("link"), K);
-	write_plain(path_in("secret/data.bin"), b, bn);
-	assert_int_equal(symlink("../secret/data.bin", path_in("link/ext.bin")), 0);
-	assert_int_equal(import_file(path_in("link/a.gltf"), &err), HKS_E_IO);
+	write_external_gltf(hks_hostile_path("link"), K);
+	hks_hostile_write(hks_hostile_path("secret/data.bin"), b, bn);
+	assert_int_equal(symlink("../secret/data.bin", hks_hostile_path("link/ext.bin")), 0);
+	assert_int_equal(import_file(hks_hostile_path("link/a.gltf"), &err), HKS_E_IO);
 	assert_non_null(strstr(err.message, "outside the folder"));
 	assert_string_equal(err.member, "buffers[0]");
 	/* a FIFO: refused at once (an alarm turns a hang into a failure) */
-	write_external_gltf(path_in("fifo"), K);
-	assert_int_equal(mkfifo(path_in("fifo/ext.bin"), 0600), 0);
+	write_external_gltf(hks_hostile_path("fifo"), K);
+	assert_int_equal(mkfifo(hks_hostile_path("fifo/ext.bin"), 0600), 0);
 	alarm(60);
-	assert_int_equal(import_file(path_in("fifo/a.gltf"), &err), HKS_E_IO);
+	assert_int_equal(import_file(hks_hostile_path("fifo/a.gltf"), &err), HKS_E_IO);
 	alarm(0);
 	assert_non_null(strstr(err.message, "not a regular file"));
 	free(b);

@@ -13,6 +13,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "hks_test.h"
+#include "hks_hostile.h"
 
 #include "../tests/fuzz/synth.h"
 
@@ -25,48 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmp_root[64];
 static const char *cli;
-
-static char *path_in(const char *rel)
-{
-	static char buf[8][512];
-	static int next;
-	char *p = buf[next++ % 8];
-	snprintf(p, 512, "%s/%s", tmp_root, rel);
-	return p;
-}
-
-static void write_plain(const char *path, const void *data, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, size, f), size);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* Run a shell command, its stdout+stderr into *out; the exit status. */
-static int run(const char *cmd, char **out)
-{
-	char full[8192];
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	FILE *p = popen(full, "r");
-	assert_non_null(p);
-	size_t cap = 4096, n = 0;
-	char *buf = (char *)malloc(cap);
-	size_t k;
-	while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-		n += k;
-		if (cap - n < 2) {
-			cap *= 2;
-			buf = (char *)realloc(buf, cap);
-		}
-	}
-	buf[n] = '\0';
-	int st = pclose(p);
-	*out = buf;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static int setup(void **state)
 {
@@ -76,16 +36,13 @@ static int setup(void **state)
 		fprintf(stderr, "HKSPLINE_CLI is not set (run through ctest)\n");
 		return -1;
 	}
-	snprintf(tmp_root, sizeof(tmp_root), "/tmp/hks_hostile_in_XXXXXX");
-	return mkdtemp(tmp_root) ? 0 : -1;
+	return hks_hostile_setup("hks_hostile_in");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
-	return system(cmd) == 0 ? 0 : -1;
+	return hks_hostile_teardown();
 }
 
 /* A tagfile with one spline animation (T tracks, `frames` frames), its duration replaced. */
@@ -98,7 +55,7 @@ static void write_spline_file(const char *path, uint32_t T, uint32_t frames, flo
 	size_t n = 0;
 	uint8_t *t = synth_tagfile(p, "20160200", cid, &n);
 	assert_non_null(t);
-	write_plain(path, t, n);
+	hks_hostile_write(path, t, n);
 	free(t);
 	hks_packed_spline_free(p);
 }
@@ -108,39 +65,39 @@ static void test_decode_time_step_bounded(void **state)
 	(void)state;
 	char cmd[4096], *out = NULL;
 	/* a 1e9 s duration: --time-step 0.01 would be 1e11 samples */
-	write_spline_file(path_in("long.hkx"), 3, 20, 1e9f, NULL);
-	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, path_in("long.hkx"),
-	         path_in("long.json"));
-	assert_int_equal(run(cmd, &out), 2);
+	write_spline_file(hks_hostile_path("long.hkx"), 3, 20, 1e9f, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, hks_hostile_path("long.hkx"),
+	         hks_hostile_path("long.json"));
+	assert_int_equal(hks_hostile_run(cmd, &out), 2);
 	assert_non_null(strstr(out, "over the limit"));
 	assert_non_null(strstr(out, "max_frames"));
 	free(out);
-	assert_int_equal(access(path_in("long.json"), F_OK), -1); /* nothing written */
+	assert_int_equal(access(hks_hostile_path("long.json"), F_OK), -1); /* nothing written */
 	/* a normal clip, a tiny step: 4e6 samples, refused */
-	write_spline_file(path_in("short.hkx"), 3, 121, 4.0f, NULL);
-	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 1e-6 -o '%s'", cli, path_in("short.hkx"),
-	         path_in("short.json"));
-	assert_int_equal(run(cmd, &out), 2);
+	write_spline_file(hks_hostile_path("short.hkx"), 3, 121, 4.0f, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 1e-6 -o '%s'", cli, hks_hostile_path("short.hkx"),
+	         hks_hostile_path("short.json"));
+	assert_int_equal(hks_hostile_run(cmd, &out), 2);
 	assert_non_null(strstr(out, "over the limit"));
 	free(out);
 	/* within the limit: works */
-	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, path_in("short.hkx"),
-	         path_in("short.json"));
-	assert_int_equal(run(cmd, &out), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, hks_hostile_path("short.hkx"),
+	         hks_hostile_path("short.json"));
+	assert_int_equal(hks_hostile_run(cmd, &out), 0);
 	free(out);
 	struct stat st;
-	assert_int_equal(stat(path_in("short.json"), &st), 0);
+	assert_int_equal(stat(hks_hostile_path("short.json"), &st), 0);
 	assert_true(st.st_size > 1000);
 	/* NaN / infinite durations in time mode: refused cleanly */
-	write_spline_file(path_in("nan.hkx"), 3, 20, NAN, NULL);
-	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, path_in("nan.hkx"),
-	         path_in("nan.json"));
-	assert_int_equal(run(cmd, &out), 2);
+	write_spline_file(hks_hostile_path("nan.hkx"), 3, 20, NAN, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, hks_hostile_path("nan.hkx"),
+	         hks_hostile_path("nan.json"));
+	assert_int_equal(hks_hostile_run(cmd, &out), 2);
 	free(out);
-	write_spline_file(path_in("inf.hkx"), 3, 20, INFINITY, NULL);
-	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, path_in("inf.hkx"),
-	         path_in("inf.json"));
-	assert_int_equal(run(cmd, &out), 2);
+	write_spline_file(hks_hostile_path("inf.hkx"), 3, 20, INFINITY, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --time-step 0.01 -o '%s'", cli, hks_hostile_path("inf.hkx"),
+	         hks_hostile_path("inf.json"));
+	assert_int_equal(hks_hostile_run(cmd, &out), 2);
 	free(out);
 }
 
@@ -148,14 +105,14 @@ static void test_repack_nan_duration(void **state)
 {
 	(void)state;
 	char cmd[4096], *out = NULL;
-	write_spline_file(path_in("nan.hkx"), 2, 30, NAN, NULL);
-	snprintf(cmd, sizeof(cmd), "'%s' repack '%s' -o '%s'", cli, path_in("nan.hkx"), path_in("nan_re.hkx"));
-	int rc = run(cmd, &out);
+	write_spline_file(hks_hostile_path("nan.hkx"), 2, 30, NAN, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' repack '%s' -o '%s'", cli, hks_hostile_path("nan.hkx"), hks_hostile_path("nan_re.hkx"));
+	int rc = hks_hostile_run(cmd, &out);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "1 with data, offsets and header identical"));
 	free(out);
 	size_t a = 0, b = 0;
-	uint8_t *x = hks_test_read_file(path_in("nan.hkx"), &a), *y = hks_test_read_file(path_in("nan_re.hkx"), &b);
+	uint8_t *x = hks_test_read_file(hks_hostile_path("nan.hkx"), &a), *y = hks_test_read_file(hks_hostile_path("nan_re.hkx"), &b);
 	assert_non_null(x);
 	assert_non_null(y);
 	assert_int_equal(a, b);
@@ -169,16 +126,16 @@ static void test_compendium_choice(void **state)
 	(void)state;
 	static const uint8_t id[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
 	char cmd[4096], *out = NULL;
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/cf' '%s/other'", tmp_root, tmp_root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/cf' '%s/other'", hks_hostile_root(), hks_hostile_root());
 	assert_int_equal(system(cmd), 0);
-	write_spline_file(path_in("cf/a.hkx"), 2, 10, -1.0f, id);
+	write_spline_file(hks_hostile_path("cf/a.hkx"), 2, 10, -1.0f, id);
 	size_t cn = 0;
 	uint8_t *c = synth_compendium(id, &cn);
-	write_plain(path_in("cf/a.compendium"), c, cn);
-	write_plain(path_in("other/good.compendium"), c, cn);
+	hks_hostile_write(hks_hostile_path("cf/a.compendium"), c, cn);
+	hks_hostile_write(hks_hostile_path("other/good.compendium"), c, cn);
 	/* one compendium: loads */
-	snprintf(cmd, sizeof(cmd), "'%s' info '%s'", cli, path_in("cf/a.hkx"));
-	assert_int_equal(run(cmd, &out), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' info '%s'", cli, hks_hostile_path("cf/a.hkx"));
+	assert_int_equal(hks_hostile_run(cmd, &out), 0);
 	free(out);
 	/* a second one in the folder with the same ID and other TYPE bytes (a hash changed) */
 	uint8_t *d = (uint8_t *)malloc(cn);
@@ -192,17 +149,17 @@ static void test_compendium_choice(void **state)
 	               d[at - 1];
 	assert_true(sec > 9 && at - 4 + sec <= cn);
 	d[at - 4 + sec - 1] ^= 0x5A; /* the last byte of the section: a type hash */
-	write_plain(path_in("cf/b.compendium"), d, cn);
-	snprintf(cmd, sizeof(cmd), "'%s' info '%s'", cli, path_in("cf/a.hkx"));
-	assert_int_not_equal(run(cmd, &out), 0);
+	hks_hostile_write(hks_hostile_path("cf/b.compendium"), d, cn);
+	snprintf(cmd, sizeof(cmd), "'%s' info '%s'", cli, hks_hostile_path("cf/a.hkx"));
+	assert_int_not_equal(hks_hostile_run(cmd, &out), 0);
 	assert_non_null(strstr(out, "1122334455667788"));
 	assert_non_null(strstr(out, "b.compendium"));
 	assert_non_null(strstr(out, "--compendium"));
 	free(out);
 	/* an explicit --compendium wins over the folder search */
-	snprintf(cmd, sizeof(cmd), "'%s' info --compendium '%s' '%s'", cli, path_in("other/good.compendium"),
-	         path_in("cf/a.hkx"));
-	assert_int_equal(run(cmd, &out), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' info --compendium '%s' '%s'", cli, hks_hostile_path("other/good.compendium"),
+	         hks_hostile_path("cf/a.hkx"));
+	assert_int_equal(hks_hostile_run(cmd, &out), 0);
 	free(out);
 	free(c);
 	free(d);
@@ -213,13 +170,13 @@ static void test_inputs_regular_and_bounded(void **state)
 	(void)state;
 	char cmd[4096], *out = NULL;
 	snprintf(cmd, sizeof(cmd), "'%s' bnd list /dev/zero", cli);
-	assert_int_not_equal(run(cmd, &out), 0);
+	assert_int_not_equal(hks_hostile_run(cmd, &out), 0);
 	assert_non_null(strstr(out, "not a regular file"));
 	free(out);
-	assert_int_equal(mkfifo(path_in("fifo.anibnd"), 0600), 0);
+	assert_int_equal(mkfifo(hks_hostile_path("fifo.anibnd"), 0600), 0);
 	/* a FIFO without a writer would block an open(); `timeout` turns a hang into a failure (124) */
-	snprintf(cmd, sizeof(cmd), "timeout 60 '%s' bnd list '%s'", cli, path_in("fifo.anibnd"));
-	int rc = run(cmd, &out);
+	snprintf(cmd, sizeof(cmd), "timeout 60 '%s' bnd list '%s'", cli, hks_hostile_path("fifo.anibnd"));
+	int rc = hks_hostile_run(cmd, &out);
 	assert_int_not_equal(rc, 124);
 	assert_int_not_equal(rc, 0);
 	assert_non_null(strstr(out, "not a regular file"));
@@ -249,11 +206,11 @@ static void test_frames_json_hostile(void **state)
 	snprintf(tool, sizeof(tool), "%s", cli);
 	char *slash = strrchr(tool, '/');
 	snprintf(slash + 1, sizeof(tool) - (size_t)(slash + 1 - tool), "make_sample");
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' >/dev/null && '%s' decode '%s' -o '%s'", tool, path_in("fj.hkx"), cli,
-	         path_in("fj.hkx"), path_in("fj.json"));
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' >/dev/null && '%s' decode '%s' -o '%s'", tool, hks_hostile_path("fj.hkx"), cli,
+	         hks_hostile_path("fj.hkx"), hks_hostile_path("fj.json"));
 	assert_int_equal(system(cmd), 0);
 	size_t n = 0;
-	char *json = (char *)hks_test_read_file(path_in("fj.json"), &n);
+	char *json = (char *)hks_test_read_file(hks_hostile_path("fj.json"), &n);
 	assert_non_null(json);
 	static const char *const edits[][2] = {
 		{"\"frames\":31", "\"frames\":4000000000"},   {"\"frames\":31", "\"frames\":-5"},
@@ -269,16 +226,16 @@ static void test_frames_json_hostile(void **state)
 	static const uint8_t keep[5] = {'k', 'e', 'e', 'p', '\n'};
 	for (size_t k = 0; k < sizeof(edits) / sizeof(edits[0]); k++) {
 		char *e = replace_first(json, edits[k][0], edits[k][1]);
-		write_plain(path_in("fj_edit.json"), e, strlen(e));
-		write_plain(path_in("fj_out.hkx"), keep, sizeof(keep));
-		snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s'", cli, path_in("fj_edit.json"), path_in("fj_out.hkx"));
-		int rc = run(cmd, &out);
+		hks_hostile_write(hks_hostile_path("fj_edit.json"), e, strlen(e));
+		hks_hostile_write(hks_hostile_path("fj_out.hkx"), keep, sizeof(keep));
+		snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s'", cli, hks_hostile_path("fj_edit.json"), hks_hostile_path("fj_out.hkx"));
+		int rc = hks_hostile_run(cmd, &out);
 		printf("%-40s -> %-48s exit %d\n", edits[k][0], edits[k][1], rc);
 		assert_true(rc >= 0 && rc <= 2);
 		if (rc != 0) {
 			assert_true(strlen(out) > 0);
 			size_t got = 0;
-			uint8_t *o = hks_test_read_file(path_in("fj_out.hkx"), &got);
+			uint8_t *o = hks_test_read_file(hks_hostile_path("fj_out.hkx"), &got);
 			assert_non_null(o);
 			assert_int_equal(got, sizeof(keep));
 			assert_memory_equal(o, keep, sizeof(keep));

@@ -8,6 +8,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "hks_test.h"
+#include "hks_hostile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,25 +20,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static char tmp_root[64];
-
-static char *path_in(const char *rel)
-{
-	static char buf[8][512];
-	static int next;
-	char *p = buf[next++ % 8];
-	snprintf(p, 512, "%s/%s", tmp_root, rel);
-	return p;
-}
-
-static void write_plain(const char *path, const void *data, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, size, f), size);
-	assert_int_equal(fclose(f), 0);
-}
 
 static void assert_file_is(const char *path, const uint8_t *want, size_t n)
 {
@@ -77,16 +59,13 @@ static uint8_t *pattern(size_t n, unsigned seed)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmp_root, sizeof(tmp_root), "/tmp/hks_hostile_io_XXXXXX");
-	return mkdtemp(tmp_root) ? 0 : -1;
+	return hks_hostile_setup("hks_hostile_io");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
-	return system(cmd) == 0 ? 0 : -1;
+	return hks_hostile_teardown();
 }
 
 /* ---- the library writer ---- */
@@ -107,7 +86,7 @@ static int failing_hook(void *user, uint64_t offset, size_t size)
 static void test_atomic_write_ok_and_over_input(void **state)
 {
 	(void)state;
-	const char *p = path_in("a.bin");
+	const char *p = hks_hostile_path("a.bin");
 	uint8_t *one = pattern(300000, 1), *two = pattern(123457, 2);
 	hks_error err;
 	assert_int_equal(hks_write_file_atomic(p, one, 300000, NULL, &err), HKS_OK);
@@ -122,20 +101,20 @@ static void test_atomic_write_ok_and_over_input(void **state)
 	assert_int_equal(hks_write_file_atomic(p, two, 123457, NULL, &err), HKS_OK);
 	assert_file_is(p, two, 123457);
 	/* empty output */
-	assert_int_equal(hks_write_file_atomic(path_in("empty.bin"), "", 0, NULL, &err), HKS_OK);
-	assert_file_is(path_in("empty.bin"), (const uint8_t *)"", 0);
+	assert_int_equal(hks_write_file_atomic(hks_hostile_path("empty.bin"), "", 0, NULL, &err), HKS_OK);
+	assert_file_is(hks_hostile_path("empty.bin"), (const uint8_t *)"", 0);
 	/* the mode of the file replaced is kept */
 	assert_int_equal(chmod(p, 0640), 0);
 	assert_int_equal(hks_write_file_atomic(p, one, 10, NULL, &err), HKS_OK);
 	struct stat st;
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
-	assert_int_equal(count_temporaries(tmp_root), 0);
+	assert_int_equal(count_temporaries(hks_hostile_root()), 0);
 	/* a target that is not a regular file is written in place, never replaced by a rename */
 	assert_int_equal(hks_write_file_atomic("/dev/null", one, 1000, NULL, &err), HKS_OK);
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
-	assert_int_equal(hks_write_file_atomic(tmp_root, one, 10, NULL, &err), HKS_E_IO); /* a folder */
+	assert_int_equal(hks_write_file_atomic(hks_hostile_root(), one, 10, NULL, &err), HKS_E_IO); /* a folder */
 	free(back);
 	free(one);
 	free(two);
@@ -144,10 +123,10 @@ static void test_atomic_write_ok_and_over_input(void **state)
 static void test_atomic_write_fails_half_way(void **state)
 {
 	(void)state;
-	const char *p = path_in("b.bin");
+	const char *p = hks_hostile_path("b.bin");
 	size_t old_n = 200001, new_n = 500000;
 	uint8_t *old = pattern(old_n, 3), *fresh = pattern(new_n, 4);
-	write_plain(p, old, old_n);
+	hks_hostile_write(p, old, old_n);
 	/* fail at every chunk boundary in turn, the first included */
 	for (uint64_t at = 0; at < new_n; at += 65536) {
 		hook_state h = {at, 0};
@@ -161,7 +140,7 @@ static void test_atomic_write_fails_half_way(void **state)
 		assert_non_null(strstr(err.message, "target is unchanged"));
 		assert_int_equal(err.offset, (int64_t)at);
 		assert_file_is(p, old, old_n);
-		assert_int_equal(count_temporaries(tmp_root), 0);
+		assert_int_equal(count_temporaries(hks_hostile_root()), 0);
 	}
 	/* streaming: an abort leaves the target */
 	hks_atomic_file *f = NULL;
@@ -171,9 +150,9 @@ static void test_atomic_write_fails_half_way(void **state)
 	fputs("more", hks_atomic_stream(f));
 	hks_atomic_abort(f);
 	assert_file_is(p, old, old_n);
-	assert_int_equal(count_temporaries(tmp_root), 0);
+	assert_int_equal(count_temporaries(hks_hostile_root()), 0);
 	/* no such folder: HKS_E_IO naming the path */
-	assert_int_equal(hks_write_file_atomic(path_in("no/such/dir/x.bin"), fresh, 10, NULL, &err), HKS_E_IO);
+	assert_int_equal(hks_write_file_atomic(hks_hostile_path("no/such/dir/x.bin"), fresh, 10, NULL, &err), HKS_E_IO);
 	assert_non_null(strstr(err.file, "no/such/dir/x.bin"));
 	free(old);
 	free(fresh);
@@ -210,9 +189,9 @@ static void ca_free(void *u, void *p, size_t s)
 static void test_atomic_write_allocation_failures(void **state)
 {
 	(void)state;
-	const char *p = path_in("c.bin");
+	const char *p = hks_hostile_path("c.bin");
 	uint8_t *old = pattern(1000, 5), *fresh = pattern(2000, 6);
-	write_plain(p, old, 1000);
+	hks_hostile_write(p, old, 1000);
 	int ok_seen = 0;
 	for (int k = 0; k < 16 && !ok_seen; k++) {
 		count_alloc c = {0, k, 0};
@@ -223,7 +202,7 @@ static void test_atomic_write_allocation_failures(void **state)
 		hks_error err;
 		hks_result r = hks_write_file_atomic(p, fresh, 2000, &ao, &err);
 		assert_int_equal(c.live, 0);
-		assert_int_equal(count_temporaries(tmp_root), 0);
+		assert_int_equal(count_temporaries(hks_hostile_root()), 0);
 		if (r == HKS_OK) {
 			ok_seen = 1;
 			assert_file_is(p, fresh, 2000);
@@ -245,8 +224,8 @@ static void test_atomic_write_allocation_failures(void **state)
 static void test_lock_serializes_processes(void **state)
 {
 	(void)state;
-	const char *p = path_in("counter.bin");
-	write_plain(p, "", 0);
+	const char *p = hks_hostile_path("counter.bin");
+	hks_hostile_write(p, "", 0);
 	enum { PROCS = 4, ROUNDS = 25 };
 	pid_t kids[PROCS];
 	for (int k = 0; k < PROCS; k++) {
@@ -295,7 +274,7 @@ static void test_lock_serializes_processes(void **state)
 	free(b);
 	hks_error err;
 	hks_file_lock *l = NULL;
-	assert_int_equal(hks_lock_file(path_in("missing.bin"), NULL, &l, &err), HKS_E_NOT_FOUND);
+	assert_int_equal(hks_lock_file(hks_hostile_path("missing.bin"), NULL, &l, &err), HKS_E_NOT_FOUND);
 	assert_null(l);
 }
 
@@ -329,7 +308,7 @@ static uint8_t *make_binder(const char *path, int n, size_t each, size_t *size)
 	uint8_t *bytes = NULL;
 	assert_int_equal(hks_bnd4_write(b, NULL, &bytes, size, &e), HKS_OK);
 	hks_bnd4_free(b);
-	write_plain(path, bytes, *size);
+	hks_hostile_write(path, bytes, *size);
 	uint8_t *copy = (uint8_t *)malloc(*size);
 	memcpy(copy, bytes, *size);
 	hks_buffer_free(NULL, bytes, *size);
@@ -347,26 +326,26 @@ static void test_cli_replace_under_file_size_limit(void **state)
 		return;
 	}
 	size_t size = 0;
-	uint8_t *orig = make_binder(path_in("big.anibnd"), 40, 20000, &size); /* ~800 KB */
+	uint8_t *orig = make_binder(hks_hostile_path("big.anibnd"), 40, 20000, &size); /* ~800 KB */
 	uint8_t *member = pattern(600000, 9);
-	write_plain(path_in("member.hkx"), member, 600000);
+	hks_hostile_write(hks_hostile_path("member.hkx"), member, 600000);
 	char cmd[2048];
 	/* 1,000 KiB: the original fits, the new binder (~1.4 MB) does not. SIGXFSZ is ignored in the
 	 * child so the write fails with EFBIG (as on a full disk) instead of killing it */
 	assert_true(size < 1000 * 1024);
 	snprintf(cmd, sizeof(cmd),
 	         "trap '' XFSZ; ulimit -f 1000; '%s' bnd replace '%s' a000_000003.hkx '%s' -o '%s' >/dev/null 2>&1", cli,
-	         path_in("big.anibnd"), path_in("member.hkx"), path_in("big.anibnd"));
+	         hks_hostile_path("big.anibnd"), hks_hostile_path("member.hkx"), hks_hostile_path("big.anibnd"));
 	int rc = sh(cmd);
 	assert_int_not_equal(rc, 0);
-	assert_file_is(path_in("big.anibnd"), orig, size);
-	assert_int_equal(count_temporaries(tmp_root), 0);
+	assert_file_is(hks_hostile_path("big.anibnd"), orig, size);
+	assert_int_equal(count_temporaries(hks_hostile_root()), 0);
 	/* without the limit it works, over its own input */
 	snprintf(cmd, sizeof(cmd), "'%s' bnd replace '%s' a000_000003.hkx '%s' -o '%s' >/dev/null", cli,
-	         path_in("big.anibnd"), path_in("member.hkx"), path_in("big.anibnd"));
+	         hks_hostile_path("big.anibnd"), hks_hostile_path("member.hkx"), hks_hostile_path("big.anibnd"));
 	assert_int_equal(sh(cmd), 0);
 	size_t n = 0;
-	uint8_t *now = hks_test_read_file(path_in("big.anibnd"), &n);
+	uint8_t *now = hks_test_read_file(hks_hostile_path("big.anibnd"), &n);
 	hks_bnd4 *b = NULL;
 	hks_error e;
 	assert_int_equal(hks_bnd4_read(now, n, NULL, &b, &e), HKS_OK);
@@ -396,42 +375,42 @@ static void test_cli_into_backup_and_lock(void **state)
 	snprintf(slash + 1, sizeof(make_sample) - (size_t)(slash + 1 - make_sample), "make_sample");
 	char cmd[4096];
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' >/dev/null && '%s' decode '%s' -o '%s' >/dev/null", make_sample,
-	         path_in("s.hkx"), cli, path_in("s.hkx"), path_in("s.json"));
+	         hks_hostile_path("s.hkx"), cli, hks_hostile_path("s.hkx"), hks_hostile_path("s.json"));
 	assert_int_equal(sh(cmd), 0);
 	size_t size = 0;
-	uint8_t *orig = make_binder(path_in("c.anibnd"), 3, 100, &size);
+	uint8_t *orig = make_binder(hks_hostile_path("c.anibnd"), 3, 100, &size);
 	/* one --into: a .bak with the old bytes */
 	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name a000_000100.hkx >/dev/null", cli,
-	         path_in("s.json"), path_in("o.hkx"), path_in("c.anibnd"));
+	         hks_hostile_path("s.json"), hks_hostile_path("o.hkx"), hks_hostile_path("c.anibnd"));
 	assert_int_equal(sh(cmd), 0);
-	assert_file_is(path_in("c.anibnd.bak"), orig, size);
+	assert_file_is(hks_hostile_path("c.anibnd.bak"), orig, size);
 	size_t after_size = 0;
-	uint8_t *after = hks_test_read_file(path_in("c.anibnd"), &after_size);
+	uint8_t *after = hks_test_read_file(hks_hostile_path("c.anibnd"), &after_size);
 	assert_non_null(after);
 	/* --no-backup: the .bak stays the older one */
 	snprintf(cmd, sizeof(cmd),
 	         "'%s' encode '%s' -o '%s' --into '%s' --name a000_000101.hkx --no-backup >/dev/null", cli,
-	         path_in("s.json"), path_in("o.hkx"), path_in("c.anibnd"));
+	         hks_hostile_path("s.json"), hks_hostile_path("o.hkx"), hks_hostile_path("c.anibnd"));
 	assert_int_equal(sh(cmd), 0);
-	assert_file_is(path_in("c.anibnd.bak"), orig, size);
+	assert_file_is(hks_hostile_path("c.anibnd.bak"), orig, size);
 	/* a failed write (file-size limit below the new binder): binder unchanged */
 	free(after);
-	after = hks_test_read_file(path_in("c.anibnd"), &after_size);
+	after = hks_test_read_file(hks_hostile_path("c.anibnd"), &after_size);
 	snprintf(cmd, sizeof(cmd),
 	         "trap '' XFSZ; ulimit -f %zu; '%s' encode '%s' -o '%s' --into '%s' --name a000_000102.hkx --no-backup "
 	         ">/dev/null 2>&1",
-	         after_size / 1024, cli, path_in("s.json"), path_in("o2.hkx"), path_in("c.anibnd"));
+	         after_size / 1024, cli, hks_hostile_path("s.json"), hks_hostile_path("o2.hkx"), hks_hostile_path("c.anibnd"));
 	assert_int_not_equal(sh(cmd), 0);
-	assert_file_is(path_in("c.anibnd"), after, after_size);
-	assert_int_equal(count_temporaries(tmp_root), 0);
+	assert_file_is(hks_hostile_path("c.anibnd"), after, after_size);
+	assert_int_equal(count_temporaries(hks_hostile_root()), 0);
 	/* six concurrent --into, one member each: all six land */
 	enum { N = 6 };
 	snprintf(cmd, sizeof(cmd), "cd '%s' && for k in 0 1 2 3 4 5; do '%s' encode s.json -o p$k.hkx --into c.anibnd "
 	                           "--name a000_00020$k.hkx --no-backup >/dev/null 2>&1 & done; wait",
-	         tmp_root, cli);
+	         hks_hostile_root(), cli);
 	assert_int_equal(sh(cmd), 0);
 	size_t n = 0;
-	uint8_t *now = hks_test_read_file(path_in("c.anibnd"), &n);
+	uint8_t *now = hks_test_read_file(hks_hostile_path("c.anibnd"), &n);
 	hks_bnd4 *b = NULL;
 	hks_error e;
 	assert_int_equal(hks_bnd4_read(now, n, NULL, &b, &e), HKS_OK);
@@ -487,15 +466,15 @@ static void test_cli_extract_hostile_names(void **state)
 	assert_int_equal(hks_bnd4_write(b, NULL, &bytes, &size, &e), HKS_OK);
 	hks_bnd4_free(b);
 	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/ex'", tmp_root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/ex'", hks_hostile_root());
 	assert_int_equal(sh(cmd), 0);
-	write_plain(path_in("ex/c.anibnd"), bytes, size);
-	snprintf(cmd, sizeof(cmd), "cd '%s/ex' && '%s' bnd extract c.anibnd -o . >/dev/null", tmp_root, cli);
+	hks_hostile_write(hks_hostile_path("ex/c.anibnd"), bytes, size);
+	snprintf(cmd, sizeof(cmd), "cd '%s/ex' && '%s' bnd extract c.anibnd -o . >/dev/null", hks_hostile_root(), cli);
 	assert_int_equal(sh(cmd), 0);
-	assert_file_is(path_in("ex/c.anibnd"), bytes, size);
+	assert_file_is(hks_hostile_path("ex/c.anibnd"), bytes, size);
 	/* the folder holds the binder, the manifest and one regular file per member, nothing else;
 	 * its parent only what was there */
-	DIR *d = opendir(path_in("ex"));
+	DIR *d = opendir(hks_hostile_path("ex"));
 	assert_non_null(d);
 	int files = 0;
 	struct dirent *de;
@@ -503,7 +482,7 @@ static void test_cli_extract_hostile_names(void **state)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		char fp[1024];
-		snprintf(fp, sizeof(fp), "%s/ex/%s", tmp_root, de->d_name);
+		snprintf(fp, sizeof(fp), "%s/ex/%s", hks_hostile_root(), de->d_name);
 		struct stat st;
 		assert_int_equal(lstat(fp, &st), 0);
 		assert_true(S_ISREG(st.st_mode));
@@ -511,7 +490,7 @@ static void test_cli_extract_hostile_names(void **state)
 	}
 	closedir(d);
 	assert_int_equal(files, N + 2);
-	assert_int_equal(access(path_in("escape.hkx"), F_OK), -1);
+	assert_int_equal(access(hks_hostile_path("escape.hkx"), F_OK), -1);
 	assert_int_equal(access("/etc/passwd.bak", F_OK), -1);
 	/* expected names: plain ones kept, collisions numbered, the fallback of 1 not taking 5's name */
 	static const char *const want[] = {"dup.hkx", "entry_00001_1.bin", "entry_00002.bin",
@@ -523,13 +502,13 @@ static void test_cli_extract_hostile_names(void **state)
 		char rel[256];
 		snprintf(rel, sizeof(rel), "ex/%s", want[i]);
 		uint8_t *p = pattern(50 + (size_t)i, 200 + (unsigned)i);
-		assert_file_is(path_in(rel), p, 50 + (size_t)i);
+		assert_file_is(hks_hostile_path(rel), p, 50 + (size_t)i);
 		free(p);
 	}
 	/* pack(extract(x)) == x */
-	snprintf(cmd, sizeof(cmd), "'%s' bnd pack '%s/ex' -o '%s/re.anibnd' >/dev/null", cli, tmp_root, tmp_root);
+	snprintf(cmd, sizeof(cmd), "'%s' bnd pack '%s/ex' -o '%s/re.anibnd' >/dev/null", cli, hks_hostile_root(), hks_hostile_root());
 	assert_int_equal(sh(cmd), 0);
-	assert_file_is(path_in("re.anibnd"), bytes, size);
+	assert_file_is(hks_hostile_path("re.anibnd"), bytes, size);
 	hks_buffer_free(NULL, bytes, size);
 }
 

@@ -5,28 +5,26 @@
  * written. On any failure the target is left as it was and the temporary
  * file is removed. Plus an advisory lock for read-modify-write of a file.
  *
- * POSIX code; the Windows branches (marked "WIN32") use MoveFileExW and
- * LockFileEx and are to be reconciled with src/core/platform.* when that
- * layer lands (hks_platform_rename_replace, hks_platform_lock_file).
+ * The operating-system calls go through the platform layer
+ * (src/core/platform.h: the temporary file, the sync, the rename that
+ * replaces, the lock); what stays here under #ifndef _WIN32 is POSIX
+ * behaviour without a Windows counterpart (symbolic links written through,
+ * targets that are not regular files, the file mode, the folder fsync, hard
+ * links for the backup, the check that a locked file was not replaced).
  */
 #ifndef _WIN32
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "internal.h"
+#include "platform.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef _WIN32
+#ifndef _WIN32
 #include <fcntl.h>
-#include <io.h>
-#include <sys/stat.h>
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -78,22 +76,6 @@ static void release(hks_atomic_file *f)
 		hks_free(&ctx, f->temp, f->temp_cap);
 	hks_free(&ctx, f, sizeof(*f));
 }
-
-#ifdef _WIN32
-/* WIN32: UTF-8 path to a wide string; caller frees with free(). */
-static wchar_t *widen(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
-	if (n <= 0)
-		return NULL;
-	wchar_t *w = (wchar_t *)malloc((size_t)n * sizeof(wchar_t));
-	if (w && MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n) <= 0) {
-		free(w);
-		w = NULL;
-	}
-	return w;
-}
-#endif
 
 hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks_atomic_file **out, hks_error *err)
 {
@@ -150,47 +132,26 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 	}
 #endif
 	/* The temporary file: ".NAME.tmp-XXXXXX" beside the target (a dot file: folder walks skip it). */
-	const char *t = f->target;
-	const char *base = t;
-	for (const char *p = t; *p; p++)
-		if (*p == '/' || *p == '\\')
-			base = p + 1;
-	size_t dir_len = (size_t)(base - t);
-	size_t need = dir_len + 1 + strlen(base) + 12 + 1;
-	f->temp = (char *)hks_malloc(&ctx, need);
-	if (!f->temp) {
-		release(f);
-		return hks_fail_nomem(&ctx, need);
-	}
-	f->temp_cap = need;
-	snprintf(f->temp, need, "%.*s.%s.tmp-XXXXXX", (int)dir_len, t, base);
-#ifdef _WIN32
-	/* WIN32: _mktemp_s on the name, then an exclusive create. */
-	if (_mktemp_s(f->temp, strlen(f->temp) + 1) != 0) {
-		release(f);
-		return hks_fail(&ctx, HKS_E_IO, -1, "cannot name a temporary file beside %s", path);
-	}
-	wchar_t *wt = widen(f->temp);
-	/* msvcrt's fopen has no "x" mode: an exclusive create through _wopen, then a stream on it */
-	int wfd = wt ? _wopen(wt, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY, _S_IREAD | _S_IWRITE) : -1;
-	FILE *s = wfd >= 0 ? _fdopen(wfd, "wb") : NULL;
-	if (wfd >= 0 && !s)
-		_close(wfd);
-	free(wt);
+	char *tmp = NULL;
+	FILE *s = hks_platform_tempfile_beside(f->target, &tmp);
 	if (!s) {
 		int e = errno;
 		release(f);
-		return hks_fail(&ctx, HKS_E_IO, -1, "cannot create a temporary file beside %s: %s", path, strerror(e));
+		return hks_fail(&ctx, HKS_E_IO, -1, "cannot create a temporary file in the folder of %s: %s", path,
+		                strerror(e));
 	}
 	f->stream = s;
-#else
-	int fd = mkstemp(f->temp);
-	if (fd < 0) {
-		int e = errno;
-		hks_fail(&ctx, HKS_E_IO, -1, "cannot create a temporary file in the folder of %s: %s", path, strerror(e));
+	f->temp = dup_str(&ctx, tmp, 0, &f->temp_cap);
+	if (!f->temp) {
+		fclose(s);
+		f->stream = NULL;
+		hks_platform_remove(tmp);
+		free(tmp);
 		release(f);
-		return HKS_E_IO;
+		return hks_fail_nomem(&ctx, strlen(path) + 16);
 	}
+	free(tmp);
+#ifndef _WIN32
 	/* The mode of the file it replaces, else what a plain create would give (0666 less the umask). */
 	mode_t mode;
 	if (stat(f->target, &st) == 0)
@@ -200,16 +161,7 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 		umask(mask);
 		mode = 0666 & ~mask;
 	}
-	(void)fchmod(fd, mode);
-	f->stream = fdopen(fd, "wb");
-	if (!f->stream) {
-		int e = errno;
-		close(fd);
-		unlink(f->temp);
-		hks_fail(&ctx, HKS_E_IO, -1, "%s: %s", f->temp, strerror(e));
-		release(f);
-		return HKS_E_IO;
-	}
+	(void)fchmod(fileno(f->stream), mode);
 #endif
 	*out = f;
 	return HKS_OK;
@@ -251,7 +203,7 @@ void hks_atomic_abort(hks_atomic_file *f)
 	if (f->stream)
 		fclose(f->stream);
 	if (!f->direct && f->temp)
-		remove(f->temp);
+		hks_platform_remove(f->temp);
 	release(f);
 }
 
@@ -265,40 +217,37 @@ static hks_result keep_backup(hks_ctx *ctx, const char *target)
 	memcpy(bak, target, n);
 	memcpy(bak + n, ".bak", 5);
 	hks_result r = HKS_OK;
-#ifdef _WIN32
-	/* WIN32: a copy (CopyFileW overwrites an older backup). */
-	wchar_t *ws = widen(target), *wb = widen(bak);
-	if (!ws || !wb || !CopyFileW(ws, wb, FALSE))
-		r = hks_fail(ctx, HKS_E_IO, -1, "cannot keep the backup %s", bak);
-	free(ws);
-	free(wb);
-#else
-	struct stat st;
-	if (stat(target, &st) != 0) {
+	if (hks_platform_path_kind(target) == HKS_PATH_NONE) {
 		hks_free(ctx, bak, n + 5);
-		return HKS_OK;  /* nothing to keep */
+		return HKS_OK; /* nothing to keep */
 	}
-	if (unlink(bak) != 0 && errno != ENOENT)
+	if (hks_platform_remove(bak) != 0 && errno != ENOENT) {
 		r = hks_fail(ctx, HKS_E_IO, -1, "cannot replace the backup %s: %s", bak, strerror(errno));
-	else if (link(target, bak) != 0) {
-		/* no hard links here: copy */
-		FILE *in = fopen(target, "rb"), *out = in ? fopen(bak, "wb") : NULL;
-		bool ok = in && out;
-		char buf[8192];
-		size_t k;
-		while (ok && (k = fread(buf, 1, sizeof(buf), in)) > 0)
-			ok = fwrite(buf, 1, k, out) == k;
-		ok = ok && !ferror(in);
-		if (out)
-			ok = (fclose(out) == 0) && ok;
-		if (in)
-			fclose(in);
-		if (!ok) {
-			remove(bak);
-			r = hks_fail(ctx, HKS_E_IO, -1, "cannot keep the backup %s", bak);
-		}
+		hks_free(ctx, bak, n + 5);
+		return r;
+	}
+#ifndef _WIN32
+	if (link(target, bak) == 0) {
+		hks_free(ctx, bak, n + 5);
+		return HKS_OK;
 	}
 #endif
+	/* no hard links here: copy */
+	FILE *in = hks_platform_fopen(target, "rb"), *out = in ? hks_platform_fopen(bak, "wb") : NULL;
+	bool ok = in && out;
+	char buf[8192];
+	size_t k;
+	while (ok && (k = fread(buf, 1, sizeof(buf), in)) > 0)
+		ok = fwrite(buf, 1, k, out) == k;
+	ok = ok && !ferror(in);
+	if (out)
+		ok = (fclose(out) == 0) && ok;
+	if (in)
+		fclose(in);
+	if (!ok) {
+		hks_platform_remove(bak);
+		r = hks_fail(ctx, HKS_E_IO, -1, "cannot keep the backup %s", bak);
+	}
 	hks_free(ctx, bak, n + 5);
 	return r;
 }
@@ -316,13 +265,9 @@ hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err)
 		r = hks_fail(&ctx, HKS_E_IO, (int64_t)f->written, "an earlier write failed (the target is unchanged)");
 	else if (fflush(f->stream) != 0 || ferror(f->stream))
 		r = hks_fail(&ctx, HKS_E_IO, -1, "write failed: %s (the target is unchanged)", strerror(errno));
-#ifdef _WIN32
-	else if (!FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f->stream))))
-		r = hks_fail(&ctx, HKS_E_IO, -1, "flush failed (the target is unchanged)");
-#else
-	else if (fsync(fileno(f->stream)) != 0 && errno != EINVAL && errno != EROFS)
-		r = hks_fail(&ctx, HKS_E_IO, -1, "fsync failed: %s (the target is unchanged)", strerror(errno));
-#endif
+	else if (hks_platform_sync_file(f->stream) != 0 && errno != EINVAL && errno != EROFS)
+		/* EINVAL / EROFS: a file that cannot be synced (a pipe, a read-only mount's device) */
+		r = hks_fail(&ctx, HKS_E_IO, -1, "sync failed: %s (the target is unchanged)", strerror(errno));
 	if (f->direct) {
 		/* not a regular file: written in place, nothing to rename */
 		int closed = fclose(f->stream);
@@ -339,18 +284,10 @@ hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err)
 	if (r == HKS_OK && (f->flags & HKS_ATOMIC_BACKUP))
 		r = keep_backup(&ctx, f->target);
 	if (r == HKS_OK) {
-#ifdef _WIN32
-		/* WIN32: hks_platform_rename_replace once src/core/platform.* lands. */
-		wchar_t *wf = widen(f->temp), *wt = widen(f->target);
-		if (!wf || !wt || !MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
-			r = hks_fail(&ctx, HKS_E_IO, -1, "cannot replace the file (error %lu); the target is unchanged",
-			             (unsigned long)GetLastError());
-		free(wf);
-		free(wt);
-#else
-		if (rename(f->temp, f->target) != 0)
+		if (hks_platform_rename_replace(f->temp, f->target) != 0)
 			r = hks_fail(&ctx, HKS_E_IO, -1, "cannot replace the file: %s (the target is unchanged)",
 			             strerror(errno));
+#ifndef _WIN32
 		else {
 			/* make the rename itself durable: fsync the folder */
 			const char *base = f->target;
@@ -373,7 +310,7 @@ hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err)
 #endif
 	}
 	if (r != HKS_OK)
-		remove(f->temp);
+		hks_platform_remove(f->temp);
 	release(f);
 	return r;
 }
@@ -395,11 +332,7 @@ hks_result hks_write_file_atomic(const char *path, const void *bytes, size_t siz
 
 struct hks_file_lock {
 	hks_allocator alloc;
-#ifdef _WIN32
-	HANDLE handle;
-#else
-	int fd;
-#endif
+	FILE *f; /* the locked file (Windows: its sibling PATH.lock) */
 };
 
 hks_result hks_lock_file(const char *path, const hks_options *opts, hks_file_lock **out, hks_error *err)
@@ -415,63 +348,54 @@ hks_result hks_lock_file(const char *path, const hks_options *opts, hks_file_loc
 	if (!l)
 		return hks_fail_nomem(&ctx, sizeof(*l));
 	l->alloc = ctx.alloc;
-#ifdef _WIN32
-	/* WIN32: a handle open on the file itself keeps MoveFileExW from replacing it (the
+	/* Windows: a handle open on the file itself keeps MoveFileExW from replacing it (the
 	 * commit of the read-modify-write), so the lock is taken on a sibling "PATH.lock",
-	 * created when missing and left in place (every process locks the same sibling). */
+	 * created when missing and left in place (every process locks the same sibling).
+	 * POSIX: the file itself; when another process replaced it (rename) while we waited,
+	 * the lock is on the old file: lock the new one instead. */
 	size_t plen = strlen(path);
-	char *lock_path = (char *)malloc(plen + 6);
-	if (lock_path) {
-		memcpy(lock_path, path, plen);
-		memcpy(lock_path + plen, ".lock", 6);
-	}
-	wchar_t *w = lock_path ? widen(lock_path) : NULL;
-	free(lock_path);
-	HANDLE h = w ? CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-	                           NULL, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL)
-	             : INVALID_HANDLE_VALUE;
-	free(w);
-	OVERLAPPED ov;
-	memset(&ov, 0, sizeof(ov));
-	if (h == INVALID_HANDLE_VALUE || !LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &ov)) {
-		if (h != INVALID_HANDLE_VALUE)
-			CloseHandle(h);
+	char *lock_path = (char *)hks_malloc(&ctx, plen + 6);
+	if (!lock_path) {
 		hks_free(&ctx, l, sizeof(*l));
-		return hks_fail(&ctx, HKS_E_IO, -1, "cannot lock the file (error %lu)", (unsigned long)GetLastError());
+		return hks_fail_nomem(&ctx, plen + 6);
 	}
-	l->handle = h;
-#else
-	/* flock the file; when another process replaced it (rename) while we waited, the lock is on
-	 * the old file: lock the new one instead. */
+	memcpy(lock_path, path, plen + 1);
+	if (HKS_PLATFORM_WINDOWS)
+		memcpy(lock_path + plen, ".lock", 6);
 	for (int attempt = 0;; attempt++) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			int e = errno;
+		/* "e": close-on-exec (glibc), so that a child process does not hold the lock */
+		FILE *f = hks_platform_fopen(lock_path, HKS_PLATFORM_WINDOWS ? "ab" : "rbe");
+		int e = errno;
+		if (!f) {
+			hks_free(&ctx, lock_path, plen + 6);
 			hks_free(&ctx, l, sizeof(*l));
 			return hks_fail(&ctx, e == ENOENT ? HKS_E_NOT_FOUND : HKS_E_IO, -1, "cannot open to lock: %s",
 			                strerror(e));
 		}
-		int rc;
-		while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
-			;
-		if (rc != 0) {
-			int e = errno;
-			close(fd);
+		if (hks_platform_lock_file(f, true, true) != 0) {
+			e = errno;
+			fclose(f);
+			hks_free(&ctx, lock_path, plen + 6);
 			hks_free(&ctx, l, sizeof(*l));
 			return hks_fail(&ctx, HKS_E_IO, -1, "cannot lock: %s", strerror(e));
 		}
+		int same = 1;
+#ifndef _WIN32
 		struct stat a, b;
-		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-			l->fd = fd;
+		same = fstat(fileno(f), &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+#endif
+		if (same) {
+			l->f = f;
 			break;
 		}
-		close(fd);
+		fclose(f);
 		if (attempt > 1000) {
+			hks_free(&ctx, lock_path, plen + 6);
 			hks_free(&ctx, l, sizeof(*l));
 			return hks_fail(&ctx, HKS_E_IO, -1, "cannot lock: the file keeps being replaced");
 		}
 	}
-#endif
+	hks_free(&ctx, lock_path, plen + 6);
 	*out = l;
 	return HKS_OK;
 }
@@ -480,15 +404,8 @@ void hks_unlock_file(hks_file_lock *l)
 {
 	if (!l)
 		return;
-#ifdef _WIN32
-	OVERLAPPED ov;
-	memset(&ov, 0, sizeof(ov));
-	UnlockFileEx(l->handle, 0, MAXDWORD, MAXDWORD, &ov);
-	CloseHandle(l->handle);
-#else
-	flock(l->fd, LOCK_UN);
-	close(l->fd);
-#endif
+	hks_platform_unlock_file(l->f);
+	fclose(l->f);
 	hks_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.alloc = l->alloc;

@@ -24,17 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The parameter lists of the two entry points (Oodle 2.x; the pointer-sized
- * integers are OO_SINTa, the enums int). On x86-64 Windows there is a single
- * calling convention, so no __stdcall is needed. */
-typedef intptr_t (*oodle_decompress_fn)(const void *comp, intptr_t comp_size, void *raw, intptr_t raw_size,
-                                        int fuzz_safe, int check_crc, int verbosity, void *dec_base,
-                                        intptr_t dec_size, void *callback, void *callback_user,
-                                        void *decoder_memory, intptr_t decoder_memory_size, int thread_phase);
-typedef intptr_t (*oodle_compress_fn)(int compressor, const void *raw, intptr_t raw_size, void *comp, int level,
-                                      const void *options, const void *dictionary_base, const void *lrm,
-                                      void *scratch, intptr_t scratch_size);
-
 enum {
 	OODLE_FUZZ_SAFE_YES = 1,
 	OODLE_CHECK_CRC_NO = 0,
@@ -45,8 +34,8 @@ enum {
 
 struct hks_oodle {
 	void *lib;
-	oodle_decompress_fn decompress;
-	oodle_compress_fn compress;
+	hks_oodle_decompress_fn decompress;
+	hks_oodle_compress_fn compress;
 	char *path;
 };
 
@@ -107,6 +96,27 @@ hks_result hks_oodle_open(const char *path, hks_oodle **out, hks_error *err)
 	return HKS_OK;
 }
 
+hks_result hks_oodle_from_entry_points(const char *label, hks_oodle_decompress_fn decompress,
+                                       hks_oodle_compress_fn compress, hks_oodle **out, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, err);
+	if (!label || !decompress || !out)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_oodle_from_entry_points: NULL argument");
+	*out = NULL;
+	hks_oodle *o = (hks_oodle *)calloc(1, sizeof(hks_oodle));
+	char *copy = o ? hks_platform_strndup(label, strlen(label)) : NULL;
+	if (!o || !copy) {
+		free(o);
+		return hks_fail_nomem(&ctx, sizeof(hks_oodle));
+	}
+	o->decompress = decompress;
+	o->compress = compress;
+	o->path = copy;
+	*out = o;
+	return HKS_OK;
+}
+
 void hks_oodle_close(hks_oodle *o)
 {
 	if (!o)
@@ -139,6 +149,10 @@ static int64_t oodle_decompress(void *user, const char *tag, const char *name, c
 		snprintf(msg, msg_size, "payload too large for OodleLZ_Decompress");
 		return -1;
 	}
+	/* A library that reports more bytes than it wrote must not hand heap
+	 * garbage to the caller: the bytes it did not write are zero. */
+	if (dst_size)
+		memset(dst, 0, dst_size);
 	intptr_t n = o->decompress(src, (intptr_t)src_size, dst, (intptr_t)dst_size, OODLE_FUZZ_SAFE_YES,
 	                           OODLE_CHECK_CRC_NO, OODLE_VERBOSITY_NONE, NULL, 0, NULL, NULL, NULL, 0,
 	                           OODLE_THREAD_PHASE_ALL);
@@ -167,12 +181,15 @@ static int64_t oodle_compress(void *user, const char *tag, int level, const char
 		snprintf(msg, msg_size, "payload too large for OodleLZ_Compress");
 		return -1;
 	}
+	/* as for decompression: bytes it claims but did not write are zero */
+	if (dst_cap)
+		memset(dst, 0, dst_cap);
 	intptr_t n = o->compress(OODLE_COMPRESSOR_KRAKEN, src, (intptr_t)src_size, dst, level, NULL, NULL, NULL, NULL, 0);
 	if (n <= 0) {
 		snprintf(msg, msg_size, "OodleLZ_Compress of %s failed (returned %lld)", o->path, (long long)n);
 		return -1;
 	}
-	(void)dst_cap; /* checked by the writer */
+	/* n > dst_cap is checked by the writer */
 	return (int64_t)n;
 }
 
