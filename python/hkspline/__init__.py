@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import tempfile
 from ctypes import byref, c_char_p, c_float, c_int, c_size_t, c_uint32, c_void_p, POINTER
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -179,10 +180,10 @@ class Animation:
         if self._decoded is None:
             opts = _ffi.DecodeOptions()
             if self.file._skeleton_file is not None:
-                opts.skeleton_file = self.file._skeleton_file._rec_ptr
+                opts.skeleton_file = self.file._skeleton_file._live_ptr()
             out = POINTER(_ffi.Decoded)()
             err = _ffi.ErrorRecord()
-            _check(lib.hks_decode_animation(self.file._rec_ptr, self.index, byref(opts), byref(out), byref(err)),
+            _check(lib.hks_decode_animation(self.file._live_ptr(), self.index, byref(opts), byref(out), byref(err)),
                    err)
             try:
                 d = out.contents
@@ -239,11 +240,23 @@ class File:
 
     def to_bytes(self) -> bytes:
         out, size, err = c_void_p(), c_size_t(), _ffi.ErrorRecord()
-        _check(lib.hks_file_write(self._rec_ptr, None, byref(out), byref(size), byref(err)), err)
+        _check(lib.hks_file_write(self._live_ptr(), None, byref(out), byref(size), byref(err)), err)
         return _take(out, size)
 
+    def _live_ptr(self):
+        """The C record; ValueError once the file is closed (its memory is gone)."""
+        if self._rec_ptr is None:
+            raise ValueError("the file is closed")
+        return self._rec_ptr
+
     def close(self) -> None:
-        """Release the C objects (also done when the object is collected)."""
+        """Release the C objects (also done when the object is collected). Objects of the file that need
+        them afterwards (``to_bytes``, an animation's first ``frames()``, ``encode(like=file)``) raise
+        ValueError."""
+        self._rec_ptr = None
+        sk = self._skeleton_file
+        if sk is not None and getattr(sk, "_parent", None) is self:
+            sk.close()  # its loaded object came from this file's loader: freed before the loader
         if self._loaded:
             lib.hks_loaded_free(self._loaded)
             self._loaded = None
@@ -457,7 +470,7 @@ def encode(frames: Union[Animation, np.ndarray], like: Union[PathLike, File], *,
         o.record = ctypes.cast(ctypes.c_char_p(rec_bytes), c_void_p)
         o.record_size = len(rec_bytes)
     out, size, err = c_void_p(), c_size_t(), _ffi.ErrorRecord()
-    _check(lib.hks_encode_like(target._rec_ptr, animation, byref(fin), byref(o), byref(out), byref(size), None,
+    _check(lib.hks_encode_like(target._live_ptr(), animation, byref(fin), byref(o), byref(out), byref(size), None,
                                byref(err)), err)
     result = _take(out, size)
     if not isinstance(like, File):
@@ -595,12 +608,20 @@ class Binder:
     def write(self, path: PathLike) -> None:
         """Write to a temporary file beside `path`, then rename it over `path`."""
         data = self.to_bytes()
-        tmp = os.fspath(path) + ".tmp-hkspline"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        target = os.fspath(path)
+        fd, tmp = tempfile.mkstemp(prefix=".hkspline-", suffix=".tmp", dir=os.path.dirname(target) or ".")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)  # a failed write leaves the target as it was and no temporary behind
+            except OSError:
+                pass
+            raise
 
     def __del__(self):
         try:
@@ -619,6 +640,7 @@ def _animation_reference_frame(self: Animation) -> Optional[Dict[str, Any]]:
     """The animation's ``hkaDefaultAnimatedReferenceFrame`` (root motion), or None: a dict with ``class_name``,
     ``up`` and ``forward`` (4 floats), ``duration`` and ``samples`` (float32 (n, 4): translation xyz and the
     angle about ``up`` in w, one per frame)."""
+    self.file._live_ptr()
     rec = self.file._rec
     i = int(rec.animations[self.index].reference_frame)
     if i < 0 or i >= rec.num_reference_frames or not rec.reference_frames:
