@@ -100,7 +100,7 @@ unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned
 
 /* Span s (U[s] <= u < U[s+1]; the last non-empty span at the clamped end) and the deg + 1 non-zero basis
  * functions N[0..deg] of points s − deg .. s (Cox-de Boor, The NURBS Book A2.1/A2.2), in double. */
-static int basis(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4])
+int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4])
 {
 	int n = (int)n1 - 1, p = (int)deg, s = n;
 	if (u < (double)U[n + 1]) {
@@ -141,7 +141,7 @@ int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v
 	}
 	for (uint32_t f = f0; f < f1; f++) {
 		double N[4];
-		int s = basis(U, n1, deg, (double)f, N);
+		int s = hks_invert_basis(U, n1, deg, (double)f, N);
 		double r[4];
 		for (unsigned l = 0; l < lanes; l++) {
 			r[l] = (double)v[(size_t)f * lanes + l];
@@ -310,7 +310,7 @@ static int knots3_fits(const knots3_state *st, uint32_t j)
 		return 0;
 	for (uint32_t f = L; f <= last; f++) {
 		double N[4];
-		int s = basis(U, n1, 3, (double)f, N);
+		int s = hks_invert_basis(U, n1, 3, (double)f, N);
 		for (unsigned l = 0; l < st->lanes; l++) {
 			if (!st->active[l])
 				continue;

@@ -78,5 +78,9 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 
 /* One f32 step up (+1) or down (-1) from x (finite x; NaN and infinities unchanged). */
 float hks_invert_ulp_step(float x, int dir);
+/* Span s of u in the clamped knot vector U of n1 control points (U[s] <= u < U[s + 1]; the last
+ * non-empty span at the end) and the deg + 1 non-zero basis functions N[0 .. deg] of points
+ * s - deg .. s, in double (Cox-de Boor, The NURBS Book A2.1 / A2.2). */
+int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4]);
 
 #endif

@@ -411,28 +411,8 @@ static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, 
 
 static int basis_row(const uint8_t *knots, int n_plus_1, int p, double u, double *row)
 {
-	/* span: U[i] <= u < U[i+1], clamped at the end (A2.1) */
-	int n = n_plus_1 - 1, span = n;
-	if (u < (double)knots[n + 1]) {
-		span = p;
-		while (span < n && !(u < (double)knots[span + 1]))
-			span++;
-	}
-	/* Cox-de Boor (A2.2) */
-	double N[4], left[4], right[4];
-	N[0] = 1.0;
-	for (int j = 1; j <= p; j++) {
-		left[j] = u - (double)knots[span + 1 - j];
-		right[j] = (double)knots[span + j] - u;
-		double saved = 0.0;
-		for (int r = 0; r < j; r++) {
-			double den = right[r + 1] + left[j - r];
-			double t = den != 0.0 ? N[r] / den : 0.0;
-			N[r] = saved + right[r + 1] * t;
-			saved = left[j - r] * t;
-		}
-		N[j] = saved;
-	}
+	double N[4];
+	int span = hks_invert_basis(knots, (unsigned)n_plus_1, (unsigned)p, u, N); /* invert.c */
 	for (int i = 0; i < n_plus_1; i++)
 		row[i] = 0.0;
 	for (int j = 0; j <= p; j++)
