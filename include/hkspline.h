@@ -1487,6 +1487,17 @@ const char *hks_loader_path(const hks_loader *loader, size_t index);
  * unless the result is HKS_E_NOMEM / HKS_E_ARGUMENT; its status says whether
  * parsing succeeded. */
 hks_result hks_loader_load(hks_loader *loader, size_t index, hks_loaded **out);
+/* Loading while paths are added (streaming: the folder walk and the opening of
+ * binders overlap the work). After hks_loader_begin_adding, one thread may call
+ * hks_loader_add_path while others call hks_loader_load, hks_loader_path and
+ * hks_loader_find_skeleton for units already counted; hks_loader_wait_count
+ * blocks until more than `known` units exist or adding has ended, and returns
+ * the count. hks_loader_end_adding ends it (the adding thread, once done). A
+ * load that needs the last compendium location (every compendium under the
+ * paths added) waits for the end, so units load the same whatever the timing. */
+void hks_loader_begin_adding(hks_loader *loader);
+void hks_loader_end_adding(hks_loader *loader);
+size_t hks_loader_wait_count(hks_loader *loader, size_t known);
 /* Find the skeleton (a file with an hkaSkeleton) for unit `index`: in the same
  * binder first, then the same folder (Skeleton.HKX / skeleton.hkx any case).
  * HKS_E_NOT_FOUND when there is none. */

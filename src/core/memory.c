@@ -167,7 +167,9 @@ void hks_arena_set_ctx(hks_arena *a, hks_ctx *ctx)
 
 uint64_t hks_arena_bytes(const hks_arena *a) { return a ? a->bytes : 0; }
 
-void *hks_arena_alloc(hks_arena *a, size_t size)
+/* An arena block of `size` bytes (16-byte steps), not cleared: hks_arena_alloc
+ * zeroes it, the copies below write it and zero the rest of the step. */
+static void *arena_alloc_raw(hks_arena *a, size_t size)
 {
 	size_t need = (size + 15) & ~(size_t)15;
 	if (need < size) {
@@ -209,7 +211,14 @@ void *hks_arena_alloc(hks_arena *a, size_t size)
 	}
 	uint8_t *p = (uint8_t *)c + CHUNK_HEADER + c->used;
 	c->used += need;
-	memset(p, 0, need);
+	return p;
+}
+
+void *hks_arena_alloc(hks_arena *a, size_t size)
+{
+	void *p = arena_alloc_raw(a, size);
+	if (p)
+		memset(p, 0, (size + 15) & ~(size_t)15);
 	return p;
 }
 
@@ -225,18 +234,23 @@ void *hks_arena_array(hks_arena *a, size_t count, size_t elem)
 
 void *hks_arena_dup(hks_arena *a, const void *src, size_t size)
 {
-	void *p = hks_arena_alloc(a, size);
-	if (p && size)
-		memcpy(p, src, size);
+	/* not zeroed first: the copy writes every byte but the padding (zeroed as
+	 * before); zeroing a binder's megabytes before copying them was a second pass */
+	void *p = arena_alloc_raw(a, size);
+	if (p) {
+		if (size)
+			memcpy(p, src, size);
+		memset((uint8_t *)p + size, 0, ((size + 15) & ~(size_t)15) - size);  /* the padding stays zero */
+	}
 	return p;
 }
 
 char *hks_arena_strndup(hks_arena *a, const char *s, size_t n)
 {
-	char *p = (char *)hks_arena_alloc(a, n + 1);
+	char *p = (char *)arena_alloc_raw(a, n + 1);
 	if (p) {
 		memcpy(p, s, n);
-		p[n] = '\0';
+		memset(p + n, 0, ((n + 1 + 15) & ~(size_t)15) - n);
 	}
 	return p;
 }

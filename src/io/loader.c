@@ -18,7 +18,15 @@
  *
  * Threads: hks_loader_load may run concurrently for different indices. One
  * mutex protects the caches (decompressed binders, compendium sets, the folder
- * table); parsing runs outside it.
+ * table); parsing runs outside it. Between hks_loader_begin_adding and
+ * hks_loader_end_adding, one thread adds paths while others load the units
+ * found so far (issue 16: the folder walk and the opening of binders overlap
+ * the work). hks_loader_add_path then holds the mutex except while it reads a
+ * file's first bytes or reads and inflates a binder (a private context, no
+ * loader state touched); units are only appended, and a load copies its unit
+ * under the mutex. The last compendium location (every compendium under the
+ * paths added) is built only once adding has ended, so it is the same set
+ * whatever the timing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io_internal.h"
@@ -119,6 +127,10 @@ struct hks_loader {
 	hks_ctx ctx;                   /* bookkeeping allocations (under the mutex once loading) */
 	hks_mutex mutex;
 	bool mutex_ready;
+	/* adding while loading (hks_loader_begin_adding): under the mutex */
+	bool adding;                   /* between begin and end: more units may come */
+	hks_cond grown;                /* broadcast when units are appended or adding ends */
+	bool grown_ready;
 	source *units;
 	size_t num_units, cap_units;
 	archive **archives;
@@ -683,10 +695,62 @@ static hks_result group_ranges(hks_loader *L, archive *a)
 }
 
 /*
+ * Read an archive's file, inflate a DCX and parse a BND4 into `a` (a new
+ * archive, in no table yet). Touches no loader state: errors go to `err`
+ * (named `file` when nothing more precise), memory to a context of its own.
+ */
+static hks_result archive_read_new(hks_loader *L, archive *a, const char *path, const char *file, hks_error *err)
+{
+	hks_ctx ctx;
+	ctx_for_file(L, &ctx, path, 0, err);
+	ctx.file = file;
+	uint8_t *bytes = NULL, *plain = NULL;
+	size_t size = 0, plain_size = 0;
+	HKS_TRY(read_disk_file(&ctx, path, &bytes, &size));
+	hks_options o = L->opts.base;
+	o.name = path;
+	hks_result r;
+	if (a->dcx) {
+		/* what does the DCX hold? decompress once to see */
+		r = hks_dcx_decompress(bytes, size, &o, &plain, &plain_size, NULL, err);
+		free_disk_file(&ctx, bytes, size);
+		if (r != HKS_OK)
+			return r;
+		if (hks_detect_container(plain, plain_size) == HKS_CONTAINER_BND4) {
+			a->kind = ARCHIVE_BINDER;
+			r = hks_bnd4_read(plain, plain_size, &o, &a->bnd, err);
+			hks_buffer_free(&o, plain, plain_size);
+			if (r != HKS_OK) {
+				a->bnd = NULL;
+				return r;
+			}
+		} else {
+			a->kind = ARCHIVE_SINGLE;
+			a->payload = plain;
+			a->payload_size = plain_size;
+		}
+		a->resident_bytes = plain_size;
+	} else {
+		a->kind = ARCHIVE_BINDER;
+		r = hks_bnd4_read(bytes, size, &o, &a->bnd, err);
+		free_disk_file(&ctx, bytes, size);
+		if (r != HKS_OK) {
+			a->bnd = NULL;
+			return r;
+		}
+		a->resident_bytes = size;
+	}
+	return HKS_OK;
+}
+
+/*
  * Open an archive on disk: decompress, list the binder entries and sniff each
  * one. On success *out is a new archive (not yet in the loader's table).
+ * Caller holds the mutex; `unlocked_read`: release it while reading and
+ * inflating (the adding thread; not while a compendium search runs).
  */
-static hks_result archive_open(hks_loader *L, const char *path, hks_container outer, archive **out)
+static hks_result archive_open(hks_loader *L, const char *path, hks_container outer, bool unlocked_read,
+                               archive **out)
 {
 	*out = NULL;
 	hks_ctx *ctx = &L->ctx;
@@ -701,49 +765,18 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 	a->folder = NONE;
 	a->cache_lead = UINT32_MAX;
 	a->dcx = outer == HKS_CONTAINER_DCX;
-	hks_result r;
-	if (a->dcx) {
-		/* what does the DCX hold? decompress once to see */
-		uint8_t *file = NULL, *plain = NULL;
-		size_t file_size = 0, plain_size = 0;
-		r = read_disk_file(ctx, path, &file, &file_size);
-		if (r == HKS_OK) {
-			hks_options o = L->opts.base;
-			o.name = path;
-			r = hks_dcx_decompress(file, file_size, &o, &plain, &plain_size, NULL, ctx->err);
-			free_disk_file(ctx, file, file_size);
-		}
-		if (r != HKS_OK) {
-			archive_free(L, a);
-			return r;
-		}
-		if (hks_detect_container(plain, plain_size) == HKS_CONTAINER_BND4) {
-			a->kind = ARCHIVE_BINDER;
-			hks_options o = L->opts.base;
-			o.name = path;
-			r = hks_bnd4_read(plain, plain_size, &o, &a->bnd, ctx->err);
-			hks_buffer_free(&o, plain, plain_size);
-			if (r != HKS_OK) {
-				a->bnd = NULL;
-				archive_free(L, a);
-				return r;
-			}
-			a->resident_bytes = plain_size;
-		} else {
-			a->kind = ARCHIVE_SINGLE;
-			a->payload = plain;
-			a->payload_size = plain_size;
-			a->resident_bytes = plain_size;
-		}
-		L->resident_bytes += a->resident_bytes;
-	} else {
-		a->kind = ARCHIVE_BINDER;
-		r = archive_make_resident(L, a, ctx);
-		if (r != HKS_OK) {
-			archive_free(L, a);
-			return r;
-		}
+	hks_error *err = ctx->err;
+	const char *file = ctx->file;
+	if (unlocked_read)
+		hks_mutex_unlock(&L->mutex);
+	hks_result r = archive_read_new(L, a, path, file, err);
+	if (unlocked_read)
+		hks_mutex_lock(&L->mutex);
+	if (r != HKS_OK) {
+		archive_free(L, a);
+		return r;
 	}
+	L->resident_bytes += a->resident_bytes;
 	a->last_use = ++L->clock;
 	if (a->kind == ARCHIVE_BINDER) {
 		uint32_t n = a->bnd->num_entries;
@@ -898,7 +931,7 @@ static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **s
 			set_add_archive(L, open, set, count);
 			open->inflated = inflated;
 			open->inflations = inflations;
-		} else if (archive_open(L, path, kind, &a) == HKS_OK) {
+		} else if (archive_open(L, path, kind, false, &a) == HKS_OK) {
 			set_add_archive(L, a, set, count);
 			archive_free(L, a);
 		}
@@ -1082,6 +1115,9 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		where_add(where, where_cap, "--compendium paths together", NULL, L->global_files);
 	if (L->global)
 		fallback = L->global;
+	/* every path must be in first: a set built from part of them would depend on timing */
+	while (L->adding)
+		hks_cond_wait_ms(&L->grown, &L->mutex, 100u);
 	if (!L->inputs_built) {
 		build_input_set(L);
 		archive_trim(L, NULL);
@@ -1103,6 +1139,8 @@ static hks_result add_unit(hks_loader *L, const source *s)
 	if (!grow(L, (void **)&L->units, L->num_units, &L->cap_units, sizeof(source)))
 		return L->ctx.err && L->ctx.err->code ? L->ctx.err->code : HKS_E_NOMEM;
 	L->units[L->num_units++] = *s;
+	if (L->adding)
+		hks_cond_broadcast(&L->grown);
 	return HKS_OK;
 }
 
@@ -1152,7 +1190,7 @@ static hks_result add_archive(hks_loader *L, const char *path, hks_container out
 	hks_error_clear(&e);
 	L->ctx.err = &e;
 	archive *a = NULL;
-	hks_result r = archive_open(L, path, outer, &a);
+	hks_result r = archive_open(L, path, outer, true, &a);
 	L->ctx.err = saved;
 	if (r != HKS_OK) {
 		if (r == HKS_E_NOMEM)
@@ -1204,7 +1242,10 @@ static hks_result add_archive(hks_loader *L, const char *path, hks_container out
 static hks_result add_file(hks_loader *L, const char *path)
 {
 	uint8_t head[64];
+	/* file I/O only: loads may take the mutex meanwhile */
+	hks_mutex_unlock(&L->mutex);
 	size_t n = read_head(path, head, sizeof(head));
+	hks_mutex_lock(&L->mutex);
 	hks_container kind = hks_detect_container(head, n);
 	if (kind == HKS_CONTAINER_BND4 || kind == HKS_CONTAINER_DCX)
 		return add_archive(L, path, kind);
@@ -1301,6 +1342,7 @@ hks_result hks_loader_create(const hks_load_options *opts, hks_loader **out, hks
 		return hks_fail(&ctx, HKS_E_INTERNAL, -1, "mutex initialisation failed");
 	}
 	L->mutex_ready = true;
+	L->grown_ready = hks_cond_init(&L->grown) == 0;
 	*out = L;
 	return HKS_OK;
 }
@@ -1313,6 +1355,8 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 		hks_ctx_init(&ctx, NULL, 0, err);
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_loader_add_path: NULL argument");
 	}
+	/* held throughout but for file reads (add_file, archive_open): see the top */
+	hks_mutex_lock(&L->mutex);
 	L->ctx.err = err;
 	L->ctx.file = path;
 	hks_result r;
@@ -1343,17 +1387,65 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 	}
 	L->ctx.err = NULL;
 	L->ctx.file = NULL;
+	hks_mutex_unlock(&L->mutex);
 	return r;
+}
+
+/* The loader's mutex from a const pointer (the loader itself is never const). */
+static hks_mutex *mutex_of(const hks_loader *L)
+{
+	return (hks_mutex *)(uintptr_t)&L->mutex;
 }
 
 size_t hks_loader_count(const hks_loader *L)
 {
-	return L ? L->num_units : 0;
+	if (!L)
+		return 0;
+	hks_mutex_lock(mutex_of(L));
+	size_t n = L->num_units;
+	hks_mutex_unlock(mutex_of(L));
+	return n;
 }
 
 const char *hks_loader_path(const hks_loader *L, size_t index)
 {
-	return L && index < L->num_units ? L->units[index].path : NULL;
+	if (!L)
+		return NULL;
+	hks_mutex_lock(mutex_of(L));
+	const char *p = index < L->num_units ? L->units[index].path : NULL;
+	hks_mutex_unlock(mutex_of(L));
+	return p;
+}
+
+void hks_loader_begin_adding(hks_loader *L)
+{
+	if (!L || !L->grown_ready)
+		return;
+	hks_mutex_lock(&L->mutex);
+	L->adding = true;
+	hks_mutex_unlock(&L->mutex);
+}
+
+void hks_loader_end_adding(hks_loader *L)
+{
+	if (!L || !L->grown_ready)
+		return;
+	hks_mutex_lock(&L->mutex);
+	L->adding = false;
+	hks_cond_broadcast(&L->grown);
+	hks_mutex_unlock(&L->mutex);
+}
+
+size_t hks_loader_wait_count(hks_loader *L, size_t known)
+{
+	if (!L)
+		return 0;
+	hks_mutex_lock(&L->mutex);
+	while (L->adding && L->num_units <= known)
+		hks_cond_wait_ms(&L->grown, &L->mutex, 100u);
+	size_t n = L->num_units;
+	hks_mutex_unlock(&L->mutex);
+	return n;
 }
 
 /* Read and parse the file a source describes. */
@@ -1469,9 +1561,16 @@ hks_result hks_loader_load(hks_loader *L, size_t index, hks_loaded **out)
 	if (!out)
 		return HKS_E_ARGUMENT;
 	*out = NULL;
-	if (!L || index >= L->num_units)
+	if (!L)
 		return HKS_E_ARGUMENT;
-	return load_source(L, &L->units[index], out);
+	/* a copy: the table may grow (and move) while paths are being added */
+	hks_mutex_lock(&L->mutex);
+	bool known = index < L->num_units;
+	source s = known ? L->units[index] : (source){0};
+	hks_mutex_unlock(&L->mutex);
+	if (!known)
+		return HKS_E_ARGUMENT;
+	return load_source(L, &s, out);
 }
 
 static bool is_skeleton_name(const char *name)
@@ -1493,12 +1592,21 @@ hks_result hks_loader_find_skeleton(hks_loader *L, size_t index, hks_loaded **ou
 	if (!out)
 		return HKS_E_ARGUMENT;
 	*out = NULL;
-	if (!L || index >= L->num_units)
+	if (!L)
 		return HKS_E_ARGUMENT;
-	const source *u = &L->units[index];
+	hks_mutex_lock(&L->mutex);
+	bool known = index < L->num_units;
+	source unit = known ? L->units[index] : (source){0};
+	hks_mutex_unlock(&L->mutex);
+	if (!known)
+		return HKS_E_ARGUMENT;
+	const source *u = &unit;
 	/* 1. the same binder */
-	if (u->archive != NONE && L->archives[u->archive]->kind == ARCHIVE_BINDER) {
-		archive *a = L->archives[u->archive];
+	hks_mutex_lock(&L->mutex);
+	archive *binder = u->archive != NONE ? L->archives[u->archive] : NULL;
+	hks_mutex_unlock(&L->mutex);
+	if (binder && binder->kind == ARCHIVE_BINDER) {
+		archive *a = binder;
 		for (uint32_t i = 0; i < a->num_members; i++) {
 			if (!is_skeleton_name(a->member_names[i]) || !hks_sniff_is_havok(a->member_kinds[i]))
 				continue;
@@ -1621,6 +1729,8 @@ void hks_loader_free(hks_loader *L)
 			loader_strfree(L, paths[i]);
 		hks_free(&L->ctx, paths, L->opts.num_compendium_paths * sizeof(char *));
 	}
+	if (L->grown_ready)
+		hks_cond_destroy(&L->grown);
 	if (L->mutex_ready)
 		hks_mutex_destroy(&L->mutex);
 	hks_ctx ctx = L->ctx;

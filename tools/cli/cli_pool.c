@@ -183,3 +183,136 @@ void cli_units_run(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_un
 	p.deliver = deliver ? unit_deliver : NULL;
 	cli_pool_run(&p);
 }
+
+/* ---- streaming: paths added while the units found so far are processed ---- */
+
+typedef struct stream_state {
+	hks_loader *loader;
+	void *ctx;
+	cli_unit_result_fn fn;
+	atomic_size_t next;
+	hks_mutex lock;
+	void **results;      /* under lock: one per unit, grown by doubling */
+	size_t cap;          /* under lock */
+	size_t num_done;     /* under lock */
+	cli_progress *bar;   /* drawn by the calling thread only */
+} stream_state;
+
+typedef struct stream_worker {
+	stream_state *state;
+	hks_thread thread;
+} stream_worker;
+
+/* Take unit indices in order until every unit is taken (waiting for the
+ * adding thread when it has not found the next one yet). */
+static void stream_loop(stream_state *st, bool draw)
+{
+	for (;;) {
+		size_t i = atomic_fetch_add(&st->next, 1);
+		size_t n = hks_loader_wait_count(st->loader, i);
+		if (i >= n)
+			break;
+		hks_loaded *ld = NULL;
+		hks_result r = hks_loader_load(st->loader, i, &ld);
+		if (r != HKS_OK && ld) {
+			hks_loaded_free(ld);
+			ld = NULL;
+		}
+		const char *path = ld ? ld->path : hks_loader_path(st->loader, i);
+		void *res = st->fn(st->ctx, i, path, r, ld);
+		if (ld)
+			hks_loaded_free(ld);
+		hks_mutex_lock(&st->lock);
+		if (i >= st->cap) {
+			size_t ncap = st->cap ? st->cap : 1024;
+			while (ncap <= i)
+				ncap *= 2;
+			void **p = (void **)realloc(st->results, ncap * sizeof(void *));
+			if (p) {
+				memset(p + st->cap, 0, (ncap - st->cap) * sizeof(void *));
+				st->results = p;
+				st->cap = ncap;
+			}
+		}
+		if (i < st->cap)
+			st->results[i] = res;  /* (else lost: out of memory, the slot stays NULL) */
+		size_t done = ++st->num_done;
+		hks_mutex_unlock(&st->lock);
+		if (draw)
+			cli_progress_update(st->bar, done);
+	}
+}
+
+static void *stream_worker_main(void *arg)
+{
+	stream_worker *w = (stream_worker *)arg;
+	stream_loop(w->state, false);
+	return NULL;
+}
+
+void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_unit_result_fn fn,
+                        bool (*path_failed)(void *ctx, const char *path, const hks_error *err), size_t *count,
+                        bool *stopped)
+{
+	*count = 0;
+	*stopped = false;
+	stream_state st;
+	memset(&st, 0, sizeof(st));
+	st.loader = loader;
+	st.ctx = ctx;
+	st.fn = fn;
+	atomic_init(&st.next, 0);
+	if (hks_mutex_init(&st.lock) != 0)
+		return NULL;
+	size_t threads = a->jobs > 0 ? (size_t)a->jobs : 1;
+	/* before any worker asks for a unit: until the end, "no unit yet" means wait */
+	if (threads > 1)
+		hks_loader_begin_adding(loader);
+	stream_worker *workers = threads > 1 ? (stream_worker *)calloc(threads - 1, sizeof(stream_worker)) : NULL;
+	size_t started = 0;
+	for (size_t t = 0; workers && t + 1 < threads; t++) {
+		workers[t].state = &st;
+		if (hks_thread_create(&workers[t].thread, stream_worker_main, &workers[t]) != 0)
+			break;
+		started++;
+	}
+	/* with no other thread, every path is added before the first load */
+	if (threads > 1 && !started)
+		hks_loader_end_adding(loader);
+	hks_error err;
+	for (size_t i = 0; i < a->num_paths; i++) {
+		if (hks_loader_add_path(loader, a->paths[i], &err) != HKS_OK && !path_failed(ctx, a->paths[i], &err)) {
+			*stopped = true;
+			break;
+		}
+	}
+	if (threads > 1)
+		hks_loader_end_adding(loader);
+	size_t total = hks_loader_count(loader);
+	cli_progress bar;
+	cli_progress_start(&bar, a->progress, total, "files");
+	st.bar = &bar;
+	if (!*stopped)
+		stream_loop(&st, true);
+	else
+		atomic_store(&st.next, total); /* the workers stop at their next unit */
+	for (size_t t = 0; t < started; t++)
+		hks_thread_join(&workers[t].thread);
+	cli_progress_update(&bar, total);
+	cli_progress_finish(&bar);
+	free(workers);
+	hks_mutex_destroy(&st.lock);
+	/* out of memory: the slots that have a result are returned (the caller frees them) */
+	if (total >= st.cap) {
+		void **p = (void **)realloc(st.results, (total + 1) * sizeof(void *));
+		if (!p) {
+			free(st.results);  /* (leaks the results it held: out of memory anyway) */
+			return NULL;
+		}
+		memset(p + st.cap, 0, (total + 1 - st.cap) * sizeof(void *));
+		st.results = p;
+		st.cap = total + 1;
+	}
+	*count = total;
+	return st.results;
+}

@@ -74,4 +74,22 @@ typedef void (*cli_unit_fn)(void *ctx, size_t index, const char *path, hks_resul
 void cli_units_run(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_unit_fn fn,
                    void (*deliver)(void *ctx, size_t index));
 
+/*
+ * Streaming (issue 16): the paths are added on the calling thread while the
+ * units found so far are processed, so the folder walk and the opening of
+ * binders overlap the work; -j N runs N threads in all (the calling thread
+ * joins the workers once every path is in; -j 1 adds every path first and
+ * then processes the units in order, on the calling thread alone).
+ * `path_failed` (calling thread, in path order) gets a path that cannot be
+ * added; it returns false to stop adding (out of memory). `fn` returns the
+ * unit's result (NULL only when out of memory); the results come back in unit
+ * order, *count of them, in an array to free() (NULL when out of memory); a
+ * NULL slot is a unit without a result (out of memory, or adding stopped).
+ * *stopped: adding was stopped by `path_failed`.
+ */
+typedef void *(*cli_unit_result_fn)(void *ctx, size_t index, const char *path, hks_result r, const hks_loaded *ld);
+void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_unit_result_fn fn,
+                        bool (*path_failed)(void *ctx, const char *path, const hks_error *err), size_t *count,
+                        bool *stopped);
+
 #endif

@@ -50,7 +50,8 @@ typedef struct file_result {
 } file_result;
 
 typedef struct check_job {
-	file_result *results; /* one slot per loader unit */
+	file_result *arg_failures;  /* paths that cannot be read at all, in argument order */
+	size_t num_arg_failures;
 	bool repack;
 	bool roundtrip;
 	bool reencode;
@@ -231,10 +232,8 @@ static void reencode_animation(file_result *fr, const hks_file *file, uint32_t i
 	hks_buffer_free(NULL, rec, rec_size);
 }
 
-static void check_one(void *ctx, size_t index, const char *path, hks_result r, const hks_loaded *ld)
+static void check_file(const check_job *job, file_result *fr, const char *path, hks_result r, const hks_loaded *ld)
 {
-	const check_job *job = (const check_job *)ctx;
-	file_result *fr = &job->results[index];
 	fr->counts.files = 1;
 	fr->path = strdup(path ? path : "?");
 	if (r != HKS_OK || !ld) {
@@ -301,6 +300,32 @@ static void check_one(void *ctx, size_t index, const char *path, hks_result r, c
 		if (!fr->failures[f].warning || job->strict)
 			fr->counts.files_failed = 1;
 	}
+}
+
+/* A unit's result (cli_units_stream); NULL when out of memory. */
+static void *check_one(void *ctx, size_t index, const char *path, hks_result r, const hks_loaded *ld)
+{
+	(void)index;
+	file_result *fr = (file_result *)calloc(1, sizeof(file_result));
+	if (fr)
+		check_file((const check_job *)ctx, fr, path, r, ld);
+	return fr;
+}
+
+/* A path that cannot be read at all is a failed file of its own (false: out of memory, stop). */
+static bool check_path_failed(void *ctx, const char *path, const hks_error *err)
+{
+	check_job *job = (check_job *)ctx;
+	if (err->code == HKS_E_NOMEM || !job->arg_failures) {
+		cli_print_error(err);
+		return false;
+	}
+	file_result *fr = &job->arg_failures[job->num_arg_failures++];
+	fr->path = strdup(path);
+	snprintf(fr->sdk_key, sizeof(fr->sdk_key), "unknown");
+	fr->counts.files = fr->counts.files_failed = 1;
+	add_error(fr, -1, "parse", err);
+	return true;
 }
 
 /* ---- aggregation and output ---- */
@@ -435,35 +460,38 @@ int cmd_check(int argc, char **argv)
 	hks_loader *loader = cli_unit_loader(&args);
 	if (!loader)
 		goto done_args;
-	hks_error err;
-	/* a path that cannot be read at all is a failed file of its own */
-	file_result *arg_failures = (file_result *)calloc(args.num_paths, sizeof(file_result));
-	size_t num_arg_failures = 0;
-	for (size_t i = 0; i < args.num_paths; i++) {
-		if (hks_loader_add_path(loader, args.paths[i], &err) != HKS_OK) {
-			if (err.code == HKS_E_NOMEM || !arg_failures) {
-				cli_print_error(&err);
-				hks_loader_free(loader);
-				free(arg_failures);
-				goto done_args;
+	job.arg_failures = (file_result *)calloc(args.num_paths, sizeof(file_result));
+	size_t count = 0;
+	bool stopped = false;
+	file_result **results =
+	    (file_result **)cli_units_stream(loader, &args, &job, check_one, check_path_failed, &count, &stopped);
+	file_result *arg_failures = job.arg_failures;
+	size_t num_arg_failures = job.num_arg_failures;
+	bool complete = results && !stopped;
+	for (size_t k = 0; complete && k < count; k++)
+		complete = results[k] != NULL;
+	if (!complete) {
+		if (!stopped)
+			fprintf(stderr, "hkspline check: out of memory\n");
+		for (size_t k = 0; results && k < count; k++)
+			if (results[k]) {
+				for (size_t f = 0; f < results[k]->num_failures; f++)
+					free(results[k]->failures[f].error);
+				free(results[k]->failures);
+				free(results[k]->path);
+				free(results[k]);
 			}
-			file_result *fr = &arg_failures[num_arg_failures++];
-			fr->path = strdup(args.paths[i]);
-			snprintf(fr->sdk_key, sizeof(fr->sdk_key), "unknown");
-			fr->counts.files = fr->counts.files_failed = 1;
-			add_error(fr, -1, "parse", &err);
+		free(results);
+		for (size_t k = 0; k < num_arg_failures; k++) {
+			for (size_t f = 0; f < arg_failures[k].num_failures; f++)
+				free(arg_failures[k].failures[f].error);
+			free(arg_failures[k].failures);
+			free(arg_failures[k].path);
 		}
-	}
-
-	size_t count = hks_loader_count(loader);
-	job.results = (file_result *)calloc(count + 1, sizeof(file_result));
-	if (!job.results) {
-		fprintf(stderr, "hkspline check: out of memory\n");
-		hks_loader_free(loader);
 		free(arg_failures);
+		hks_loader_free(loader);
 		goto done_args;
 	}
-	cli_units_run(loader, &args, &job, check_one, NULL);
 
 	/* aggregate in path order: argument failures first, then the units */
 	check_counts total;
@@ -472,7 +500,7 @@ int cmd_check(int argc, char **argv)
 	size_t num_sdks = 0;
 	size_t all = num_arg_failures + count;
 	for (size_t k = 0; k < all; k++) {
-		file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+		file_result *fr = k < num_arg_failures ? &arg_failures[k] : results[k - num_arg_failures];
 		add_counts(&total, &fr->counts);
 		if (!sdks)
 			continue;
@@ -505,7 +533,7 @@ int cmd_check(int argc, char **argv)
 		cli_json_key(&j, "failures");
 		cli_json_begin_array(&j);
 		for (size_t k = 0; k < all; k++) {
-			file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+			file_result *fr = k < num_arg_failures ? &arg_failures[k] : results[k - num_arg_failures];
 			for (size_t f = 0; f < fr->num_failures; f++) {
 				cli_json_begin_object(&j);
 				cli_json_key(&j, "path");
@@ -525,7 +553,7 @@ int cmd_check(int argc, char **argv)
 		cli_json_end_object(&j);
 	} else {
 		for (size_t k = 0; k < all; k++) {
-			file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+			file_result *fr = k < num_arg_failures ? &arg_failures[k] : results[k - num_arg_failures];
 			for (size_t f = 0; f < fr->num_failures; f++) {
 				const char *tag = fr->failures[f].warning && !job.strict ? "WARN" : "FAIL";
 				if (fr->failures[f].animation >= 0)
@@ -543,14 +571,16 @@ int cmd_check(int argc, char **argv)
 	status = total.files_failed ? 1 : 0;
 
 	for (size_t k = 0; k < all; k++) {
-		file_result *fr = k < num_arg_failures ? &arg_failures[k] : &job.results[k - num_arg_failures];
+		file_result *fr = k < num_arg_failures ? &arg_failures[k] : results[k - num_arg_failures];
 		for (size_t f = 0; f < fr->num_failures; f++)
 			free(fr->failures[f].error);
 		free(fr->failures);
 		free(fr->path);
+		if (k >= num_arg_failures)
+			free(fr);
 	}
 	free(sdks);
-	free(job.results);
+	free(results);
 	free(arg_failures);
 	hks_loader_free(loader);
 done_args:
