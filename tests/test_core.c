@@ -216,10 +216,43 @@ static void test_detect(void **state)
 	assert_int_equal(e.offset, 0);
 }
 
+/* The printf-free object names are what snprintf writes, also when truncated. */
+static void test_error_object_names(void **state)
+{
+	(void)state;
+	hks_error e;
+	hks_ctx ctx;
+	char want[sizeof(e.object)], longname[300];
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	const uint32_t numbers[] = {0, 7, 10, 4294967295u};
+	const size_t lengths[] = {0, 1, 100, 113, 114, 115, 116, 118, 119, 120, 126, 127, 128, 299};
+	for (size_t k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++) {
+		for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
+			const char *name = longname + sizeof(longname) - 1 - lengths[l];
+			hks_ctx_init(&ctx, NULL, 0, &e);
+			hks_err_object_item(&ctx, name, numbers[k]);
+			snprintf(want, sizeof(want), "%s (item %u)", name, numbers[k]);
+			assert_string_equal(e.object, want);
+			hks_ctx_init(&ctx, NULL, 0, &e);
+			hks_err_object_type(&ctx, numbers[k], name);
+			snprintf(want, sizeof(want), "type %u (%s)", numbers[k], name);
+			assert_string_equal(e.object, want);
+		}
+	}
+	/* a recorded error keeps its object, as with hks_err_object */
+	hks_ctx_init(&ctx, NULL, 0, &e);
+	hks_err_object_item(&ctx, "hkaSkeleton", 2);
+	hks_fail(&ctx, HKS_E_MALFORMED, 0, "bad");
+	hks_err_object_type(&ctx, 9, "hkRootLevelContainer");
+	assert_string_equal(e.object, "hkaSkeleton (item 2)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_error_object_names),
 		cmocka_unit_test(test_cursor_bounds),
 		cmocka_unit_test(test_allocator_and_limits),
 		cmocka_unit_test(test_bytebuf_finish),

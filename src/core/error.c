@@ -90,6 +90,55 @@ void hks_err_object(hks_ctx *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What snprintf would write into err->object, truncated the same way (cap - 1 bytes and a NUL). */
+typedef struct object_text {
+	char *o;
+	size_t at, cap;
+} object_text;
+
+static void object_str(object_text *t, const char *s)
+{
+	for (const char *p = s ? s : "(null)"; *p && t->at + 1 < t->cap; p++)
+		t->o[t->at++] = *p;
+}
+
+static void object_uint(object_text *t, uint32_t v)
+{
+	char digits[16];
+	size_t nd = 0;
+	do {
+		digits[nd++] = (char)('0' + v % 10u);
+		v /= 10u;
+	} while (v);
+	while (nd && t->at + 1 < t->cap)
+		t->o[t->at++] = digits[--nd];
+}
+
+void hks_err_object_item(hks_ctx *ctx, const char *name, uint32_t item)
+{
+	if (!err_open(ctx))
+		return;
+	object_text t = {ctx->err->object, 0, sizeof(ctx->err->object)};
+	object_str(&t, name);
+	object_str(&t, " (item ");
+	object_uint(&t, item);
+	object_str(&t, ")");
+	t.o[t.at] = '\0';
+}
+
+void hks_err_object_type(hks_ctx *ctx, uint32_t index, const char *name)
+{
+	if (!err_open(ctx))
+		return;
+	object_text t = {ctx->err->object, 0, sizeof(ctx->err->object)};
+	object_str(&t, "type ");
+	object_uint(&t, index);
+	object_str(&t, " (");
+	object_str(&t, name);
+	object_str(&t, ")");
+	t.o[t.at] = '\0';
+}
+
 void hks_err_member(hks_ctx *ctx, const char *member)
 {
 	if (err_open(ctx))

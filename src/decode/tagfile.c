@@ -373,7 +373,7 @@ static hks_result for_each_pointer(tag_reader *r, const tag_view *v, const char 
 
 static void set_object_context(tag_reader *r, uint32_t item)
 {
-	hks_err_object(r->ctx, "%s (item %u)", hks_tag_type_name(r->t, r->tf->items[item].type), item);
+	hks_err_object_item(r->ctx, hks_tag_type_name(r->t, r->tf->items[item].type), item);
 	hks_err_member(r->ctx, "");
 }
 

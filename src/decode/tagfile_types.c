@@ -236,7 +236,7 @@ static hks_result parse_bodies(hks_ctx *ctx, hks_arena *arena, hks_cursor *c, co
 		ty->has_body = 1;
 		HKS_TRY(read_index(c, t, &ty->parent, "parent type index"));
 		HKS_TRY(read_u32v(c, &ty->opt, "optional-fields mask"));
-		hks_err_object(ctx, "type %u (%s)", index, ty->name);
+		hks_err_object_type(ctx, index, ty->name);
 		if (ty->opt & ~0x7Fu)
 			return hks_fail(ctx, HKS_E_UNSUPPORTED, at, "type %u (%s): optional-fields mask 0x%X has attributes or "
 			                "unknown bits", index, ty->name, ty->opt);
