@@ -29,6 +29,7 @@ typedef struct pool_state {
 	hks_cond finished;
 	unsigned char *done; /* per task, under lock */
 	size_t num_done;     /* under lock */
+	size_t awaited;      /* under lock: the task the calling thread waits for */
 } pool_state;
 
 typedef struct pool_worker {
@@ -50,7 +51,10 @@ static void *worker_main(void *arg)
 		hks_mutex_lock(&st->lock);
 		st->done[i] = 1;
 		st->num_done++;
-		hks_cond_signal(&st->finished);
+		/* only the task delivery waits for wakes the calling thread (one wake-up
+		 * per file cost a context switch each; the bar redraws on its timeout) */
+		if (i == st->awaited)
+			hks_cond_signal(&st->finished);
 		hks_mutex_unlock(&st->lock);
 	}
 	return NULL;
@@ -89,6 +93,7 @@ static void deliver_in_order(pool_state *st, cli_progress *bar)
 		cli_progress_update(bar, num_done);
 		hks_mutex_lock(&st->lock);
 		if (!st->done[delivered]) {
+			st->awaited = delivered;
 			hks_cond_wait_ms(&st->finished, &st->lock, POOL_WAKE_MS);
 		}
 	}
@@ -315,4 +320,12 @@ void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, c
 	}
 	*count = total;
 	return st.results;
+}
+
+bool cli_stop_on_path_error(void *ctx, const char *path, const hks_error *err)
+{
+	(void)ctx;
+	(void)path;
+	cli_print_error(err);
+	return false;
 }

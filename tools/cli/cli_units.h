@@ -87,6 +87,8 @@ void cli_units_run(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_un
  * NULL slot is a unit without a result (out of memory, or adding stopped).
  * *stopped: adding was stopped by `path_failed`.
  */
+/* A `path_failed` for commands that stop at the first path that cannot be added: prints the error. */
+bool cli_stop_on_path_error(void *ctx, const char *path, const hks_error *err);
 typedef void *(*cli_unit_result_fn)(void *ctx, size_t index, const char *path, hks_result r, const hks_loaded *ld);
 void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_unit_result_fn fn,
                         bool (*path_failed)(void *ctx, const char *path, const hks_error *err), size_t *count,

@@ -35,19 +35,23 @@ static char *format_error(const hks_error *e)
 	return strdup(buf);
 }
 
-/* One unit, on a pool worker: `units` has a slot per loader unit. */
-static void stats_one(void *units, size_t index, const char *path, hks_result r, const hks_loaded *ld)
+/* One unit, on a pool worker (cli_units_stream); NULL when out of memory. */
+static void *stats_one(void *ctx, size_t index, const char *path, hks_result r, const hks_loaded *ld)
 {
-	unit_stats *u = &((unit_stats *)units)[index];
+	(void)ctx;
+	(void)index;
+	unit_stats *u = (unit_stats *)calloc(1, sizeof(unit_stats));
+	if (!u)
+		return NULL;
 	u->path = strdup(path ? path : "?");
 	if (r != HKS_OK || !ld) {
 		u->error = strdup(hks_result_name(r));
-		return;
+		return u;
 	}
 	snprintf(u->sdk, sizeof(u->sdk), "%s", ld->sdk[0] ? ld->sdk : hks_container_name(ld->container));
 	if (ld->status != HKS_OK) {
 		u->error = format_error(&ld->error);
-		return;
+		return u;
 	}
 	const hks_file *f = ld->file;
 	u->anims = (anim_stats *)calloc(f->num_animations + 1, sizeof(anim_stats));
@@ -69,6 +73,7 @@ static void stats_one(void *units, size_t index, const char *path, hks_result r,
 		hks_spline_stats_compute(s, &a->st);
 		hks_stored_free(s);
 	}
+	return u;
 }
 
 /* ---- output ---- */
@@ -180,16 +185,38 @@ int cmd_stats(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
-	hks_loader *loader = cli_loader_open(args.compendiums, args.num_compendiums, args.paths, args.num_paths);
+	hks_loader *loader = cli_unit_loader(&args);
 	if (!loader)
 		goto done;
-	size_t count = hks_loader_count(loader);
-	unit_stats *units = (unit_stats *)calloc(count + 1, sizeof(unit_stats));
+	/* the paths are added while the units found so far are read (cli_units_stream) */
+	size_t count = 0;
+	bool stopped = false;
+	unit_stats **slots =
+	    (unit_stats **)cli_units_stream(loader, &args, NULL, stats_one, cli_stop_on_path_error, &count, &stopped);
+	bool complete = slots && !stopped;
+	for (size_t k = 0; complete && k < count; k++)
+		complete = slots[k] != NULL;
+	unit_stats *units = complete ? (unit_stats *)calloc(count + 1, sizeof(unit_stats)) : NULL;
+	for (size_t k = 0; slots && k < count; k++)
+		if (slots[k]) {
+			if (units)
+				units[k] = *slots[k];
+			else {
+				for (size_t a = 0; a < slots[k]->num_anims; a++)
+					free(slots[k]->anims[a].error);
+				free(slots[k]->anims);
+				free(slots[k]->error);
+				free(slots[k]->path);
+			}
+			free(slots[k]);
+		}
+	free(slots);
 	if (!units) {
+		if (!stopped)
+			fprintf(stderr, "hkspline stats: out of memory\n");
 		hks_loader_free(loader);
 		goto done;
 	}
-	cli_units_run(loader, &args, units, stats_one, NULL);
 
 	hks_spline_stats total;
 	memset(&total, 0, sizeof(total));
