@@ -60,6 +60,10 @@ hks_result hks_failv(hks_ctx *ctx, hks_result code, int64_t offset, const char *
 /* Context setters for the error record; they only write while no error is recorded. */
 void hks_err_object(hks_ctx *ctx, const char *fmt, ...) HKS_PRINTF(2, 3);
 void hks_err_member(hks_ctx *ctx, const char *member);
+/* hks_bnd4_read on a buffer of the library's (hks_dcx_decompress with `opts`'
+ * allocator) that the binder takes over on success (freed by hks_bnd4_free);
+ * on failure the caller still owns it. The loader's binders (src/io/loader.c). */
+hks_result hks_bnd4_read_adopt(uint8_t *data, size_t size, const hks_options *opts, hks_bnd4 **out, hks_error *err);
 /* hks_err_object(ctx, "%s (item %u)", name, item) and (ctx, "type %u (%s)",
  * index, name) without printf: the tagfile reader names every object and type
  * it reads, and formatting those was ~7 % of `check` (session 5). */

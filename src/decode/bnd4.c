@@ -22,6 +22,8 @@ enum {
  * that later calls (replace, add) allocate with the same allocator and limits. */
 typedef struct bnd4_private {
 	hks_options opts;
+	uint8_t *owned;       /* hks_bnd4_read_adopt: the input, freed with the binder */
+	size_t owned_size;
 } bnd4_private;
 
 static uint8_t reverse_bits(uint8_t b)
@@ -588,6 +590,28 @@ hks_result hks_bnd4_create(const uint8_t *header, const hks_options *opts, hks_b
 	return HKS_OK;
 }
 
+hks_result hks_bnd4_read_adopt(uint8_t *data, size_t size, const hks_options *opts, hks_bnd4 **out, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, opts, size, err);
+	if (!data || !size || !out)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_bnd4_read_adopt: NULL or empty argument");
+	*out = NULL;
+	hks_bnd4 *bnd;
+	HKS_TRY(make_binder(&ctx, opts, &bnd));
+	/* Entries point into `data` itself: no copy of the binder's megabytes. */
+	hks_result r = read_binder(&ctx, bnd, data, size);
+	if (r != HKS_OK) {
+		hks_arena_free(bnd->arena);
+		return r;
+	}
+	bnd4_private *p = (bnd4_private *)bnd->internal;
+	p->owned = data;
+	p->owned_size = size;
+	*out = bnd;
+	return HKS_OK;
+}
+
 static const char *basename_of(const char *s)
 {
 	const char *b = s;
@@ -703,6 +727,10 @@ hks_result hks_bnd4_add(hks_bnd4 *bnd, const char *name, int32_t id, uint8_t fla
 
 void hks_bnd4_free(hks_bnd4 *bnd)
 {
-	if (bnd)
-		hks_arena_free(bnd->arena);
+	if (!bnd)
+		return;
+	const bnd4_private *p = (const bnd4_private *)bnd->internal;
+	if (p->owned)
+		hks_buffer_free(&p->opts, p->owned, p->owned_size);
+	hks_arena_free(bnd->arena);
 }

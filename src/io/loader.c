@@ -35,6 +35,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -131,6 +132,7 @@ struct hks_loader {
 	bool adding;                   /* between begin and end: more units may come */
 	hks_cond grown;                /* broadcast when units are appended or adding ends */
 	bool grown_ready;
+	atomic_size_t published;       /* num_units, readable without the mutex (hks_loader_wait_count) */
 	source *units;
 	size_t num_units, cap_units;
 	archive **archives;
@@ -718,9 +720,10 @@ static hks_result archive_read_new(hks_loader *L, archive *a, const char *path, 
 			return r;
 		if (hks_detect_container(plain, plain_size) == HKS_CONTAINER_BND4) {
 			a->kind = ARCHIVE_BINDER;
-			r = hks_bnd4_read(plain, plain_size, &o, &a->bnd, err);
-			hks_buffer_free(&o, plain, plain_size);
+			/* the binder keeps the inflated bytes (a copy was a second pass of page faults) */
+			r = hks_bnd4_read_adopt(plain, plain_size, &o, &a->bnd, err);
 			if (r != HKS_OK) {
+				hks_buffer_free(&o, plain, plain_size);
 				a->bnd = NULL;
 				return r;
 			}
@@ -1139,6 +1142,7 @@ static hks_result add_unit(hks_loader *L, const source *s)
 	if (!grow(L, (void **)&L->units, L->num_units, &L->cap_units, sizeof(source)))
 		return L->ctx.err && L->ctx.err->code ? L->ctx.err->code : HKS_E_NOMEM;
 	L->units[L->num_units++] = *s;
+	atomic_store_explicit(&L->published, L->num_units, memory_order_release);
 	if (L->adding)
 		hks_cond_broadcast(&L->grown);
 	return HKS_OK;
@@ -1277,7 +1281,10 @@ static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 			break;
 		}
 		hks_path_info st;
-		if (hks_platform_stat(p, &st) == 0) {
+		hks_mutex_unlock(&L->mutex);  /* file system only: loads may take the mutex meanwhile */
+		int stat_failed = hks_platform_stat(p, &st);
+		hks_mutex_lock(&L->mutex);
+		if (stat_failed == 0) {
 			if (st.kind == HKS_PATH_DIR)
 				r = add_tree(L, p, w);
 			else if (st.kind == HKS_PATH_FILE && walk_keeps(nl.names[i]))
@@ -1343,6 +1350,7 @@ hks_result hks_loader_create(const hks_load_options *opts, hks_loader **out, hks
 	}
 	L->mutex_ready = true;
 	L->grown_ready = hks_cond_init(&L->grown) == 0;
+	atomic_init(&L->published, 0);
 	*out = L;
 	return HKS_OK;
 }
@@ -1440,6 +1448,10 @@ size_t hks_loader_wait_count(hks_loader *L, size_t known)
 {
 	if (!L)
 		return 0;
+	/* the common case, without the mutex the adding thread holds most of the time */
+	size_t seen = atomic_load_explicit(&L->published, memory_order_acquire);
+	if (seen > known)
+		return seen;
 	hks_mutex_lock(&L->mutex);
 	while (L->adding && L->num_units <= known)
 		hks_cond_wait_ms(&L->grown, &L->mutex, 100u);
