@@ -1492,10 +1492,13 @@ hks_result hks_loader_load(hks_loader *loader, size_t index, hks_loaded **out);
  * hks_loader_add_path while others call hks_loader_load, hks_loader_path and
  * hks_loader_find_skeleton for units already counted; hks_loader_wait_count
  * blocks until more than `known` units exist or adding has ended, and returns
- * the count. hks_loader_end_adding ends it (the adding thread, once done). A
- * load that needs the last compendium location (every compendium under the
- * paths added) waits for the end, so units load the same whatever the timing. */
-void hks_loader_begin_adding(hks_loader *loader);
+ * the count. hks_loader_end_adding ends it (the adding thread, once done).
+ * `paths` (NULL for none): every path that will be added; the last compendium
+ * location is then the compendiums under these paths (also those that fail to
+ * add) and is built when first needed. Without them a load that needs that
+ * location waits for the end, so units load the same whatever the timing.
+ * HKS_E_ARGUMENT / HKS_E_NOMEM / HKS_E_INTERNAL (no condition variable). */
+hks_result hks_loader_begin_adding(hks_loader *loader, const char *const *paths, size_t num_paths);
 void hks_loader_end_adding(hks_loader *loader);
 size_t hks_loader_wait_count(hks_loader *loader, size_t known);
 /* Find the skeleton (a file with an hkaSkeleton) for unit `index`: in the same

@@ -151,6 +151,7 @@ struct hks_loader {
 	size_t num_inputs, cap_inputs;
 	bool inputs_built;
 	bool inputs_building;          /* build_input_set walks the folders without the mutex */
+	bool inputs_declared;          /* hks_loader_begin_adding named every path to come */
 	hks_compendium_set *input_set;
 	size_t input_files;
 	/* L5: compendiums that were added to a set already holding one of their IDs with other
@@ -774,8 +775,12 @@ static hks_result archive_open(hks_loader *L, const char *path, hks_container ou
 	if (unlocked_read)
 		hks_mutex_unlock(&L->mutex);
 	hks_result r = archive_read_new(L, a, path, file, err);
-	if (unlocked_read)
+	if (unlocked_read) {
 		hks_mutex_lock(&L->mutex);
+		/* another thread may have used the loader's context meanwhile: ours again */
+		ctx->err = err;
+		ctx->file = file;
+	}
 	if (r != HKS_OK) {
 		archive_free(L, a);
 		return r;
@@ -900,8 +905,11 @@ static void set_add_archive(hks_loader *L, archive *a, hks_compendium_set **set,
 	}
 }
 
-/* A compendium file on disk (.compendium, or a DCX / binder holding some). */
-static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **set, size_t *count)
+/* A compendium file on disk (.compendium, or a DCX / binder holding some).
+ * `unlocked_read`: a binder not open yet is read and inflated without the
+ * mutex (build_input_set, whose set no other thread reads meanwhile). */
+static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **set, size_t *count,
+                         bool unlocked_read)
 {
 	uint8_t head[64];
 	size_t n = read_head(path, head, sizeof(head));
@@ -935,11 +943,13 @@ static void set_add_path(hks_loader *L, const char *path, hks_compendium_set **s
 			set_add_archive(L, open, set, count);
 			open->inflated = inflated;
 			open->inflations = inflations;
-		} else if (archive_open(L, path, kind, false, &a) == HKS_OK) {
+		} else if (archive_open(L, path, kind, unlocked_read, &a) == HKS_OK) {
 			set_add_archive(L, a, set, count);
 			archive_free(L, a);
 		}
-		L->ctx.err = saved;
+		/* after an unlocked read `saved` may belong to an adding thread that has
+		 * finished: that thread sets its own again whenever it takes the mutex */
+		L->ctx.err = unlocked_read ? NULL : saved;
 	}
 }
 
@@ -967,7 +977,7 @@ static void set_add_tree(hks_loader *L, const char *dir, walk_stack *w, hks_comp
 				set_add_tree(L, p, w, set, count);
 			else if (st.kind == HKS_PATH_FILE && (is_compendium_name(nl.names[i]) || ends_with_ci(nl.names[i], ".anibnd") ||
 			                                 ends_with_ci(nl.names[i], ".dcx")))
-				set_add_path(L, p, set, count);
+				set_add_path(L, p, set, count, false);
 		}
 		loader_strfree(L, p);
 	}
@@ -993,7 +1003,7 @@ static void build_folder_set(hks_loader *L, folder *f)
 			continue;
 		char *p = join_path(L, f->path, nl.names[i]);
 		if (p)
-			set_add_path(L, p, &f->compendiums, &f->num_compendium_files);
+			set_add_path(L, p, &f->compendiums, &f->num_compendium_files, false);
 		loader_strfree(L, p);
 	}
 	free_names(L, &nl);
@@ -1015,7 +1025,7 @@ static void build_global_set(hks_loader *L)
 			set_add_tree(L, p, &w, &L->global, &L->global_files);
 		}
 		else
-			set_add_path(L, p, &L->global, &L->global_files);
+			set_add_path(L, p, &L->global, &L->global_files, false);
 	}
 }
 
@@ -1118,7 +1128,7 @@ static void build_input_set(hks_loader *L, bool unlocked_walk)
 		hks_mutex_unlock(&L->mutex);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const char *p = L->inputs[i];  /* fixed once adding has ended */
+		const char *p = L->inputs[i];  /* fixed once adding has ended or the paths were declared */
 		hks_path_info st;
 		if (hks_platform_stat(p, &st) != 0)
 			continue;
@@ -1138,7 +1148,7 @@ static void build_input_set(hks_loader *L, bool unlocked_walk)
 	if (unlocked_walk)
 		hks_mutex_lock(&L->mutex);
 	for (size_t k = 0; k < found.count; k++) {
-		set_add_path(L, found.items[k], &L->input_set, &L->input_files);
+		set_add_path(L, found.items[k], &L->input_set, &L->input_files, unlocked_walk);
 		free(found.items[k]);
 	}
 	free(found.items);
@@ -1230,8 +1240,8 @@ static const hks_compendium_set *resolve_compendium(hks_loader *L, const source 
 		where_add(where, where_cap, "--compendium paths together", NULL, L->global_files);
 	if (L->global)
 		fallback = L->global;
-	/* every path must be in first: a set built from part of them would depend on timing */
-	while (L->adding || L->inputs_building)
+	/* every path must be known first: a set built from part of them would depend on timing */
+	while ((L->adding && !L->inputs_declared) || L->inputs_building)
 		hks_cond_wait_ms(&L->grown, &L->mutex, 100u);
 	if (!L->inputs_built) {
 		build_input_set(L, L->grown_ready);
@@ -1358,10 +1368,14 @@ static hks_result add_archive(hks_loader *L, const char *path, hks_container out
 static hks_result add_file(hks_loader *L, const char *path)
 {
 	uint8_t head[64];
-	/* file I/O only: loads may take the mutex meanwhile */
+	/* file I/O only: loads may take the mutex meanwhile (and the context's error sink) */
+	hks_error *err = L->ctx.err;
+	const char *file = L->ctx.file;
 	hks_mutex_unlock(&L->mutex);
 	size_t n = read_head(path, head, sizeof(head));
 	hks_mutex_lock(&L->mutex);
+	L->ctx.err = err;
+	L->ctx.file = file;
 	hks_container kind = hks_detect_container(head, n);
 	if (kind == HKS_CONTAINER_BND4 || kind == HKS_CONTAINER_DCX)
 		return add_archive(L, path, kind);
@@ -1393,9 +1407,13 @@ static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 			break;
 		}
 		hks_path_info st;
+		hks_error *err = L->ctx.err;
+		const char *file = L->ctx.file;
 		hks_mutex_unlock(&L->mutex);  /* file system only: loads may take the mutex meanwhile */
 		int stat_failed = hks_platform_stat(p, &st);
 		hks_mutex_lock(&L->mutex);
+		L->ctx.err = err;
+		L->ctx.file = file;
 		if (stat_failed == 0) {
 			if (st.kind == HKS_PATH_DIR)
 				r = add_tree(L, p, w);
@@ -1493,7 +1511,7 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 		r = add_file(L, path);
 	else
 		r = hks_fail(&L->ctx, HKS_E_IO, -1, "not a regular file or folder");
-	if (r == HKS_OK) {
+	if (r == HKS_OK && !L->inputs_declared) {
 		char *copy = NULL;
 		if (grow(L, (void **)&L->inputs, L->num_inputs, &L->cap_inputs, sizeof(char *)) &&
 		    (copy = loader_strdup(L, path)) != NULL)
@@ -1537,13 +1555,32 @@ const char *hks_loader_path(const hks_loader *L, size_t index)
 	return p;
 }
 
-void hks_loader_begin_adding(hks_loader *L)
+hks_result hks_loader_begin_adding(hks_loader *L, const char *const *paths, size_t num_paths)
 {
-	if (!L || !L->grown_ready)
-		return;
+	if (!L || (num_paths && !paths))
+		return HKS_E_ARGUMENT;
+	if (!L->grown_ready)
+		return HKS_E_INTERNAL;
 	hks_mutex_lock(&L->mutex);
+	hks_result r = HKS_OK;
+	if (paths && !L->inputs_declared && !L->inputs_built) {
+		/* the last compendium location: these paths, whether or not they add */
+		for (size_t i = 0; i < L->num_inputs; i++)
+			loader_strfree(L, L->inputs[i]);
+		L->num_inputs = 0;
+		for (size_t i = 0; i < num_paths && r == HKS_OK; i++) {
+			char *copy = NULL;
+			if (paths[i] && grow(L, (void **)&L->inputs, L->num_inputs, &L->cap_inputs, sizeof(char *)) &&
+			    (copy = loader_strdup(L, paths[i])) != NULL)
+				L->inputs[L->num_inputs++] = copy;
+			else if (paths[i])
+				r = HKS_E_NOMEM;
+		}
+		L->inputs_declared = r == HKS_OK;
+	}
 	L->adding = true;
 	hks_mutex_unlock(&L->mutex);
+	return r;
 }
 
 void hks_loader_end_adding(hks_loader *L)

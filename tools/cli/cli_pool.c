@@ -270,9 +270,12 @@ void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, c
 	if (hks_mutex_init(&st.lock) != 0)
 		return NULL;
 	size_t threads = a->jobs > 0 ? (size_t)a->jobs : 1;
-	/* before any worker asks for a unit: until the end, "no unit yet" means wait */
-	if (threads > 1)
-		hks_loader_begin_adding(loader);
+	/* before any worker asks for a unit: until the end, "no unit yet" means wait.
+	 * The paths are declared for every -j, so the last compendium location is
+	 * the same set whether or not loads overlap the adding. */
+	bool adding = hks_loader_begin_adding(loader, a->paths, a->num_paths) == HKS_OK;
+	if (!adding)
+		threads = 1;
 	stream_worker *workers = threads > 1 ? (stream_worker *)calloc(threads - 1, sizeof(stream_worker)) : NULL;
 	size_t started = 0;
 	for (size_t t = 0; workers && t + 1 < threads; t++) {
@@ -282,8 +285,6 @@ void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, c
 		started++;
 	}
 	/* with no other thread, every path is added before the first load */
-	if (threads > 1 && !started)
-		hks_loader_end_adding(loader);
 	hks_error err;
 	for (size_t i = 0; i < a->num_paths; i++) {
 		if (hks_loader_add_path(loader, a->paths[i], &err) != HKS_OK && !path_failed(ctx, a->paths[i], &err)) {
@@ -291,7 +292,7 @@ void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, c
 			break;
 		}
 	}
-	if (threads > 1)
+	if (adding)
 		hks_loader_end_adding(loader);
 	size_t total = hks_loader_count(loader);
 	cli_progress bar;
