@@ -399,9 +399,92 @@ static void test_concurrent_loads(void **state)
 	hks_loader_free(L);
 }
 
+typedef struct stream_arg {
+	hks_loader *loader;
+	size_t loaded, ok, bad_bytes;
+	char paths[32][600];
+} stream_arg;
+
+/* A consumer while paths are being added: takes units in order as they appear. */
+static void *load_streaming(void *p)
+{
+	stream_arg *a = (stream_arg *)p;
+	for (size_t i = 0;; i++) {
+		if (i >= hks_loader_wait_count(a->loader, i))
+			break;
+		hks_loaded *ld = NULL;
+		if (hks_loader_load(a->loader, i, &ld) != HKS_OK || !ld)
+			continue;
+		if (i < 32)
+			snprintf(a->paths[i], sizeof(a->paths[i]), "%s", ld->path);
+		a->loaded++;
+		if (ld->status == HKS_OK) {
+			a->ok++;
+			bool skeleton = ld->file->num_skeletons > 0;
+			if (ld->size != (skeleton ? skeleton_size : sample_size) ||
+			    memcmp(ld->bytes, skeleton ? skeleton_bytes : sample_bytes, ld->size))
+				a->bad_bytes++;
+		}
+		hks_loaded_free(ld);
+	}
+	return NULL;
+}
+
+/* Loads overlapping the adding (hks_loader_begin_adding): every unit is seen,
+ * in the order and with the bytes of a loader filled first. */
+static void test_streaming(void **state)
+{
+	(void)state;
+	make_dir(path_in("stream"));
+	make_dir(path_in("stream/z"));
+	for (int i = 0; i < 8; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), i < 4 ? "stream/a%03d.hkx" : "stream/z/c%03d.hkx", i);
+		write_bytes(path_in(name), sample_bytes, sample_size);
+	}
+	build_binder(path_in("stream/b.anibnd.dcx"), true);
+	const char *paths[2];
+	char p0[600], p1[600];
+	snprintf(p0, sizeof(p0), "%s", path_in("stream"));
+	snprintf(p1, sizeof(p1), "%s", path_in("stream/z/c004.hkx"));
+	paths[0] = p0;
+	paths[1] = p1;
+
+	hks_loader *ref = new_loader();
+	hks_error err;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(hks_loader_add_path(ref, paths[i], &err), HKS_OK);
+	size_t n = hks_loader_count(ref);
+	assert_int_equal(n, 8 + 3 + 1);
+
+	hks_loader *L = new_loader();
+	assert_int_equal(hks_loader_begin_adding(L, paths, 2), HKS_OK);
+	stream_arg arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.loader = L;
+	pthread_t tid;
+	assert_int_equal(pthread_create(&tid, NULL, load_streaming, &arg), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(hks_loader_add_path(L, paths[i], &err), HKS_OK);
+	hks_loader_end_adding(L);
+	pthread_join(tid, NULL);
+	assert_int_equal(arg.loaded, n);
+	assert_int_equal(arg.bad_bytes, 0);
+	/* the loose samples, the binder's sample and skeleton (its junk member fails) */
+	assert_int_equal(arg.ok, 8 + 1 + 2);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(arg.paths[i], hks_loader_path(ref, i));
+	assert_int_equal(hks_loader_count(L), n);
+	/* after the end, wait_count answers at once */
+	assert_int_equal(hks_loader_wait_count(L, n), n);
+	hks_loader_free(L);
+	hks_loader_free(ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_streaming),
 	    cmocka_unit_test(test_arguments),
 	    cmocka_unit_test(test_folder_walk),
 	    cmocka_unit_test(test_binders),
