@@ -34,6 +34,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(HKS_HAVE_AVX2)
+#include <immintrin.h>
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HKS_INLINE static inline __attribute__((always_inline))
@@ -52,6 +55,10 @@
 #endif
 
 #define ONE_BITS 0x3F800000u
+
+/* The SSE2 and AVX2 paths share everything but the kernels of
+ * eval_avx2 and the ThreeComp40 unpacker. */
+#define FAST(sm) ((sm)->path == HKS_SAMPLE_PATH_SSE2 || (sm)->path == HKS_SAMPLE_PATH_AVX2)
 
 /* Lanes of a translation/scale/float part, FORMAT.md §2.3-2.4, §2.7. */
 #define LANES_VECTOR 3
@@ -874,12 +881,145 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
 }
 #endif
 
+#if defined(HKS_HAVE_AVX2)
+/*
+ * Frame mode, AVX2 (docs/DECODE.md "Evaluation paths"), four-lane parts
+ * (rotations; translations and scales into the track buffer) of every
+ * degree. Per lane the operations of the reference in its order, as in the
+ * SSE2 path, each rounded on its own (AVX2 without FMA; -ffp-contract=off):
+ *  - the span of every frame from the knot histogram (spans_hist, no
+ *    data-dependent branch);
+ *  - the basis of eight consecutive frames at once, one lane per frame, the
+ *    knots of each frame's span gathered (degree 1 too: the per-span table
+ *    of the SSE2 path is replaced by the division, which is what the table
+ *    holds);
+ *  - the combine of two frames (f and f + 4) per register: the weights of
+ *    frame f broadcast in the low half, of frame f + 4 in the high half, the
+ *    two frames' control points loaded into the halves.
+ */
+#define HKS_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
+/* The span of every frame L0 .. L0 + count − 1 (the reference's, see
+ * find_span): for valid knots the largest s in p..n with U[s] <= L, that is
+ * p + #{k in p + 1 .. n : U[k] <= L}: each knot counted at the first frame it
+ * covers (knots before L0 at L0, those at or past the end in the unused slot
+ * `count`), then a running sum. */
+static void spans_hist(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count, uint16_t *spans)
+{
+	uint16_t cnt[257];
+	memset(cnt, 0, (count + 1) * sizeof(cnt[0]));
+	uint32_t end = L0 + count;
+	for (unsigned k = p + 1; k <= n; k++) {
+		uint32_t x = U[k];
+		x = x < L0 ? L0 : x;
+		x = x > end ? end : x;
+		cnt[x - L0]++;
+	}
+	unsigned s = p;
+	for (uint32_t i = 0; i < count; i++) {
+		s += cnt[i];
+		spans[i] = (uint16_t)s;
+	}
+}
+
+HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, const float *Uf, const float *cp, const uint16_t *all,
+                                   uint32_t L0, uint32_t count, float *out, size_t stride)
+{
+	uint32_t i = 0;
+	for (; i + 8 <= count; i += 8) {
+		const __m256i sp = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(all + i)));
+		const __m256 u = _mm256_add_ps(_mm256_set1_ps((float)(L0 + i)),
+		                               _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f));
+		__m256 N[4], left[4], right[4];
+		N[0] = _mm256_set1_ps(1.0f);
+		HKS_UNROLL
+		for (unsigned j = 1; j <= p; j++) {
+			/* U[span + 1 − j] and U[span + j]: indices span − 2 .. span + 3, inside the knots */
+			__m256 kl = _mm256_i32gather_ps(Uf, _mm256_sub_epi32(sp, _mm256_set1_epi32((int)j - 1)), 4);
+			__m256 kr = _mm256_i32gather_ps(Uf, _mm256_add_epi32(sp, _mm256_set1_epi32((int)j)), 4);
+			left[j] = _mm256_sub_ps(u, kl);
+			right[j] = _mm256_sub_ps(kr, u);
+			__m256 saved = _mm256_setzero_ps();
+			HKS_UNROLL
+			for (unsigned r = 0; r < j; r++) {
+				__m256 temp = _mm256_div_ps(N[r], _mm256_add_ps(right[r + 1], left[j - r]));
+				N[r] = _mm256_add_ps(saved, _mm256_mul_ps(right[r + 1], temp));
+				saved = _mm256_mul_ps(left[j - r], temp);
+			}
+			N[j] = saved;
+		}
+		float *o = out + (size_t)i * stride;
+#define HKS_LOAD2(a, b) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(b), 1)
+#define HKS_PAIR(f)                                                                                         \
+	do {                                                                                                    \
+		const float *Pa = cp + (size_t)(all[i + (f)] - p) * lanes;                                          \
+		const float *Pb = cp + (size_t)(all[i + (f) + 4] - p) * lanes;                                      \
+		__m256 c = _mm256_mul_ps(_mm256_shuffle_ps(N[0], N[0], (f) * 0x55), HKS_LOAD2(Pa, Pb));             \
+		c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[1], N[1], (f) * 0x55),                       \
+		                                   HKS_LOAD2(Pa + lanes, Pb + lanes)));                             \
+		if (p >= 2)                                                                                         \
+			c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[2], N[2], (f) * 0x55),                   \
+			                                   HKS_LOAD2(Pa + 2 * lanes, Pb + 2 * lanes)));                 \
+		if (p >= 3)                                                                                         \
+			c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[3], N[3], (f) * 0x55),                   \
+			                                   HKS_LOAD2(Pa + 3 * lanes, Pb + 3 * lanes)));                 \
+		_mm_storeu_ps(o + (size_t)(f) * stride, _mm256_castps256_ps128(c));                                \
+		_mm_storeu_ps(o + (size_t)((f) + 4) * stride, _mm256_extractf128_ps(c, 1));                        \
+	} while (0)
+		HKS_PAIR(0);
+		HKS_PAIR(1);
+		HKS_PAIR(2);
+		HKS_PAIR(3);
+#undef HKS_PAIR
+#undef HKS_LOAD2
+	}
+	/* the last count mod 8 frames one by one, as eval_fast_deg's */
+	for (; i < count; i++) {
+		unsigned span = all[i];
+		float N[4];
+		basis(p, span, (float)(L0 + i), Uf, N);
+		const float *P = cp + (size_t)(span - p) * lanes;
+		__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
+		HKS_UNROLL
+		for (unsigned j = 1; j <= p; j++)
+			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[j]), _mm_loadu_ps(P + j * lanes)));
+		_mm_storeu_ps(out + (size_t)i * stride, c);
+	}
+}
+
+/* Four-lane parts (wide, see eval_fast_deg): lanes 3 or 4, degree 1..3. */
+HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, const uint8_t *U, const float *Uf,
+                                      unsigned n, const float *cp, uint32_t L0, uint32_t count, float *out,
+                                      size_t stride)
+{
+	uint16_t all[256];
+	spans_hist(U, n, p, L0, count, all);
+	(void)sm;
+	switch (p * 8 + lanes) {
+	case 8 + 3: eval_avx2_deg(1, 3, Uf, cp, all, L0, count, out, stride); return;
+	case 8 + 4: eval_avx2_deg(1, 4, Uf, cp, all, L0, count, out, stride); return;
+	case 16 + 3: eval_avx2_deg(2, 3, Uf, cp, all, L0, count, out, stride); return;
+	case 16 + 4: eval_avx2_deg(2, 4, Uf, cp, all, L0, count, out, stride); return;
+	case 24 + 3: eval_avx2_deg(3, 3, Uf, cp, all, L0, count, out, stride); return;
+	case 24 + 4: eval_avx2_deg(3, 4, Uf, cp, all, L0, count, out, stride); return;
+	default: return; /* unreachable: degree checked, wide parts have 3 or 4 lanes */
+	}
+}
+#endif
+
 /* A checked spline part with its knots loaded and control points in sm->cp. */
 static void run_spline_fast(sampler *sm, const hks_stored_part *p, unsigned lanes, int wide, const param *pr,
                             float *out, size_t stride, const unsigned *dest)
 {
+#if defined(HKS_HAVE_AVX2)
+	if (!pr->time_mode && wide && sm->path == HKS_SAMPLE_PATH_AVX2) {
+		eval_avx2(sm, p->degree, lanes, p->knots, sm->knots, (unsigned)p->num_control_points - 1, sm->cp, pr->L0,
+		          pr->count, out, stride);
+		return;
+	}
+#endif
 #if defined(__SSE2__)
-	if (!pr->time_mode && sm->path == HKS_SAMPLE_PATH_SSE2) {
+	if (!pr->time_mode && FAST(sm)) {
 		eval_fast(sm, p->degree, lanes, wide, p->knots, sm->knots, (unsigned)p->num_control_points - 1, sm->cp, pr->L0,
 		          pr->count, out, stride, dest);
 		return;
@@ -899,7 +1039,7 @@ static void eval_one4(const sampler *sm, const hks_stored_part *p, const param *
 	basis(deg, span, pr->u, sm->knots, N);
 	const float *P = sm->cp + (size_t)(span - deg) * 4;
 #if defined(__SSE2__)
-	if (sm->path == HKS_SAMPLE_PATH_SSE2) {
+	if (FAST(sm)) {
 		__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
 		for (unsigned j = 1; j <= deg; j++)
 			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[j]), _mm_loadu_ps(P + j * 4)));
@@ -915,10 +1055,21 @@ int hks_sample_path_resolve(int requested)
 	int r = requested;
 	if (r == HKS_SAMPLE_PATH_AUTO) {
 		const char *e = getenv("HKS_SAMPLE_PATH");
-		r = (e && !strcmp(e, "reference")) ? HKS_SAMPLE_PATH_REFERENCE : HKS_SAMPLE_PATH_SSE2;
+		r = HKS_SAMPLE_PATH_AVX2; /* the fastest the build and the CPU have */
+		if (e && !strcmp(e, "reference"))
+			r = HKS_SAMPLE_PATH_REFERENCE;
+		else if (e && !strcmp(e, "sse2"))
+			r = HKS_SAMPLE_PATH_SSE2;
 	}
-	if (r != HKS_SAMPLE_PATH_REFERENCE)
+	if (r != HKS_SAMPLE_PATH_REFERENCE && r != HKS_SAMPLE_PATH_SSE2)
+		r = HKS_SAMPLE_PATH_AVX2;
+#if defined(HKS_HAVE_AVX2)
+	if (r == HKS_SAMPLE_PATH_AVX2 && !hks_cpu_avx2())
 		r = HKS_SAMPLE_PATH_SSE2;
+#else
+	if (r == HKS_SAMPLE_PATH_AVX2)
+		r = HKS_SAMPLE_PATH_SSE2;
+#endif
 #if !defined(__SSE2__)
 	r = HKS_SAMPLE_PATH_REFERENCE; /* portable builds: the reference is the only path */
 #endif
@@ -930,6 +1081,7 @@ const char *hks_sample_path_name(int path)
 	switch (path) {
 	case HKS_SAMPLE_PATH_REFERENCE: return "reference";
 	case HKS_SAMPLE_PATH_SSE2: return "sse2";
+	case HKS_SAMPLE_PATH_AVX2: return "avx2";
 	default: return "auto";
 	}
 }
@@ -966,7 +1118,7 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	}
 	/* fast path, rows of the track buffer: four floats per row (the fourth
 	 * lands in a float written later or in the padding, see ROW_FLOATS) */
-	int wide = sm->path == HKS_SAMPLE_PATH_SSE2 && nlanes == 3 && stride == ROW_FLOATS;
+	int wide = FAST(sm) && nlanes == 3 && stride == ROW_FLOATS;
 	if (evaluated < nlanes) {
 #if defined(__SSE2__)
 		if (wide) {
@@ -1057,9 +1209,14 @@ static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const 
 	needed_points(sm, p, pr, &first, &end);
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * 4));
 	HKS_TRY(load_knots(sm, p, pr));
-	hks_unpack_quaternions(sel, p->packed + first * hks_rotation_size(sel), end - first, sm->cp + first * 4);
+#if defined(HKS_HAVE_AVX2)
+	if (sel == HKS_ROT_THREECOMP40 && sm->path == HKS_SAMPLE_PATH_AVX2)
+		hks_unpack_threecomp40_avx2(p->packed + first * 5, end - first, sm->cp + first * 4);
+	else
+#endif
+		hks_unpack_quaternions(sel, p->packed + first * hks_rotation_size(sel), end - first, sm->cp + first * 4);
 	static const unsigned dest[4] = {0, 1, 2, 3};
-	if (pr->time_mode && sm->path == HKS_SAMPLE_PATH_SSE2)
+	if (pr->time_mode && FAST(sm))
 		eval_one4(sm, p, pr, out);
 	else
 		run_spline_fast(sm, p, 4, 1, pr, out, stride, dest);
@@ -1108,7 +1265,7 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 		 * the output rows; else each output row is composed from the
 		 * constant scale and the buffer's rows. Copies only, no arithmetic:
 		 * every bit is kept. */
-		if (sm->path == HKS_SAMPLE_PATH_SSE2 && !(tr->part[2].flags & 0xF0)) {
+		if (FAST(sm) && !(tr->part[2].flags & 0xF0)) {
 			int tconst = !(tr->part[0].flags & 0xF0);
 			float ft[4], fs[4];
 			vector_fill(&tr->part[0], 0.0f, ft);
