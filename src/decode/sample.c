@@ -887,7 +887,7 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
  * (rotations; translations and scales into the track buffer) of every
  * degree. Per lane the operations of the reference in its order, as in the
  * SSE2 path, each rounded on its own (AVX2 without FMA; -ffp-contract=off):
- *  - the span of every frame from the knot histogram (spans_hist, no
+ *  - the span of every frame from the knot histogram (spans_hist_avx2, no
  *    data-dependent branch);
  *  - the basis of eight consecutive frames at once, one lane per frame, the
  *    knots of each frame's span gathered (degree 1 too: the per-span table
@@ -903,11 +903,14 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
  * find_span): for valid knots the largest s in p..n with U[s] <= L, that is
  * p + #{k in p + 1 .. n : U[k] <= L}: each knot counted at the first frame it
  * covers (knots before L0 at L0, those at or past the end in the unused slot
- * `count`), then a running sum. */
-static void spans_hist(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count, uint16_t *spans)
+ * `count`), then a running sum, sixteen frames per register (spans holds
+ * count rounded up to 16 entries). */
+HKS_AVX2_INLINE void spans_hist_avx2(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count,
+                                     uint16_t *spans)
 {
-	uint16_t cnt[257];
-	memset(cnt, 0, (count + 1) * sizeof(cnt[0]));
+	uint16_t cnt[272];
+	for (uint32_t c = 0; c <= count; c += 16)
+		_mm256_storeu_si256((__m256i *)(void *)(cnt + c), _mm256_setzero_si256());
 	uint32_t end = L0 + count;
 	for (unsigned k = p + 1; k <= n; k++) {
 		uint32_t x = U[k];
@@ -915,10 +918,20 @@ static void spans_hist(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, ui
 		x = x > end ? end : x;
 		cnt[x - L0]++;
 	}
-	unsigned s = p;
-	for (uint32_t i = 0; i < count; i++) {
-		s += cnt[i];
-		spans[i] = (uint16_t)s;
+	/* word 7 of each 128-bit half to all eight words of that half */
+	const __m256i last = _mm256_setr_epi8(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14,
+	                                      15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15);
+	__m256i carry = _mm256_set1_epi16((short)p);
+	for (uint32_t c = 0; c < count; c += 16) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(cnt + c));
+		x = _mm256_add_epi16(x, _mm256_slli_si256(x, 2));
+		x = _mm256_add_epi16(x, _mm256_slli_si256(x, 4));
+		x = _mm256_add_epi16(x, _mm256_slli_si256(x, 8)); /* running sums within each half */
+		__m256i lo = _mm256_permute2x128_si256(x, x, 0x08);  /* (0, low half) */
+		x = _mm256_add_epi16(x, _mm256_shuffle_epi8(lo, last));
+		x = _mm256_add_epi16(x, carry);
+		_mm256_storeu_si256((__m256i *)(void *)(spans + c), x);
+		carry = _mm256_shuffle_epi8(_mm256_permute2x128_si256(x, x, 0x11), last);
 	}
 }
 
@@ -993,7 +1006,7 @@ HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, c
                                       size_t stride)
 {
 	uint16_t all[256];
-	spans_hist(U, n, p, L0, count, all);
+	spans_hist_avx2(U, n, p, L0, count, all);
 	(void)sm;
 	switch (p * 8 + lanes) {
 	case 8 + 3: eval_avx2_deg(1, 3, Uf, cp, all, L0, count, out, stride); return;
@@ -1161,12 +1174,38 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	size_t ncp = p->num_control_points, first, end;
 	needed_points(sm, p, pr, &first, &end);
 	/* 4 floats of padding: the wide combine reads one float past the last point */
-	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * nslots + 4));
-	memset(sm->cp + ncp * nslots, 0, 4 * sizeof(float));
+	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * LANES_VECTOR + 4));
 	HKS_TRY(load_knots(sm, p, pr));
 	/* FORMAT.md §3.1, each control point dequantized once: ((f32)v·C)·d + min
 	 * with d = max − min (the same operations per point as per sample). */
 	const float scale = hks_f32_from_bits(p->quantization ? 0x37800080u : 0x3B808081u);
+#if defined(HKS_HAVE_AVX2)
+	if (wide && nslots < LANES_VECTOR && !pr->time_mode && sm->path == HKS_SAMPLE_PATH_AVX2) {
+		/* One or two spline lanes, AVX2: the points laid out as x, y, z with
+		 * the spline lanes in their places and 0 elsewhere, evaluated as three
+		 * lanes (each lane's operations are its own: the others do not change
+		 * it), then the other lanes written again with their fill values. */
+		memset(sm->cp, 0, (ncp * LANES_VECTOR + 4) * sizeof(float));
+		for (unsigned k = 0; k < nslots; k++) {
+			unsigned l = slot_lane[k];
+			float mn = p->min[l], d = p->max[l] - p->min[l];
+			const uint16_t *src = p->control_points + k;
+			float *dst = sm->cp + l;
+			for (size_t i = 0; i < ncp; i++)
+				dst[i * LANES_VECTOR] = (((float)src[i * nslots] * scale) * d) + mn; /* hks_dequantize_scalar */
+		}
+		eval_avx2(sm, p->degree, LANES_VECTOR, p->knots, sm->knots, (unsigned)ncp - 1, sm->cp, pr->L0, pr->count, out,
+		          stride);
+		for (unsigned l = 0; l < LANES_VECTOR; l++) {
+			if (((m >> (4 + l)) & 1) && !((m >> l) & 1))
+				continue;
+			for (uint32_t i = 0; i < rows; i++)
+				out[i * stride + l] = fill[l];
+		}
+		return HKS_OK;
+	}
+#endif
+	memset(sm->cp + ncp * nslots, 0, 4 * sizeof(float));
 	for (unsigned k = 0; k < nslots; k++) {
 		unsigned l = slot_lane[k];
 		float mn = p->min[l], d = p->max[l] - p->min[l];
