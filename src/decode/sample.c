@@ -887,8 +887,8 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
  * (rotations; translations and scales into the track buffer) of every
  * degree. Per lane the operations of the reference in its order, as in the
  * SSE2 path, each rounded on its own (AVX2 without FMA; -ffp-contract=off):
- *  - the span of every frame from the knot histogram (spans_hist_avx2, no
- *    data-dependent branch);
+ *  - the span of every frame from a running maximum over the knots
+ *    (spans_scan_avx2, no data-dependent branch);
  *  - the basis of eight consecutive frames at once, one lane per frame, the
  *    knots of each frame's span gathered (degree 1 too: the per-span table
  *    of the SSE2 path is replaced by the division, which is what the table
@@ -900,46 +900,50 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
 #define HKS_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
 
 /* The span of every frame L0 .. L0 + count − 1 (the reference's, see
- * find_span): for valid knots the largest s in p..n with U[s] <= L, that is
- * p + #{k in p + 1 .. n : U[k] <= L}: each knot counted at the first frame it
- * covers (knots before L0 at L0, those at or past the end in the unused slot
- * `count`), then a running sum, sixteen frames per register (spans holds
- * count rounded up to 16 entries). */
-HKS_AVX2_INLINE void spans_hist_avx2(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count,
+ * find_span): for valid knots the largest s in p..n with U[s] <= L. Each
+ * knot index k in p + 1 .. n is written at the first frame its knot covers
+ * (knots before L0 at L0, those at or past the end in the unused slot
+ * `count`; plain stores in increasing k, so each slot keeps its largest k),
+ * then a running maximum from p, sixteen frames per register. spans holds
+ * count rounded up to 16 entries; those past count repeat the last span. */
+HKS_AVX2_INLINE void spans_scan_avx2(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count,
                                      uint16_t *spans)
 {
-	uint16_t cnt[272];
+	uint16_t last[272];
 	for (uint32_t c = 0; c <= count; c += 16)
-		_mm256_storeu_si256((__m256i *)(void *)(cnt + c), _mm256_setzero_si256());
+		_mm256_storeu_si256((__m256i *)(void *)(last + c), _mm256_setzero_si256());
 	uint32_t end = L0 + count;
 	for (unsigned k = p + 1; k <= n; k++) {
 		uint32_t x = U[k];
 		x = x < L0 ? L0 : x;
 		x = x > end ? end : x;
-		cnt[x - L0]++;
+		last[x - L0] = (uint16_t)k;
 	}
 	/* word 7 of each 128-bit half to all eight words of that half */
-	const __m256i last = _mm256_setr_epi8(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14,
-	                                      15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15);
+	const __m256i w7 = _mm256_setr_epi8(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14,
+	                                    15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15);
 	__m256i carry = _mm256_set1_epi16((short)p);
 	for (uint32_t c = 0; c < count; c += 16) {
-		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(cnt + c));
-		x = _mm256_add_epi16(x, _mm256_slli_si256(x, 2));
-		x = _mm256_add_epi16(x, _mm256_slli_si256(x, 4));
-		x = _mm256_add_epi16(x, _mm256_slli_si256(x, 8)); /* running sums within each half */
-		__m256i lo = _mm256_permute2x128_si256(x, x, 0x08);  /* (0, low half) */
-		x = _mm256_add_epi16(x, _mm256_shuffle_epi8(lo, last));
-		x = _mm256_add_epi16(x, carry);
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(last + c));
+		x = _mm256_max_epu16(x, _mm256_slli_si256(x, 2));
+		x = _mm256_max_epu16(x, _mm256_slli_si256(x, 4));
+		x = _mm256_max_epu16(x, _mm256_slli_si256(x, 8)); /* running maxima within each half */
+		__m256i lo = _mm256_permute2x128_si256(x, x, 0x08); /* (0, low half) */
+		x = _mm256_max_epu16(x, _mm256_shuffle_epi8(lo, w7));
+		x = _mm256_max_epu16(x, carry);
 		_mm256_storeu_si256((__m256i *)(void *)(spans + c), x);
-		carry = _mm256_shuffle_epi8(_mm256_permute2x128_si256(x, x, 0x11), last);
+		carry = _mm256_shuffle_epi8(_mm256_permute2x128_si256(x, x, 0x11), w7);
 	}
 }
 
 HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, const float *Uf, const float *cp, const uint16_t *all,
                                    uint32_t L0, uint32_t count, float *out, size_t stride)
 {
-	uint32_t i = 0;
-	for (; i + 8 <= count; i += 8) {
+	/* groups of eight frames; in the last group the frames past count have
+	 * the last span (spans_scan_avx2), so every read stays inside the knots
+	 * and points, and only the frames below count are stored */
+	for (uint32_t i = 0; i < count; i += 8) {
+		const uint32_t rem = count - i;
 		const __m256i sp = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(all + i)));
 		const __m256 u = _mm256_add_ps(_mm256_set1_ps((float)(L0 + i)),
 		                               _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f));
@@ -976,8 +980,10 @@ HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, const float *Uf, 
 		if (p >= 3)                                                                                         \
 			c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[3], N[3], (f) * 0x55),                   \
 			                                   HKS_LOAD2(Pa + 3 * lanes, Pb + 3 * lanes)));                 \
-		_mm_storeu_ps(o + (size_t)(f) * stride, _mm256_castps256_ps128(c));                                \
-		_mm_storeu_ps(o + (size_t)((f) + 4) * stride, _mm256_extractf128_ps(c, 1));                        \
+		if ((f) < rem)                                                                                      \
+			_mm_storeu_ps(o + (size_t)(f) * stride, _mm256_castps256_ps128(c));                            \
+		if ((f) + 4 < rem)                                                                                  \
+			_mm_storeu_ps(o + (size_t)((f) + 4) * stride, _mm256_extractf128_ps(c, 1));                    \
 	} while (0)
 		HKS_PAIR(0);
 		HKS_PAIR(1);
@@ -985,18 +991,6 @@ HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, const float *Uf, 
 		HKS_PAIR(3);
 #undef HKS_PAIR
 #undef HKS_LOAD2
-	}
-	/* the last count mod 8 frames one by one, as eval_fast_deg's */
-	for (; i < count; i++) {
-		unsigned span = all[i];
-		float N[4];
-		basis(p, span, (float)(L0 + i), Uf, N);
-		const float *P = cp + (size_t)(span - p) * lanes;
-		__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
-		HKS_UNROLL
-		for (unsigned j = 1; j <= p; j++)
-			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[j]), _mm_loadu_ps(P + j * lanes)));
-		_mm_storeu_ps(out + (size_t)i * stride, c);
 	}
 }
 
@@ -1006,7 +1000,7 @@ HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, c
                                       size_t stride)
 {
 	uint16_t all[256];
-	spans_hist_avx2(U, n, p, L0, count, all);
+	spans_scan_avx2(U, n, p, L0, count, all);
 	(void)sm;
 	switch (p * 8 + lanes) {
 	case 8 + 3: eval_avx2_deg(1, 3, Uf, cp, all, L0, count, out, stride); return;
