@@ -86,6 +86,10 @@ typedef struct sampler {
 	float deg1[DEG1_LEN * (DEG1_LEN + 1) / 2][8];
 	uint16_t deg1_at[DEG1_LEN + 1]; /* 1 + the entry of row `len` once filled, else 0 */
 	uint32_t K;            /* maxFramesPerBlock − 1 */
+	/* AVX2 path, frame mode: when set, the rotation kernel writes whole
+	 * output rows: the constant lanes t0 t1 t2 _ _ _ _ s0 s1 s2 around the
+	 * rotation (see sample_block) */
+	const float *compose;
 	/* scratch: dequantized control points and f32 knots of one part */
 	float *cp;
 	size_t cp_cap;         /* floats */
@@ -143,6 +147,7 @@ static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const
 	sm->cp = sm->knots = NULL;
 	sm->cp_cap = sm->knots_cap = 0;
 	sm->K = 0;
+	sm->compose = NULL;
 	hks_ctx_init(&sm->ctx, opts ? &opts->base : NULL, 0, err);
 	sm->s = s;
 	sm->normalize = opts ? opts->normalize_rotations : 0;
@@ -936,9 +941,22 @@ HKS_AVX2_INLINE void spans_scan_avx2(const uint8_t *U, unsigned n, unsigned p, u
 	}
 }
 
-HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, const float *Uf, const float *cp, const uint16_t *all,
-                                   uint32_t L0, uint32_t count, float *out, size_t stride)
+HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, int comp, const float *Uf, const float *cp,
+                                   const uint16_t *all, uint32_t L0, uint32_t count, float *out, size_t stride,
+                                   const float *compose)
 {
+	/* comp (rotations, sm->compose): each row written whole, from 3 floats
+	 * before the rotation: (t0 t1 t2 q0 q1 q2 q3 s0) in one store, (s1 s2)
+	 * in another; copies and shuffles, no arithmetic */
+	__m256 krow = _mm256_setzero_ps();
+	__m128 ktail = _mm_setzero_ps();
+	__m256i plo = _mm256_setzero_si256(), phi = _mm256_setzero_si256();
+	if (comp) {
+		krow = _mm256_loadu_ps(compose);
+		ktail = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(compose + 8)));
+		plo = _mm256_setr_epi32(0, 0, 0, 0, 1, 2, 3, 0);
+		phi = _mm256_setr_epi32(4, 4, 4, 4, 5, 6, 7, 4);
+	}
 	/* groups of eight frames; in the last group the frames past count have
 	 * the last span (spans_scan_avx2), so every read stays inside the knots
 	 * and points, and only the frames below count are stored */
@@ -980,10 +998,23 @@ HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, const float *Uf, 
 		if (p >= 3)                                                                                         \
 			c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[3], N[3], (f) * 0x55),                   \
 			                                   HKS_LOAD2(Pa + 3 * lanes, Pb + 3 * lanes)));                 \
-		if ((f) < rem)                                                                                      \
-			_mm_storeu_ps(o + (size_t)(f) * stride, _mm256_castps256_ps128(c));                            \
-		if ((f) + 4 < rem)                                                                                  \
-			_mm_storeu_ps(o + (size_t)((f) + 4) * stride, _mm256_extractf128_ps(c, 1));                    \
+		if (comp) {                                                                                         \
+			if ((f) < rem) {                                                                                \
+				float *r0 = o + (size_t)(f) * stride - 3;                                                   \
+				_mm256_storeu_ps(r0, _mm256_blend_ps(_mm256_permutevar8x32_ps(c, plo), krow, 0x87));        \
+				_mm_storel_pi((__m64 *)(void *)(r0 + 8), ktail);                                           \
+			}                                                                                               \
+			if ((f) + 4 < rem) {                                                                            \
+				float *r1 = o + (size_t)((f) + 4) * stride - 3;                                             \
+				_mm256_storeu_ps(r1, _mm256_blend_ps(_mm256_permutevar8x32_ps(c, phi), krow, 0x87));        \
+				_mm_storel_pi((__m64 *)(void *)(r1 + 8), ktail);                                           \
+			}                                                                                               \
+		} else {                                                                                            \
+			if ((f) < rem)                                                                                  \
+				_mm_storeu_ps(o + (size_t)(f) * stride, _mm256_castps256_ps128(c));                        \
+			if ((f) + 4 < rem)                                                                              \
+				_mm_storeu_ps(o + (size_t)((f) + 4) * stride, _mm256_extractf128_ps(c, 1));                \
+		}                                                                                                   \
 	} while (0)
 		HKS_PAIR(0);
 		HKS_PAIR(1);
@@ -1001,14 +1032,14 @@ HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, c
 {
 	uint16_t all[256];
 	spans_scan_avx2(U, n, p, L0, count, all);
-	(void)sm;
-	switch (p * 8 + lanes) {
-	case 8 + 3: eval_avx2_deg(1, 3, Uf, cp, all, L0, count, out, stride); return;
-	case 8 + 4: eval_avx2_deg(1, 4, Uf, cp, all, L0, count, out, stride); return;
-	case 16 + 3: eval_avx2_deg(2, 3, Uf, cp, all, L0, count, out, stride); return;
-	case 16 + 4: eval_avx2_deg(2, 4, Uf, cp, all, L0, count, out, stride); return;
-	case 24 + 3: eval_avx2_deg(3, 3, Uf, cp, all, L0, count, out, stride); return;
-	case 24 + 4: eval_avx2_deg(3, 4, Uf, cp, all, L0, count, out, stride); return;
+	const float *comp = lanes == 4 ? sm->compose : NULL;
+	switch ((p * 8 + lanes) * 2 + (comp ? 1 : 0)) {
+#define HKS_AVX2_CASE(P, LN, C)                                                                                \
+	case ((P) * 8 + (LN)) * 2 + (C): eval_avx2_deg(P, LN, C, Uf, cp, all, L0, count, out, stride, comp); return;
+		HKS_AVX2_CASE(1, 3, 0) HKS_AVX2_CASE(1, 4, 0) HKS_AVX2_CASE(1, 4, 1)
+		HKS_AVX2_CASE(2, 3, 0) HKS_AVX2_CASE(2, 4, 0) HKS_AVX2_CASE(2, 4, 1)
+		HKS_AVX2_CASE(3, 3, 0) HKS_AVX2_CASE(3, 4, 0) HKS_AVX2_CASE(3, 4, 1)
+#undef HKS_AVX2_CASE
 	default: return; /* unreachable: degree checked, wide parts have 3 or 4 lanes */
 	}
 }
@@ -1328,6 +1359,19 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 				/* the rotation straight into the output rows, after the
 				 * constant lanes: the four-float stores at o and o + 6 also
 				 * cover o[3] and o[6], which the rotation then rewrites */
+#if defined(HKS_HAVE_AVX2)
+				if (sm->path == HKS_SAMPLE_PATH_AVX2 && !pr->time_mode) {
+					/* the rotation kernel writes the whole rows (eval_avx2_deg) */
+					const float k[10] = {ft[0], ft[1], ft[2], 0.0f, 0.0f, 0.0f, 0.0f, fs[0], fs[1], fs[2]};
+					sm->compose = k;
+					hks_result rr = sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, o + 3, tstride);
+					sm->compose = NULL;
+					HKS_TRY(rr);
+					if (sm->normalize)
+						normalize_rows(o + 3, rows, tstride);
+					continue;
+				}
+#endif
 				float s6[4] = {0.0f, fs[0], fs[1], fs[2]};
 				const __m128 vt = _mm_loadu_ps(ft), vs = _mm_loadu_ps(s6);
 				float *c = o;
