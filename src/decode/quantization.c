@@ -386,7 +386,15 @@ HKS_TARGET_AVX2 void hks_unpack_threecomp40_avx2(const uint8_t *bytes, size_t co
 	size_t i = 0;
 	for (; i + 8 <= count; i += 8)
 		unpack_threecomp40_x8_avx2(bytes + i * 5, out + i * 4);
-	if (i < count)
-		hks_unpack_quaternions(HKS_ROT_THREECOMP40, bytes + i * 5, count - i, out + i * 4);
+	if (i < count) {
+		/* the last 1-7 values through a zero-padded copy (never a read past
+		 * the data; each lane is computed on its own) */
+		uint8_t in[40];
+		float q[32];
+		memset(in, 0, sizeof(in));
+		memcpy(in, bytes + i * 5, (count - i) * 5);
+		unpack_threecomp40_x8_avx2(in, q);
+		memcpy(out + i * 4, q, (count - i) * 4 * sizeof(float));
+	}
 }
 #endif

@@ -1043,6 +1043,31 @@ HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, c
 	default: return; /* unreachable: degree checked, wide parts have 3 or 4 lanes */
 	}
 }
+
+/* sample_block's row copies with one 32-byte and one 8-byte store per row:
+ * a whole 10-float row to every output row (a track without any spline), or
+ * the first seven floats of each track-buffer row (translation, rotation)
+ * with the constant scale s (copies only). */
+HKS_TARGET_AVX2 static void rows_fill_avx2(float *o, const float *row, uint32_t rows, size_t stride)
+{
+	const __m256 a = _mm256_loadu_ps(row);
+	const __m128 b = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(row + 8)));
+	for (uint32_t i = 0; i < rows; i++, o += stride) {
+		_mm256_storeu_ps(o, a);
+		_mm_storel_pi((__m64 *)(void *)(o + 8), b);
+	}
+}
+
+HKS_TARGET_AVX2 static void rows_compose_avx2(float *o, const float *buf, uint32_t rows, size_t stride,
+                                              const float s[3])
+{
+	const __m256 s0 = _mm256_set1_ps(s[0]);
+	const __m128 s12 = _mm_setr_ps(s[1], s[2], 0.0f, 0.0f);
+	for (uint32_t i = 0; i < rows; i++, o += stride, buf += ROW_FLOATS) {
+		_mm256_storeu_ps(o, _mm256_blend_ps(_mm256_loadu_ps(buf), s0, 0x80));
+		_mm_storel_pi((__m64 *)(void *)(o + 8), s12);
+	}
+}
 #endif
 
 /* A checked spline part with its knots loaded and control points in sm->cp. */
@@ -1346,6 +1371,12 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 					normalize_rows(tmp + 3, 1, ROW_FLOATS);
 				memcpy(tmp, ft, 3 * sizeof(float));
 				memcpy(tmp + 7, fs, 3 * sizeof(float));
+#if defined(HKS_HAVE_AVX2)
+				if (sm->path == HKS_SAMPLE_PATH_AVX2) {
+					rows_fill_avx2(o, tmp, rows, tstride);
+					continue;
+				}
+#endif
 				const __m128 r0 = _mm_loadu_ps(tmp), r1 = _mm_loadu_ps(tmp + 4);
 				const __m128 r2 = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(tmp + 8)));
 				for (uint32_t i = 0; i < rows; i++, o += tstride) {
@@ -1389,6 +1420,12 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 			HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
 			if (sm->normalize)
 				normalize_rows(tmp + 3, rows, ROW_FLOATS);
+#if defined(HKS_HAVE_AVX2)
+			if (sm->path == HKS_SAMPLE_PATH_AVX2) {
+				rows_compose_avx2(o, tmp, rows, tstride, fs);
+				continue;
+			}
+#endif
 			const __m128 vs = _mm_loadu_ps(fs); /* x y z, 4th lane unused */
 			const float *r = tmp + 3;
 #define HKS_ROW_OUT(TV)                                                                    \
