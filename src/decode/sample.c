@@ -95,6 +95,11 @@ typedef struct sampler {
 	size_t cp_cap;         /* floats */
 	float *knots;
 	size_t knots_cap;      /* floats */
+	/* AVX2 path: the rows of the block's tracks without any spline, 12
+	 * floats each (10 of the row, the track index's bits in the 11th),
+	 * written frame by frame after the other tracks (sample_block) */
+	float *crows;
+	size_t crows_cap;      /* floats */
 	/* one track's rows (at most maxFramesPerBlock <= 256) × ROW_FLOATS */
 	float track_rows[256 * ROW_FLOATS];
 } sampler;
@@ -144,8 +149,8 @@ static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const
                                hks_error *err)
 {
 	/* everything but the row buffer (written before it is read) */
-	sm->cp = sm->knots = NULL;
-	sm->cp_cap = sm->knots_cap = 0;
+	sm->cp = sm->knots = sm->crows = NULL;
+	sm->cp_cap = sm->knots_cap = sm->crows_cap = 0;
 	sm->K = 0;
 	sm->compose = NULL;
 	hks_ctx_init(&sm->ctx, opts ? &opts->base : NULL, 0, err);
@@ -164,8 +169,9 @@ static void sampler_free(sampler *sm)
 {
 	hks_free(&sm->ctx, sm->cp, sm->cp_cap * sizeof(float));
 	hks_free(&sm->ctx, sm->knots, sm->knots_cap * sizeof(float));
-	sm->cp = sm->knots = NULL;
-	sm->cp_cap = sm->knots_cap = 0;
+	hks_free(&sm->ctx, sm->crows, sm->crows_cap * sizeof(float));
+	sm->cp = sm->knots = sm->crows = NULL;
+	sm->cp_cap = sm->knots_cap = sm->crows_cap = 0;
 }
 
 static hks_result reserve(sampler *sm, float **buf, size_t *cap, size_t need)
@@ -1045,16 +1051,22 @@ HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, c
 }
 
 /* sample_block's row copies with one 32-byte and one 8-byte store per row:
- * a whole 10-float row to every output row (a track without any spline), or
- * the first seven floats of each track-buffer row (translation, rotation)
- * with the constant scale s (copies only). */
-HKS_TARGET_AVX2 static void rows_fill_avx2(float *o, const float *row, uint32_t rows, size_t stride)
+ * the rows of the tracks without any spline (crows: 10 floats and the track
+ * index per track), frame by frame, or the first seven floats of each
+ * track-buffer row (translation, rotation) with the constant scale s (copies
+ * only). */
+HKS_TARGET_AVX2 static void rows_const_avx2(float *out, const float *crows, uint32_t nconst, uint32_t rows,
+                                            size_t stride)
 {
-	const __m256 a = _mm256_loadu_ps(row);
-	const __m128 b = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(row + 8)));
-	for (uint32_t i = 0; i < rows; i++, o += stride) {
-		_mm256_storeu_ps(o, a);
-		_mm_storel_pi((__m64 *)(void *)(o + 8), b);
+	for (uint32_t i = 0; i < rows; i++, out += stride) {
+		const float *c = crows;
+		for (uint32_t k = 0; k < nconst; k++, c += ROW_FLOATS) {
+			uint32_t t;
+			memcpy(&t, c + HKS_TRACK_SAMPLE_FLOATS, sizeof(t));
+			float *o = out + (size_t)t * HKS_TRACK_SAMPLE_FLOATS;
+			_mm256_storeu_ps(o, _mm256_loadu_ps(c));
+			_mm_storel_pi((__m64 *)(void *)(o + 8), _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(c + 8))));
+		}
 	}
 }
 
@@ -1344,6 +1356,11 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	 * strided place in the output once, instead of three strided passes over
 	 * the whole output. */
 	float *tmp = sm->track_rows;
+	uint32_t nconst = 0; /* AVX2 path: rows kept in sm->crows */
+#if defined(HKS_HAVE_AVX2)
+	if (sm->path == HKS_SAMPLE_PATH_AVX2)
+		HKS_TRY(reserve(sm, &sm->crows, &sm->crows_cap, T * ROW_FLOATS));
+#endif
 	for (size_t t = 0; t < T; t++) {
 		const hks_stored_track *tr = &blk->tracks[t];
 #if defined(__SSE2__)
@@ -1373,7 +1390,11 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 				memcpy(tmp + 7, fs, 3 * sizeof(float));
 #if defined(HKS_HAVE_AVX2)
 				if (sm->path == HKS_SAMPLE_PATH_AVX2) {
-					rows_fill_avx2(o, tmp, rows, tstride);
+					/* kept for the frame-by-frame pass after the track loop */
+					float *c = sm->crows + (size_t)nconst++ * ROW_FLOATS;
+					uint32_t ti = (uint32_t)t;
+					memcpy(c, tmp, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
+					memcpy(c + HKS_TRACK_SAMPLE_FLOATS, &ti, sizeof(ti));
 					continue;
 				}
 #endif
@@ -1454,6 +1475,13 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 		for (uint32_t i = 0; i < rows; i++)
 			memcpy(o + i * tstride, tmp + (size_t)i * ROW_FLOATS, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
 	}
+#if defined(HKS_HAVE_AVX2)
+	/* The tracks without any spline: their rows written frame by frame,
+	 * every such track of a frame in one pass over that frame's output
+	 * (copies only) */
+	if (nconst)
+		rows_const_avx2(transforms, sm->crows, nconst, rows, tstride);
+#endif
 	if (F > 0 && !floats)
 		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %lu float tracks", (unsigned long)F);
 	for (size_t f = 0; f < F; f++) {
