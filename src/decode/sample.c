@@ -924,12 +924,17 @@ HKS_AVX2_INLINE void spans_scan_avx2(const uint8_t *U, unsigned n, unsigned p, u
 	for (uint32_t c = 0; c <= count; c += 16)
 		_mm256_storeu_si256((__m256i *)(void *)(last + c), _mm256_setzero_si256());
 	uint32_t end = L0 + count;
-	for (unsigned k = p + 1; k <= n; k++) {
-		uint32_t x = U[k];
-		x = x < L0 ? L0 : x;
-		x = x > end ? end : x;
-		last[x - L0] = (uint16_t)k;
-	}
+	if (L0 == 0 && U[n] <= end) {
+		/* the whole block (the usual call): no knot needs clamping (U[k] <= U[n]) */
+		for (unsigned k = p + 1; k <= n; k++)
+			last[U[k]] = (uint16_t)k;
+	} else
+		for (unsigned k = p + 1; k <= n; k++) {
+			uint32_t x = U[k];
+			x = x < L0 ? L0 : x;
+			x = x > end ? end : x;
+			last[x - L0] = (uint16_t)k;
+		}
 	/* word 7 of each 128-bit half to all eight words of that half */
 	const __m256i w7 = _mm256_setr_epi8(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14,
 	                                    15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15);
