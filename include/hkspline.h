@@ -708,16 +708,19 @@ void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t coun
  * constants) and invalid selectors. */
 int hks_selector_verified(unsigned selector);
 
-/* Evaluation paths (hks_sample_options.path). Both give the same bits: the
- * SSE2 path performs the reference's f32 operations in the same order per
- * lane, four lanes or four frames per instruction (docs/DECODE.md
- * "Evaluation paths"). */
+/* Evaluation paths (hks_sample_options.path). All give the same bits: the
+ * SSE2 and AVX2 paths perform the reference's f32 operations in the same
+ * order per lane, four or eight lanes or frames per instruction
+ * (docs/DECODE.md "Evaluation paths"). */
 enum {
-	HKS_SAMPLE_PATH_AUTO = 0,      /* SSE2 where the build has it; the environment variable
-	                                  HKS_SAMPLE_PATH=reference selects the reference
-	                                  (tests, benchmarks) */
+	HKS_SAMPLE_PATH_AUTO = 0,      /* AVX2 where the build and the CPU have it, else SSE2 where
+	                                  the build has it; the environment variable
+	                                  HKS_SAMPLE_PATH=reference|sse2 selects the reference or
+	                                  SSE2 (tests, benchmarks) */
 	HKS_SAMPLE_PATH_REFERENCE = 1, /* the portable scalar reference */
-	HKS_SAMPLE_PATH_SSE2 = 2       /* x86 builds with SSE2 (baseline x86-64); elsewhere the reference */
+	HKS_SAMPLE_PATH_SSE2 = 2,      /* x86 builds with SSE2 (baseline x86-64); elsewhere the reference */
+	HKS_SAMPLE_PATH_AVX2 = 3       /* x86 builds with gcc or clang on a CPU with AVX2 (checked at run
+	                                  time); else SSE2 as above */
 };
 
 typedef struct hks_sample_options {
@@ -729,7 +732,7 @@ typedef struct hks_sample_options {
 /* The path `requested` (HKS_SAMPLE_PATH_*, AUTO resolved through the
  * environment) resolves to on this build. */
 int hks_sample_path_resolve(int requested);
-/* "reference" or "sse2" ("auto" for 0). */
+/* "reference", "sse2" or "avx2" ("auto" for 0). */
 const char *hks_sample_path_name(int path);
 
 /* Floats per transform track-sample: translation xyz, rotation xyzw, scale xyz

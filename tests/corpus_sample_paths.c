@@ -1,5 +1,5 @@
 /*
- * Corpus: the SSE2 fast path of the sampler gives the bits of the portable
+ * Corpus: the SSE2 and AVX2 fast paths of the sampler give the bits of the portable
  * scalar reference on the real data (issue 16), in frame mode (every frame of
  * every track) and in time mode (hks_sample_time on both paths and the
  * runtime pose sampler hks_pose_at, at the ends, at frame times and between
@@ -42,13 +42,18 @@ static void check_animation(const char *path, uint32_t index, const hks_stored_a
 	memset(&ref, 0, sizeof(ref));
 	memset(&fast, 0, sizeof(fast));
 	ref.path = HKS_SAMPLE_PATH_REFERENCE;
-	fast.path = HKS_SAMPLE_PATH_SSE2;
 	hks_error err;
 	assert_int_equal(hks_sample_frames(s, &ref, 0, (uint32_t)n, a, a + n * T * 10, &err), HKS_OK);
-	assert_int_equal(hks_sample_frames(s, &fast, 0, (uint32_t)n, b, b + n * T * 10, &err), HKS_OK);
-	if (memcmp(a, b, (count + 1) * sizeof(float)) != 0) {
-		printf("MISMATCH frame mode: %s animation %u\n", path, index);
-		g_mismatch_frames++;
+	static const int fast_paths[2] = {HKS_SAMPLE_PATH_AVX2, HKS_SAMPLE_PATH_SSE2};
+	for (unsigned k = 0; k < 2; k++) {
+		/* the AVX2 path first, so that b is the SSE2 path's below */
+		fast.path = fast_paths[k];
+		memset(b, 0, (count + 1) * sizeof(float));
+		assert_int_equal(hks_sample_frames(s, &fast, 0, (uint32_t)n, b, b + n * T * 10, &err), HKS_OK);
+		if (memcmp(a, b, (count + 1) * sizeof(float)) != 0) {
+			printf("MISMATCH frame mode (%s): %s animation %u\n", hks_sample_path_name(fast.path), path, index);
+			g_mismatch_frames++;
+		}
 	}
 	g_anims++;
 	g_track_samples += n * T;
@@ -121,9 +126,11 @@ static void test_paths_agree_on_corpus(void **state)
 		hks_loaded_free(ld);
 	}
 	hks_loader_free(loader);
-	printf("sample paths (%s vs reference), every %lu-th file: %llu animations, %llu track-samples in frame mode, "
-	       "%llu times; mismatches: %llu animations (frame mode), %llu times\n",
-	       hks_sample_path_name(hks_sample_path_resolve(HKS_SAMPLE_PATH_SSE2)), stride, (unsigned long long)g_anims,
+	printf("sample paths (%s and %s vs reference; frame mode both; time mode SSE2 and the pose sampler's default path), every %lu-th file: %llu "
+	       "animations, %llu track-samples in frame mode, %llu times; mismatches: %llu animations (frame mode), %llu "
+	       "times\n",
+	       hks_sample_path_name(hks_sample_path_resolve(HKS_SAMPLE_PATH_SSE2)),
+	       hks_sample_path_name(hks_sample_path_resolve(HKS_SAMPLE_PATH_AVX2)), stride, (unsigned long long)g_anims,
 	       (unsigned long long)g_track_samples, (unsigned long long)g_times, (unsigned long long)g_mismatch_frames,
 	       (unsigned long long)g_mismatch_times);
 	assert_true(g_anims > 0);

@@ -342,6 +342,17 @@ static void test_batch_matches_single(void **state)
 				assert_memory_equal(batch + 4 * i, one, sizeof(one));
 			}
 		}
+#if defined(HKS_HAVE_AVX2)
+		/* the AVX2 unpacker of the sampler's AVX2 path, where the CPU has it */
+		if (hks_cpu_avx2()) {
+			size_t count = 1 + (size_t)(round % 37);
+			hks_unpack_threecomp40_avx2(bytes, count, batch);
+			for (size_t i = 0; i < count; i++) {
+				hks_unpack_quaternion(HKS_ROT_THREECOMP40, bytes + i * 5, one);
+				assert_memory_equal(batch + 4 * i, one, sizeof(one));
+			}
+		}
+#endif
 	}
 }
 

@@ -201,6 +201,9 @@ static void gen_clip(gen *g, int frames, int mfpb, int T, int F)
 	}
 }
 
+/* The fast path under test (SSE2, then AVX2: each test runs for both). */
+static int g_fast = HKS_SAMPLE_PATH_SSE2;
+
 static void opts_for(hks_sample_options *o, int path, int normalize)
 {
 	memset(o, 0, sizeof(*o));
@@ -217,7 +220,7 @@ static void compare_frames(const hks_stored_animation *s, uint32_t first, uint32
 	assert_true(ta && tb && fa && fb);
 	hks_sample_options ref, fast;
 	opts_for(&ref, HKS_SAMPLE_PATH_REFERENCE, normalize);
-	opts_for(&fast, HKS_SAMPLE_PATH_SSE2, normalize);
+	opts_for(&fast, g_fast, normalize);
 	hks_error e1, e2;
 	hks_result r1 = hks_sample_frames(s, &ref, first, count, ta, fa, &e1);
 	hks_result r2 = hks_sample_frames(s, &fast, first, count, tb, fb, &e2);
@@ -244,7 +247,7 @@ static void compare_time(const hks_stored_animation *s, float t, hks_pose_sample
 	memset(fc, 0, sizeof(fc));
 	hks_sample_options ref, fast;
 	opts_for(&ref, HKS_SAMPLE_PATH_REFERENCE, 0);
-	opts_for(&fast, HKS_SAMPLE_PATH_SSE2, 0);
+	opts_for(&fast, g_fast, 0);
 	hks_error err;
 	assert_int_equal(hks_sample_time(s, t, &ref, ta, fa, &err), HKS_OK);
 	assert_int_equal(hks_sample_time(s, t, &fast, tb, fb, &err), HKS_OK);
@@ -266,6 +269,20 @@ static void test_paths_resolve(void **state)
 #endif
 	assert_string_equal(hks_sample_path_name(HKS_SAMPLE_PATH_REFERENCE), "reference");
 	assert_string_equal(hks_sample_path_name(HKS_SAMPLE_PATH_SSE2), "sse2");
+	assert_string_equal(hks_sample_path_name(HKS_SAMPLE_PATH_AVX2), "avx2");
+	/* AVX2 where the build and the CPU have it, else SSE2 (else the reference) */
+	int avx2 = hks_sample_path_resolve(HKS_SAMPLE_PATH_AVX2);
+#if defined(__SSE2__)
+	assert_true(avx2 == HKS_SAMPLE_PATH_AVX2 || avx2 == HKS_SAMPLE_PATH_SSE2);
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+	__builtin_cpu_init();
+	assert_int_equal(avx2 == HKS_SAMPLE_PATH_AVX2, __builtin_cpu_supports("avx2") ? 1 : 0);
+#endif
+#else
+	assert_int_equal(avx2, HKS_SAMPLE_PATH_REFERENCE);
+#endif
+	printf("fast paths: sse2 -> %s, avx2 -> %s\n", hks_sample_path_name(hks_sample_path_resolve(HKS_SAMPLE_PATH_SSE2)),
+	       hks_sample_path_name(avx2));
 }
 
 static void test_random_clips_same_bits(void **state)
@@ -293,7 +310,7 @@ static void test_random_clips_same_bits(void **state)
 			float ta[20 * 10 + 1], tb[20 * 10 + 1], fa[3 + 1], fb[3 + 1];
 			hks_sample_options ref, fast;
 			opts_for(&ref, HKS_SAMPLE_PATH_REFERENCE, 0);
-			opts_for(&fast, HKS_SAMPLE_PATH_SSE2, 0);
+			opts_for(&fast, g_fast, 0);
 			hks_error err;
 			for (uint32_t f = 0; f < s->blocks[0].num_frames; f++) {
 				memset(ta, 0, sizeof(ta));
@@ -389,12 +406,30 @@ static void test_pose_sampler_rejects(void **state)
 	gen_free(&g);
 }
 
+/* The same comparisons with the AVX2 path (the SSE2 path where the CPU has
+ * no AVX2). */
+static void test_random_clips_same_bits_avx2(void **state)
+{
+	g_fast = HKS_SAMPLE_PATH_AVX2;
+	test_random_clips_same_bits(state);
+	g_fast = HKS_SAMPLE_PATH_SSE2;
+}
+
+static void test_degree1_span_lengths_avx2(void **state)
+{
+	g_fast = HKS_SAMPLE_PATH_AVX2;
+	test_degree1_span_lengths(state);
+	g_fast = HKS_SAMPLE_PATH_SSE2;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths_resolve),
 		cmocka_unit_test(test_random_clips_same_bits),
 		cmocka_unit_test(test_degree1_span_lengths),
+		cmocka_unit_test(test_random_clips_same_bits_avx2),
+		cmocka_unit_test(test_degree1_span_lengths_avx2),
 		cmocka_unit_test(test_pose_sampler_rejects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,4 +223,18 @@ hks_result hks_bytebuf_finish(hks_bytebuf *b, uint8_t **out, size_t *size);
  * never empty may read NULL as HKS_E_NOMEM. Prefer hks_bytebuf_finish. */
 uint8_t *hks_bytebuf_take(hks_bytebuf *b, size_t *size);
 
+/* The AVX2 sampling path (docs/DECODE.md "Evaluation paths"): x86 builds
+ * with gcc or clang compile its kernels for AVX2 with function attributes
+ * (no FMA: nothing is fused) and use them only when the CPU has AVX2
+ * (hks_cpu_avx2, checked at run time). */
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define HKS_HAVE_AVX2 1
+#define HKS_TARGET_AVX2 __attribute__((target("avx2")))
+/* 1 when the running CPU (and OS) support AVX2. */
+int hks_cpu_avx2(void);
+/* hks_unpack_quaternions for ThreeComp40, eight values per AVX2 register;
+ * the same bits. Call only when hks_cpu_avx2(). */
+void hks_unpack_threecomp40_avx2(const uint8_t *bytes, size_t count, float *out);
+#endif
+
 #endif /* HKS_INTERNAL_H */

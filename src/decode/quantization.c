@@ -13,6 +13,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(HKS_HAVE_AVX2)
+#include <immintrin.h>
+#endif
 
 /* FORMAT.md §3.1: 1/65535 and 1/255 as f32. */
 #define HKS_BITS_INV_65535 0x37800080u
@@ -303,3 +306,95 @@ void hks_unpack_quaternions(unsigned selector, const uint8_t *bytes, size_t coun
 		for (size_t i = 0; i < count; i++)
 			hks_unpack_quaternion(selector, bytes + i * size, out + i * 4);
 }
+
+#if defined(HKS_HAVE_AVX2)
+int hks_cpu_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") ? 1 : 0;
+}
+
+/*
+ * Eight ThreeComp40 values per AVX2 register, each lane performing the
+ * operations of unpack_threecomp40 + smallest_three on one value, as
+ * unpack_threecomp40_x4_sse does (exact int → f32 conversion, f32 multiply,
+ * the sum of squares in the same order, 1 − s, correctly rounded square
+ * root, 0 when 1 − s is not positive, the sign by flipping the sign bit):
+ * the same bits. The 40 bytes of eight values are read as four 16-byte loads
+ * inside them (bytes 0-15, 4-19, 20-35, 24-39), the fields gathered by byte
+ * shuffles; each quaternion is assembled by selecting, per slot, between the
+ * stored values and the missing one with the masks of its missing index (the
+ * slots of stored_slots), then transposed to four floats per value.
+ */
+HKS_TARGET_AVX2 static void unpack_threecomp40_x8_avx2(const uint8_t *b, float *out)
+{
+	const __m256i X = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)b)),
+	    _mm_loadu_si128((const __m128i *)(const void *)(b + 20)), 1);
+	const __m256i Y = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(b + 4))),
+	    _mm_loadu_si128((const __m128i *)(const void *)(b + 24)), 1);
+	/* per 128-bit lane, value k at byte 5k of X (byte 5k − 4 of Y): bytes 0-2
+	 * (a, b) to D0, bytes 3-4 (c, missing, sign) to D1; values 0-2 from X,
+	 * value 3 from Y */
+	const __m256i m0x = _mm256_setr_epi8(0, 1, 2, -1, 5, 6, 7, -1, 10, 11, 12, -1, -1, -1, -1, -1, 0, 1, 2, -1, 5, 6,
+	                                     7, -1, 10, 11, 12, -1, -1, -1, -1, -1);
+	const __m256i m0y = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 11, 12, 13, -1, -1, -1, -1,
+	                                     -1, -1, -1, -1, -1, -1, -1, -1, -1, 11, 12, 13, -1);
+	const __m256i m1x = _mm256_setr_epi8(3, 4, -1, -1, 8, 9, -1, -1, 13, 14, -1, -1, -1, -1, -1, -1, 3, 4, -1, -1, 8, 9,
+	                                     -1, -1, 13, 14, -1, -1, -1, -1, -1, -1);
+	const __m256i m1y = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 14, 15, -1, -1, -1, -1, -1,
+	                                     -1, -1, -1, -1, -1, -1, -1, -1, -1, 14, 15, -1, -1);
+	const __m256i D0 = _mm256_or_si256(_mm256_shuffle_epi8(X, m0x), _mm256_shuffle_epi8(Y, m0y)); /* bits 0-23 */
+	const __m256i D1 = _mm256_or_si256(_mm256_shuffle_epi8(X, m1x), _mm256_shuffle_epi8(Y, m1y)); /* bits 24-39 */
+	const __m256i m12 = _mm256_set1_epi32(0xFFF), centre = _mm256_set1_epi32(2047);
+	__m256i ia = _mm256_sub_epi32(_mm256_and_si256(D0, m12), centre);
+	__m256i ib = _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(D0, 12), m12), centre);
+	__m256i ic = _mm256_sub_epi32(_mm256_and_si256(D1, m12), centre);
+	__m256i missing = _mm256_and_si256(_mm256_srli_epi32(D1, 12), _mm256_set1_epi32(3));
+	__m256i sign = _mm256_slli_epi32(_mm256_srli_epi32(D1, 14), 31); /* bit 38; bit 39 ignored */
+	const __m256 s40 = _mm256_set1_ps(hks_f32_from_bits(HKS_BITS_S40));
+	__m256 fa = _mm256_mul_ps(_mm256_cvtepi32_ps(ia), s40);
+	__m256 fb = _mm256_mul_ps(_mm256_cvtepi32_ps(ib), s40);
+	__m256 fc = _mm256_mul_ps(_mm256_cvtepi32_ps(ic), s40);
+	__m256 sum = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(fa, fa), _mm256_mul_ps(fb, fb)), _mm256_mul_ps(fc, fc));
+	__m256 t = _mm256_sub_ps(_mm256_set1_ps(hks_f32_from_bits(HKS_BITS_ONE)), sum);
+	__m256 mag = _mm256_and_ps(_mm256_sqrt_ps(t), _mm256_cmp_ps(t, _mm256_setzero_ps(), _CMP_GT_OQ));
+	__m256 fm = _mm256_xor_ps(mag, _mm256_castsi256_ps(sign));
+	__m256 eq0 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(missing, _mm256_setzero_si256()));
+	__m256 eq1 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(missing, _mm256_set1_epi32(1)));
+	__m256 eq2 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(missing, _mm256_set1_epi32(2)));
+	__m256 eq3 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(missing, _mm256_set1_epi32(3)));
+	__m256 s0 = _mm256_blendv_ps(fa, fm, eq0);
+	__m256 s1 = _mm256_blendv_ps(_mm256_blendv_ps(fb, fa, eq0), fm, eq1);
+	__m256 s2 = _mm256_blendv_ps(_mm256_blendv_ps(fc, fb, _mm256_or_ps(eq0, eq1)), fm, eq2);
+	__m256 s3 = _mm256_blendv_ps(fc, fm, eq3);
+	__m256 t0 = _mm256_unpacklo_ps(s0, s1), t1 = _mm256_unpackhi_ps(s0, s1);
+	__m256 t2 = _mm256_unpacklo_ps(s2, s3), t3 = _mm256_unpackhi_ps(s2, s3);
+	__m256 q0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)); /* values 0 | 4 */
+	__m256 q1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)); /* values 1 | 5 */
+	__m256 q2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)); /* values 2 | 6 */
+	__m256 q3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)); /* values 3 | 7 */
+	_mm256_storeu_ps(out, _mm256_permute2f128_ps(q0, q1, 0x20));
+	_mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(q2, q3, 0x20));
+	_mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(q0, q1, 0x31));
+	_mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(q2, q3, 0x31));
+}
+
+HKS_TARGET_AVX2 void hks_unpack_threecomp40_avx2(const uint8_t *bytes, size_t count, float *out)
+{
+	size_t i = 0;
+	for (; i + 8 <= count; i += 8)
+		unpack_threecomp40_x8_avx2(bytes + i * 5, out + i * 4);
+	if (i < count) {
+		/* the last 1-7 values through a zero-padded copy (never a read past
+		 * the data; each lane is computed on its own) */
+		uint8_t in[40];
+		float q[32];
+		memset(in, 0, sizeof(in));
+		memcpy(in, bytes + i * 5, (count - i) * 5);
+		unpack_threecomp40_x8_avx2(in, q);
+		memcpy(out + i * 4, q, (count - i) * 4 * sizeof(float));
+	}
+}
+#endif

@@ -34,6 +34,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(HKS_HAVE_AVX2)
+#include <immintrin.h>
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HKS_INLINE static inline __attribute__((always_inline))
@@ -52,6 +55,10 @@
 #endif
 
 #define ONE_BITS 0x3F800000u
+
+/* The SSE2 and AVX2 paths share everything but the kernels of
+ * eval_avx2 and the ThreeComp40 unpacker. */
+#define FAST(sm) ((sm)->path == HKS_SAMPLE_PATH_SSE2 || (sm)->path == HKS_SAMPLE_PATH_AVX2)
 
 /* Lanes of a translation/scale/float part, FORMAT.md §2.3-2.4, §2.7. */
 #define LANES_VECTOR 3
@@ -79,11 +86,20 @@ typedef struct sampler {
 	float deg1[DEG1_LEN * (DEG1_LEN + 1) / 2][8];
 	uint16_t deg1_at[DEG1_LEN + 1]; /* 1 + the entry of row `len` once filled, else 0 */
 	uint32_t K;            /* maxFramesPerBlock − 1 */
+	/* AVX2 path, frame mode: when set, the rotation kernel writes whole
+	 * output rows: the constant lanes t0 t1 t2 _ _ _ _ s0 s1 s2 around the
+	 * rotation (see sample_block) */
+	const float *compose;
 	/* scratch: dequantized control points and f32 knots of one part */
 	float *cp;
 	size_t cp_cap;         /* floats */
 	float *knots;
 	size_t knots_cap;      /* floats */
+	/* AVX2 path: the rows of the block's tracks without any spline, 12
+	 * floats each (10 of the row, the track index's bits in the 11th),
+	 * written frame by frame after the other tracks (sample_block) */
+	float *crows;
+	size_t crows_cap;      /* floats */
 	/* one track's rows (at most maxFramesPerBlock <= 256) × ROW_FLOATS */
 	float track_rows[256 * ROW_FLOATS];
 } sampler;
@@ -133,9 +149,10 @@ static hks_result sampler_init(sampler *sm, const hks_stored_animation *s, const
                                hks_error *err)
 {
 	/* everything but the row buffer (written before it is read) */
-	sm->cp = sm->knots = NULL;
-	sm->cp_cap = sm->knots_cap = 0;
+	sm->cp = sm->knots = sm->crows = NULL;
+	sm->cp_cap = sm->knots_cap = sm->crows_cap = 0;
 	sm->K = 0;
+	sm->compose = NULL;
 	hks_ctx_init(&sm->ctx, opts ? &opts->base : NULL, 0, err);
 	sm->s = s;
 	sm->normalize = opts ? opts->normalize_rotations : 0;
@@ -152,8 +169,9 @@ static void sampler_free(sampler *sm)
 {
 	hks_free(&sm->ctx, sm->cp, sm->cp_cap * sizeof(float));
 	hks_free(&sm->ctx, sm->knots, sm->knots_cap * sizeof(float));
-	sm->cp = sm->knots = NULL;
-	sm->cp_cap = sm->knots_cap = 0;
+	hks_free(&sm->ctx, sm->crows, sm->crows_cap * sizeof(float));
+	sm->cp = sm->knots = sm->crows = NULL;
+	sm->cp_cap = sm->knots_cap = sm->crows_cap = 0;
 }
 
 static hks_result reserve(sampler *sm, float **buf, size_t *cap, size_t need)
@@ -874,12 +892,214 @@ static void eval_fast(sampler *sm, unsigned p, unsigned lanes, int wide, const u
 }
 #endif
 
+#if defined(HKS_HAVE_AVX2)
+/*
+ * Frame mode, AVX2 (docs/DECODE.md "Evaluation paths"), four-lane parts
+ * (rotations; translations and scales into the track buffer) of every
+ * degree. Per lane the operations of the reference in its order, as in the
+ * SSE2 path, each rounded on its own (AVX2 without FMA; -ffp-contract=off):
+ *  - the span of every frame from a running maximum over the knots
+ *    (spans_scan_avx2, no data-dependent branch);
+ *  - the basis of eight consecutive frames at once, one lane per frame, the
+ *    knots of each frame's span gathered (degree 1 too: the per-span table
+ *    of the SSE2 path is replaced by the division, which is what the table
+ *    holds);
+ *  - the combine of two frames (f and f + 4) per register: the weights of
+ *    frame f broadcast in the low half, of frame f + 4 in the high half, the
+ *    two frames' control points loaded into the halves.
+ */
+#define HKS_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
+/* The span of every frame L0 .. L0 + count − 1 (the reference's, see
+ * find_span): for valid knots the largest s in p..n with U[s] <= L. Each
+ * knot index k in p + 1 .. n is written at the first frame its knot covers
+ * (knots before L0 at L0, those at or past the end in the unused slot
+ * `count`; plain stores in increasing k, so each slot keeps its largest k),
+ * then a running maximum from p, sixteen frames per register. spans holds
+ * count rounded up to 16 entries; those past count repeat the last span. */
+HKS_AVX2_INLINE void spans_scan_avx2(const uint8_t *U, unsigned n, unsigned p, uint32_t L0, uint32_t count,
+                                     uint16_t *spans)
+{
+	uint16_t last[272];
+	for (uint32_t c = 0; c <= count; c += 16)
+		_mm256_storeu_si256((__m256i *)(void *)(last + c), _mm256_setzero_si256());
+	uint32_t end = L0 + count;
+	if (L0 == 0 && U[n] <= end) {
+		/* the whole block (the usual call): no knot needs clamping (U[k] <= U[n]) */
+		for (unsigned k = p + 1; k <= n; k++)
+			last[U[k]] = (uint16_t)k;
+	} else
+		for (unsigned k = p + 1; k <= n; k++) {
+			uint32_t x = U[k];
+			x = x < L0 ? L0 : x;
+			x = x > end ? end : x;
+			last[x - L0] = (uint16_t)k;
+		}
+	/* word 7 of each 128-bit half to all eight words of that half */
+	const __m256i w7 = _mm256_setr_epi8(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14,
+	                                    15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15);
+	__m256i carry = _mm256_set1_epi16((short)p);
+	for (uint32_t c = 0; c < count; c += 16) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(last + c));
+		x = _mm256_max_epu16(x, _mm256_slli_si256(x, 2));
+		x = _mm256_max_epu16(x, _mm256_slli_si256(x, 4));
+		x = _mm256_max_epu16(x, _mm256_slli_si256(x, 8)); /* running maxima within each half */
+		__m256i lo = _mm256_permute2x128_si256(x, x, 0x08); /* (0, low half) */
+		x = _mm256_max_epu16(x, _mm256_shuffle_epi8(lo, w7));
+		x = _mm256_max_epu16(x, carry);
+		_mm256_storeu_si256((__m256i *)(void *)(spans + c), x);
+		carry = _mm256_shuffle_epi8(_mm256_permute2x128_si256(x, x, 0x11), w7);
+	}
+}
+
+HKS_AVX2_INLINE void eval_avx2_deg(unsigned p, unsigned lanes, int comp, const float *Uf, const float *cp,
+                                   const uint16_t *all, uint32_t L0, uint32_t count, float *out, size_t stride,
+                                   const float *compose)
+{
+	/* comp (rotations, sm->compose): each row written whole, from 3 floats
+	 * before the rotation: (t0 t1 t2 q0 q1 q2 q3 s0) in one store, (s1 s2)
+	 * in another; copies and shuffles, no arithmetic */
+	__m256 krow = _mm256_setzero_ps();
+	__m128 ktail = _mm_setzero_ps();
+	__m256i plo = _mm256_setzero_si256(), phi = _mm256_setzero_si256();
+	if (comp) {
+		krow = _mm256_loadu_ps(compose);
+		ktail = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(compose + 8)));
+		plo = _mm256_setr_epi32(0, 0, 0, 0, 1, 2, 3, 0);
+		phi = _mm256_setr_epi32(4, 4, 4, 4, 5, 6, 7, 4);
+	}
+	/* groups of eight frames; in the last group the frames past count have
+	 * the last span (spans_scan_avx2), so every read stays inside the knots
+	 * and points, and only the frames below count are stored */
+	for (uint32_t i = 0; i < count; i += 8) {
+		const uint32_t rem = count - i;
+		const __m256i sp = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(all + i)));
+		const __m256 u = _mm256_add_ps(_mm256_set1_ps((float)(L0 + i)),
+		                               _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f));
+		__m256 N[4], left[4], right[4];
+		N[0] = _mm256_set1_ps(1.0f);
+		HKS_UNROLL
+		for (unsigned j = 1; j <= p; j++) {
+			/* U[span + 1 − j] and U[span + j]: indices span − 2 .. span + 3, inside the knots */
+			__m256 kl = _mm256_i32gather_ps(Uf, _mm256_sub_epi32(sp, _mm256_set1_epi32((int)j - 1)), 4);
+			__m256 kr = _mm256_i32gather_ps(Uf, _mm256_add_epi32(sp, _mm256_set1_epi32((int)j)), 4);
+			left[j] = _mm256_sub_ps(u, kl);
+			right[j] = _mm256_sub_ps(kr, u);
+			__m256 saved = _mm256_setzero_ps();
+			HKS_UNROLL
+			for (unsigned r = 0; r < j; r++) {
+				__m256 temp = _mm256_div_ps(N[r], _mm256_add_ps(right[r + 1], left[j - r]));
+				N[r] = _mm256_add_ps(saved, _mm256_mul_ps(right[r + 1], temp));
+				saved = _mm256_mul_ps(left[j - r], temp);
+			}
+			N[j] = saved;
+		}
+		float *o = out + (size_t)i * stride;
+#define HKS_LOAD2(a, b) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(b), 1)
+#define HKS_PAIR(f)                                                                                         \
+	do {                                                                                                    \
+		const float *Pa = cp + (size_t)(all[i + (f)] - p) * lanes;                                          \
+		const float *Pb = cp + (size_t)(all[i + (f) + 4] - p) * lanes;                                      \
+		__m256 c = _mm256_mul_ps(_mm256_shuffle_ps(N[0], N[0], (f) * 0x55), HKS_LOAD2(Pa, Pb));             \
+		c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[1], N[1], (f) * 0x55),                       \
+		                                   HKS_LOAD2(Pa + lanes, Pb + lanes)));                             \
+		if (p >= 2)                                                                                         \
+			c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[2], N[2], (f) * 0x55),                   \
+			                                   HKS_LOAD2(Pa + 2 * lanes, Pb + 2 * lanes)));                 \
+		if (p >= 3)                                                                                         \
+			c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_shuffle_ps(N[3], N[3], (f) * 0x55),                   \
+			                                   HKS_LOAD2(Pa + 3 * lanes, Pb + 3 * lanes)));                 \
+		if (comp) {                                                                                         \
+			if ((f) < rem) {                                                                                \
+				float *r0 = o + (size_t)(f) * stride - 3;                                                   \
+				_mm256_storeu_ps(r0, _mm256_blend_ps(_mm256_permutevar8x32_ps(c, plo), krow, 0x87));        \
+				_mm_storel_pi((__m64 *)(void *)(r0 + 8), ktail);                                           \
+			}                                                                                               \
+			if ((f) + 4 < rem) {                                                                            \
+				float *r1 = o + (size_t)((f) + 4) * stride - 3;                                             \
+				_mm256_storeu_ps(r1, _mm256_blend_ps(_mm256_permutevar8x32_ps(c, phi), krow, 0x87));        \
+				_mm_storel_pi((__m64 *)(void *)(r1 + 8), ktail);                                           \
+			}                                                                                               \
+		} else {                                                                                            \
+			if ((f) < rem)                                                                                  \
+				_mm_storeu_ps(o + (size_t)(f) * stride, _mm256_castps256_ps128(c));                        \
+			if ((f) + 4 < rem)                                                                              \
+				_mm_storeu_ps(o + (size_t)((f) + 4) * stride, _mm256_extractf128_ps(c, 1));                \
+		}                                                                                                   \
+	} while (0)
+		HKS_PAIR(0);
+		HKS_PAIR(1);
+		HKS_PAIR(2);
+		HKS_PAIR(3);
+#undef HKS_PAIR
+#undef HKS_LOAD2
+	}
+}
+
+/* Four-lane parts (wide, see eval_fast_deg): lanes 3 or 4, degree 1..3. */
+HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, const uint8_t *U, const float *Uf,
+                                      unsigned n, const float *cp, uint32_t L0, uint32_t count, float *out,
+                                      size_t stride)
+{
+	uint16_t all[256];
+	spans_scan_avx2(U, n, p, L0, count, all);
+	const float *comp = lanes == 4 ? sm->compose : NULL;
+	switch ((p * 8 + lanes) * 2 + (comp ? 1 : 0)) {
+#define HKS_AVX2_CASE(P, LN, C)                                                                                \
+	case ((P) * 8 + (LN)) * 2 + (C): eval_avx2_deg(P, LN, C, Uf, cp, all, L0, count, out, stride, comp); return;
+		HKS_AVX2_CASE(1, 3, 0) HKS_AVX2_CASE(1, 4, 0) HKS_AVX2_CASE(1, 4, 1)
+		HKS_AVX2_CASE(2, 3, 0) HKS_AVX2_CASE(2, 4, 0) HKS_AVX2_CASE(2, 4, 1)
+		HKS_AVX2_CASE(3, 3, 0) HKS_AVX2_CASE(3, 4, 0) HKS_AVX2_CASE(3, 4, 1)
+#undef HKS_AVX2_CASE
+	default: return; /* unreachable: degree checked, wide parts have 3 or 4 lanes */
+	}
+}
+
+/* sample_block's row copies with one 32-byte and one 8-byte store per row:
+ * the rows of the tracks without any spline (crows: 10 floats and the track
+ * index per track), frame by frame, or the first seven floats of each
+ * track-buffer row (translation, rotation) with the constant scale s (copies
+ * only). */
+HKS_TARGET_AVX2 static void rows_const_avx2(float *out, const float *crows, uint32_t nconst, uint32_t rows,
+                                            size_t stride)
+{
+	for (uint32_t i = 0; i < rows; i++, out += stride) {
+		const float *c = crows;
+		for (uint32_t k = 0; k < nconst; k++, c += ROW_FLOATS) {
+			uint32_t t;
+			memcpy(&t, c + HKS_TRACK_SAMPLE_FLOATS, sizeof(t));
+			float *o = out + (size_t)t * HKS_TRACK_SAMPLE_FLOATS;
+			_mm256_storeu_ps(o, _mm256_loadu_ps(c));
+			_mm_storel_pi((__m64 *)(void *)(o + 8), _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(c + 8))));
+		}
+	}
+}
+
+HKS_TARGET_AVX2 static void rows_compose_avx2(float *o, const float *buf, uint32_t rows, size_t stride,
+                                              const float s[3])
+{
+	const __m256 s0 = _mm256_set1_ps(s[0]);
+	const __m128 s12 = _mm_setr_ps(s[1], s[2], 0.0f, 0.0f);
+	for (uint32_t i = 0; i < rows; i++, o += stride, buf += ROW_FLOATS) {
+		_mm256_storeu_ps(o, _mm256_blend_ps(_mm256_loadu_ps(buf), s0, 0x80));
+		_mm_storel_pi((__m64 *)(void *)(o + 8), s12);
+	}
+}
+#endif
+
 /* A checked spline part with its knots loaded and control points in sm->cp. */
 static void run_spline_fast(sampler *sm, const hks_stored_part *p, unsigned lanes, int wide, const param *pr,
                             float *out, size_t stride, const unsigned *dest)
 {
+#if defined(HKS_HAVE_AVX2)
+	if (!pr->time_mode && wide && sm->path == HKS_SAMPLE_PATH_AVX2) {
+		eval_avx2(sm, p->degree, lanes, p->knots, sm->knots, (unsigned)p->num_control_points - 1, sm->cp, pr->L0,
+		          pr->count, out, stride);
+		return;
+	}
+#endif
 #if defined(__SSE2__)
-	if (!pr->time_mode && sm->path == HKS_SAMPLE_PATH_SSE2) {
+	if (!pr->time_mode && FAST(sm)) {
 		eval_fast(sm, p->degree, lanes, wide, p->knots, sm->knots, (unsigned)p->num_control_points - 1, sm->cp, pr->L0,
 		          pr->count, out, stride, dest);
 		return;
@@ -899,7 +1119,7 @@ static void eval_one4(const sampler *sm, const hks_stored_part *p, const param *
 	basis(deg, span, pr->u, sm->knots, N);
 	const float *P = sm->cp + (size_t)(span - deg) * 4;
 #if defined(__SSE2__)
-	if (sm->path == HKS_SAMPLE_PATH_SSE2) {
+	if (FAST(sm)) {
 		__m128 c = _mm_mul_ps(_mm_set1_ps(N[0]), _mm_loadu_ps(P));
 		for (unsigned j = 1; j <= deg; j++)
 			c = _mm_add_ps(c, _mm_mul_ps(_mm_set1_ps(N[j]), _mm_loadu_ps(P + j * 4)));
@@ -915,10 +1135,21 @@ int hks_sample_path_resolve(int requested)
 	int r = requested;
 	if (r == HKS_SAMPLE_PATH_AUTO) {
 		const char *e = getenv("HKS_SAMPLE_PATH");
-		r = (e && !strcmp(e, "reference")) ? HKS_SAMPLE_PATH_REFERENCE : HKS_SAMPLE_PATH_SSE2;
+		r = HKS_SAMPLE_PATH_AVX2; /* the fastest the build and the CPU have */
+		if (e && !strcmp(e, "reference"))
+			r = HKS_SAMPLE_PATH_REFERENCE;
+		else if (e && !strcmp(e, "sse2"))
+			r = HKS_SAMPLE_PATH_SSE2;
 	}
-	if (r != HKS_SAMPLE_PATH_REFERENCE)
+	if (r != HKS_SAMPLE_PATH_REFERENCE && r != HKS_SAMPLE_PATH_SSE2)
+		r = HKS_SAMPLE_PATH_AVX2;
+#if defined(HKS_HAVE_AVX2)
+	if (r == HKS_SAMPLE_PATH_AVX2 && !hks_cpu_avx2())
 		r = HKS_SAMPLE_PATH_SSE2;
+#else
+	if (r == HKS_SAMPLE_PATH_AVX2)
+		r = HKS_SAMPLE_PATH_SSE2;
+#endif
 #if !defined(__SSE2__)
 	r = HKS_SAMPLE_PATH_REFERENCE; /* portable builds: the reference is the only path */
 #endif
@@ -930,6 +1161,7 @@ const char *hks_sample_path_name(int path)
 	switch (path) {
 	case HKS_SAMPLE_PATH_REFERENCE: return "reference";
 	case HKS_SAMPLE_PATH_SSE2: return "sse2";
+	case HKS_SAMPLE_PATH_AVX2: return "avx2";
 	default: return "auto";
 	}
 }
@@ -966,7 +1198,7 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	}
 	/* fast path, rows of the track buffer: four floats per row (the fourth
 	 * lands in a float written later or in the padding, see ROW_FLOATS) */
-	int wide = sm->path == HKS_SAMPLE_PATH_SSE2 && nlanes == 3 && stride == ROW_FLOATS;
+	int wide = FAST(sm) && nlanes == 3 && stride == ROW_FLOATS;
 	if (evaluated < nlanes) {
 #if defined(__SSE2__)
 		if (wide) {
@@ -1009,12 +1241,38 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	size_t ncp = p->num_control_points, first, end;
 	needed_points(sm, p, pr, &first, &end);
 	/* 4 floats of padding: the wide combine reads one float past the last point */
-	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * nslots + 4));
-	memset(sm->cp + ncp * nslots, 0, 4 * sizeof(float));
+	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * LANES_VECTOR + 4));
 	HKS_TRY(load_knots(sm, p, pr));
 	/* FORMAT.md §3.1, each control point dequantized once: ((f32)v·C)·d + min
 	 * with d = max − min (the same operations per point as per sample). */
 	const float scale = hks_f32_from_bits(p->quantization ? 0x37800080u : 0x3B808081u);
+#if defined(HKS_HAVE_AVX2)
+	if (wide && nslots < LANES_VECTOR && !pr->time_mode && sm->path == HKS_SAMPLE_PATH_AVX2) {
+		/* One or two spline lanes, AVX2: the points laid out as x, y, z with
+		 * the spline lanes in their places and 0 elsewhere, evaluated as three
+		 * lanes (each lane's operations are its own: the others do not change
+		 * it), then the other lanes written again with their fill values. */
+		memset(sm->cp, 0, (ncp * LANES_VECTOR + 4) * sizeof(float));
+		for (unsigned k = 0; k < nslots; k++) {
+			unsigned l = slot_lane[k];
+			float mn = p->min[l], d = p->max[l] - p->min[l];
+			const uint16_t *src = p->control_points + k;
+			float *dst = sm->cp + l;
+			for (size_t i = 0; i < ncp; i++)
+				dst[i * LANES_VECTOR] = (((float)src[i * nslots] * scale) * d) + mn; /* hks_dequantize_scalar */
+		}
+		eval_avx2(sm, p->degree, LANES_VECTOR, p->knots, sm->knots, (unsigned)ncp - 1, sm->cp, pr->L0, pr->count, out,
+		          stride);
+		for (unsigned l = 0; l < LANES_VECTOR; l++) {
+			if (((m >> (4 + l)) & 1) && !((m >> l) & 1))
+				continue;
+			for (uint32_t i = 0; i < rows; i++)
+				out[i * stride + l] = fill[l];
+		}
+		return HKS_OK;
+	}
+#endif
+	memset(sm->cp + ncp * nslots, 0, 4 * sizeof(float));
 	for (unsigned k = 0; k < nslots; k++) {
 		unsigned l = slot_lane[k];
 		float mn = p->min[l], d = p->max[l] - p->min[l];
@@ -1057,9 +1315,14 @@ static hks_result sample_rotation(sampler *sm, uint32_t b, int32_t track, const 
 	needed_points(sm, p, pr, &first, &end);
 	HKS_TRY(reserve(sm, &sm->cp, &sm->cp_cap, ncp * 4));
 	HKS_TRY(load_knots(sm, p, pr));
-	hks_unpack_quaternions(sel, p->packed + first * hks_rotation_size(sel), end - first, sm->cp + first * 4);
+#if defined(HKS_HAVE_AVX2)
+	if (sel == HKS_ROT_THREECOMP40 && sm->path == HKS_SAMPLE_PATH_AVX2)
+		hks_unpack_threecomp40_avx2(p->packed + first * 5, end - first, sm->cp + first * 4);
+	else
+#endif
+		hks_unpack_quaternions(sel, p->packed + first * hks_rotation_size(sel), end - first, sm->cp + first * 4);
 	static const unsigned dest[4] = {0, 1, 2, 3};
-	if (pr->time_mode && sm->path == HKS_SAMPLE_PATH_SSE2)
+	if (pr->time_mode && FAST(sm))
 		eval_one4(sm, p, pr, out);
 	else
 		run_spline_fast(sm, p, 4, 1, pr, out, stride, dest);
@@ -1098,6 +1361,11 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	 * strided place in the output once, instead of three strided passes over
 	 * the whole output. */
 	float *tmp = sm->track_rows;
+	uint32_t nconst = 0; /* AVX2 path: rows kept in sm->crows */
+#if defined(HKS_HAVE_AVX2)
+	if (sm->path == HKS_SAMPLE_PATH_AVX2)
+		HKS_TRY(reserve(sm, &sm->crows, &sm->crows_cap, T * ROW_FLOATS));
+#endif
 	for (size_t t = 0; t < T; t++) {
 		const hks_stored_track *tr = &blk->tracks[t];
 #if defined(__SSE2__)
@@ -1108,7 +1376,7 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 		 * the output rows; else each output row is composed from the
 		 * constant scale and the buffer's rows. Copies only, no arithmetic:
 		 * every bit is kept. */
-		if (sm->path == HKS_SAMPLE_PATH_SSE2 && !(tr->part[2].flags & 0xF0)) {
+		if (FAST(sm) && !(tr->part[2].flags & 0xF0)) {
 			int tconst = !(tr->part[0].flags & 0xF0);
 			float ft[4], fs[4];
 			vector_fill(&tr->part[0], 0.0f, ft);
@@ -1125,6 +1393,16 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 					normalize_rows(tmp + 3, 1, ROW_FLOATS);
 				memcpy(tmp, ft, 3 * sizeof(float));
 				memcpy(tmp + 7, fs, 3 * sizeof(float));
+#if defined(HKS_HAVE_AVX2)
+				if (sm->path == HKS_SAMPLE_PATH_AVX2) {
+					/* kept for the frame-by-frame pass after the track loop */
+					float *c = sm->crows + (size_t)nconst++ * ROW_FLOATS;
+					uint32_t ti = (uint32_t)t;
+					memcpy(c, tmp, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
+					memcpy(c + HKS_TRACK_SAMPLE_FLOATS, &ti, sizeof(ti));
+					continue;
+				}
+#endif
 				const __m128 r0 = _mm_loadu_ps(tmp), r1 = _mm_loadu_ps(tmp + 4);
 				const __m128 r2 = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(tmp + 8)));
 				for (uint32_t i = 0; i < rows; i++, o += tstride) {
@@ -1138,6 +1416,19 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 				/* the rotation straight into the output rows, after the
 				 * constant lanes: the four-float stores at o and o + 6 also
 				 * cover o[3] and o[6], which the rotation then rewrites */
+#if defined(HKS_HAVE_AVX2)
+				if (sm->path == HKS_SAMPLE_PATH_AVX2 && !pr->time_mode) {
+					/* the rotation kernel writes the whole rows (eval_avx2_deg) */
+					const float k[10] = {ft[0], ft[1], ft[2], 0.0f, 0.0f, 0.0f, 0.0f, fs[0], fs[1], fs[2]};
+					sm->compose = k;
+					hks_result rr = sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, o + 3, tstride);
+					sm->compose = NULL;
+					HKS_TRY(rr);
+					if (sm->normalize)
+						normalize_rows(o + 3, rows, tstride);
+					continue;
+				}
+#endif
 				float s6[4] = {0.0f, fs[0], fs[1], fs[2]};
 				const __m128 vt = _mm_loadu_ps(ft), vs = _mm_loadu_ps(s6);
 				float *c = o;
@@ -1155,6 +1446,12 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 			HKS_TRY(sample_rotation(sm, b, (int32_t)t, &tr->part[1], pr, tmp + 3, ROW_FLOATS));
 			if (sm->normalize)
 				normalize_rows(tmp + 3, rows, ROW_FLOATS);
+#if defined(HKS_HAVE_AVX2)
+			if (sm->path == HKS_SAMPLE_PATH_AVX2) {
+				rows_compose_avx2(o, tmp, rows, tstride, fs);
+				continue;
+			}
+#endif
 			const __m128 vs = _mm_loadu_ps(fs); /* x y z, 4th lane unused */
 			const float *r = tmp + 3;
 #define HKS_ROW_OUT(TV)                                                                    \
@@ -1183,6 +1480,13 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 		for (uint32_t i = 0; i < rows; i++)
 			memcpy(o + i * tstride, tmp + (size_t)i * ROW_FLOATS, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
 	}
+#if defined(HKS_HAVE_AVX2)
+	/* The tracks without any spline: their rows written frame by frame,
+	 * every such track of a frame in one pass over that frame's output
+	 * (copies only) */
+	if (nconst)
+		rows_const_avx2(transforms, sm->crows, nconst, rows, tstride);
+#endif
 	if (F > 0 && !floats)
 		return hks_fail(&sm->ctx, HKS_E_ARGUMENT, -1, "no output buffer for %lu float tracks", (unsigned long)F);
 	for (size_t f = 0; f < F; f++) {

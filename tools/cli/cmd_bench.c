@@ -1,5 +1,5 @@
 /*
- * hkspline bench decode [--json] [--repeat N] [-j N] [--poses N] [--path auto|reference|sse2]
+ * hkspline bench decode [--json] [--repeat N] [-j N] [--poses N] [--path auto|reference|sse2|avx2]
  *                       [--per-clip] [--compendium P]... PATH...
  *
  * Streams the units of the paths through the worker pool (cli_units.h): a
@@ -33,7 +33,7 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: hkspline bench decode [--json] [--repeat N] [-j N] [--poses N] [--path auto|reference|sse2]\n"
+	fprintf(out, "usage: hkspline bench decode [--json] [--repeat N] [-j N] [--poses N] [--path auto|reference|sse2|avx2]\n"
 	             "                             [--per-clip] [--compendium P]... PATH...\n"
 	             "       hkspline bench encode [--json] [--solver havok|quality] [--compendium P]... PATH...\n"
 	             "       hkspline bench encode --scaling [--json] [--solver havok|quality]\n"
@@ -379,8 +379,10 @@ static int bench_decode(int argc, char **argv)
 				path = HKS_SAMPLE_PATH_REFERENCE;
 			else if (!strcmp(v, "sse2"))
 				path = HKS_SAMPLE_PATH_SSE2;
+			else if (!strcmp(v, "avx2"))
+				path = HKS_SAMPLE_PATH_AVX2;
 			else {
-				fprintf(stderr, "hkspline bench: --path takes auto, reference or sse2\n");
+				fprintf(stderr, "hkspline bench: --path takes auto, reference, sse2 or avx2\n");
 				goto done;
 			}
 		} else if (!strcmp(a, "--compendium") && i + 1 < argc)
