@@ -102,9 +102,15 @@ unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned
  * functions N[0..deg] of points s − deg .. s (Cox-de Boor, The NURBS Book A2.1/A2.2), in double. */
 int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4])
 {
+	return hks_invert_basis_from(U, n1, deg, u, N, (int)deg);
+}
+
+int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4], int from)
+{
 	int n = (int)n1 - 1, p = (int)deg, s = n;
 	if (u < (double)U[n + 1]) {
-		s = p;
+		/* the first span s >= p with u < U[s + 1]; the caller's `from` is at most that span */
+		s = from > p ? from : p;
 		while (s < n && !(u < (double)U[s + 1]))
 			s++;
 	}
@@ -139,9 +145,10 @@ int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v
 		if (mode == 0)
 			visible[i] = 1;
 	}
+	int s = (int)deg;
 	for (uint32_t f = f0; f < f1; f++) {
 		double N[4];
-		int s = hks_invert_basis(U, n1, deg, (double)f, N);
+		s = hks_invert_basis_from(U, n1, deg, (double)f, N, s); /* frames ascend: so do their spans */
 		double r[4];
 		for (unsigned l = 0; l < lanes; l++) {
 			r[l] = (double)v[(size_t)f * lanes + l];
@@ -308,9 +315,10 @@ static int knots3_fits(const knots3_state *st, uint32_t j)
 	/* a short window can have fewer frames than points: a faint ridge gives the fit through them */
 	if (!hks_invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10))
 		return 0;
+	int s = 3;
 	for (uint32_t f = L; f <= last; f++) {
 		double N[4];
-		int s = hks_invert_basis(U, n1, 3, (double)f, N);
+		s = hks_invert_basis_from(U, n1, 3, (double)f, N, s);
 		for (unsigned l = 0; l < st->lanes; l++) {
 			if (!st->active[l])
 				continue;

@@ -409,10 +409,11 @@ static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, 
  */
 #define REFIT_MAX 256
 
-static int basis_row(const uint8_t *knots, int n_plus_1, int p, double u, double *row)
+static int basis_row(const uint8_t *knots, int n_plus_1, int p, double u, double *row, int *span_hint)
 {
 	double N[4];
-	int span = hks_invert_basis(knots, (unsigned)n_plus_1, (unsigned)p, u, N); /* invert.c */
+	int span = hks_invert_basis_from(knots, (unsigned)n_plus_1, (unsigned)p, u, N, *span_hint); /* invert.c */
+	*span_hint = span;
 	for (int i = 0; i < n_plus_1; i++)
 		row[i] = 0.0;
 	for (int j = 0; j <= p; j++)
@@ -442,16 +443,18 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 		for (unsigned l = 0; l < 4; l++)
 			w->B[i][l] = 0.0;
 	}
+	int span = deg;
 	for (uint32_t k = 0; k < samples; k++) {
-		basis_row(p->knots, n1, deg, (double)k, w->row);
+		basis_row(p->knots, n1, deg, (double)k, w->row, &span); /* frames ascend: so do their spans */
 		const float *src = kind == 3 ? in->floats + (size_t)(first + k) * in->num_float_tracks + track
 		                              : in->transforms + ((size_t)(first + k) * in->num_transform_tracks + track) *
 		                                                     HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
-		for (int i = 0; i < n1; i++) {
+		/* only points span − deg .. span have non-zero basis values (the other terms would add zeros) */
+		for (int i = span - deg; i <= span; i++) {
 			double ri = w->row[i];
 			if (ri == 0.0)
 				continue;
-			for (int j = 0; j < n1; j++)
+			for (int j = span - deg; j <= span; j++)
 				w->A[i][j] += ri * w->row[j];
 			for (unsigned l = 0; l < lanes; l++)
 				w->B[i][l] += ri * (double)src[l];
