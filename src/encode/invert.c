@@ -131,8 +131,21 @@ int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u,
 	return s;
 }
 
+/* hks_invert_solve; when Nf / sf are given, the basis values and span of every frame f0 .. f1 − 1 are left
+ * there (index f − f0) for the caller's residuals */
+static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
+                        uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
+                        int *sf);
+
 int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
                      uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge)
+{
+	return invert_solve(U, n1, deg, v, lanes, f0, f1, P, visible, mode, ridge, NULL, NULL);
+}
+
+static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
+                        uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
+                        int *sf)
 {
 	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || lanes > 4 || f1 <= f0)
 		return 0;
@@ -149,6 +162,10 @@ int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v
 	for (uint32_t f = f0; f < f1; f++) {
 		double N[4];
 		s = hks_invert_basis_from(U, n1, deg, (double)f, N, s); /* frames ascend: so do their spans */
+		if (Nf) {
+			memcpy(Nf[f - f0], N, sizeof(N));
+			sf[f - f0] = s;
+		}
 		double r[4];
 		for (unsigned l = 0; l < lanes; l++) {
 			r[l] = (double)v[(size_t)f * lanes + l];
@@ -313,12 +330,13 @@ static int knots3_fits(const knots3_state *st, uint32_t j)
 		U[n++] = (uint8_t)j;
 	unsigned n1 = n - 4;
 	/* a short window can have fewer frames than points: a faint ridge gives the fit through them */
-	if (!hks_invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10))
+	double Nf[HKS_INVERT_MAX_FRAMES][4]; /* the solve's basis values, reused for the residuals */
+	int sf[HKS_INVERT_MAX_FRAMES];
+	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf))
 		return 0;
-	int s = 3;
 	for (uint32_t f = L; f <= last; f++) {
-		double N[4];
-		s = hks_invert_basis_from(U, n1, 3, (double)f, N, s);
+		const double *N = Nf[f - L];
+		int s = sf[f - L];
 		for (unsigned l = 0; l < st->lanes; l++) {
 			if (!st->active[l])
 				continue;
