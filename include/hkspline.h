@@ -1312,7 +1312,8 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * frames still hash the same gets its original bytes, the others are fitted
  * afresh.
  */
-#define HKS_RECORD_VERSION 3
+#define HKS_RECORD_VERSION 4
+#define HKS_RECORD_VERSION_MIN 3 /* the oldest record version this build reads (docs/RECORD.md) */
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */
@@ -1378,6 +1379,8 @@ typedef struct hks_recompress_report {
 	                                      bounds' f32 bit offsets (a few bits per lane) */
 	uint64_t inverted_mask_parts;      /* rotation mask bits (not visible in the frames) resolved by an
 	                                      inverted entry with the original mask byte */
+	uint64_t refit_inv_parts;          /* refit entries whose knots are edits of a knot vector the inverter
+	                                      tried (record v4; counted in refit_parts too) */
 } hks_recompress_report;
 
 /*

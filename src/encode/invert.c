@@ -102,9 +102,15 @@ unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned
  * functions N[0..deg] of points s − deg .. s (Cox-de Boor, The NURBS Book A2.1/A2.2), in double. */
 int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4])
 {
+	return hks_invert_basis_from(U, n1, deg, u, N, (int)deg);
+}
+
+int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4], int from)
+{
 	int n = (int)n1 - 1, p = (int)deg, s = n;
 	if (u < (double)U[n + 1]) {
-		s = p;
+		/* the first span s >= p with u < U[s + 1]; the caller's `from` is at most that span */
+		s = from > p ? from : p;
 		while (s < n && !(u < (double)U[s + 1]))
 			s++;
 	}
@@ -125,8 +131,21 @@ int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, doub
 	return s;
 }
 
+/* hks_invert_solve; when Nf / sf are given, the basis values and span of every frame f0 .. f1 − 1 are left
+ * there (index f − f0) for the caller's residuals */
+static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
+                        uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
+                        int *sf);
+
 int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
                      uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge)
+{
+	return invert_solve(U, n1, deg, v, lanes, f0, f1, P, visible, mode, ridge, NULL, NULL);
+}
+
+static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
+                        uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
+                        int *sf)
 {
 	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || lanes > 4 || f1 <= f0)
 		return 0;
@@ -139,9 +158,14 @@ int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v
 		if (mode == 0)
 			visible[i] = 1;
 	}
+	int s = (int)deg;
 	for (uint32_t f = f0; f < f1; f++) {
 		double N[4];
-		int s = hks_invert_basis(U, n1, deg, (double)f, N);
+		s = hks_invert_basis_from(U, n1, deg, (double)f, N, s); /* frames ascend: so do their spans */
+		if (Nf) {
+			memcpy(Nf[f - f0], N, sizeof(N));
+			sf[f - f0] = s;
+		}
 		double r[4];
 		for (unsigned l = 0; l < lanes; l++) {
 			r[l] = (double)v[(size_t)f * lanes + l];
@@ -306,11 +330,13 @@ static int knots3_fits(const knots3_state *st, uint32_t j)
 		U[n++] = (uint8_t)j;
 	unsigned n1 = n - 4;
 	/* a short window can have fewer frames than points: a faint ridge gives the fit through them */
-	if (!hks_invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10))
+	double Nf[HKS_INVERT_MAX_FRAMES][4]; /* the solve's basis values, reused for the residuals */
+	int sf[HKS_INVERT_MAX_FRAMES];
+	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf))
 		return 0;
 	for (uint32_t f = L; f <= last; f++) {
-		double N[4];
-		int s = hks_invert_basis(U, n1, 3, (double)f, N);
+		const double *N = Nf[f - L];
+		int s = sf[f - L];
 		for (unsigned l = 0; l < st->lanes; l++) {
 			if (!st->active[l])
 				continue;

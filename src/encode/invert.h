@@ -82,5 +82,8 @@ float hks_invert_ulp_step(float x, int dir);
  * non-empty span at the end) and the deg + 1 non-zero basis functions N[0 .. deg] of points
  * s - deg .. s, in double (Cox-de Boor, The NURBS Book A2.1 / A2.2). */
 int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4]);
+/* The same with the span search starting at `from` (at most u's span, e.g. the span of an earlier u):
+ * the same span and values, found in fewer steps when u ascends. */
+int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4], int from);
 
 #endif

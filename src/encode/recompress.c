@@ -409,10 +409,11 @@ static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, 
  */
 #define REFIT_MAX 256
 
-static int basis_row(const uint8_t *knots, int n_plus_1, int p, double u, double *row)
+static int basis_row(const uint8_t *knots, int n_plus_1, int p, double u, double *row, int *span_hint)
 {
 	double N[4];
-	int span = hks_invert_basis(knots, (unsigned)n_plus_1, (unsigned)p, u, N); /* invert.c */
+	int span = hks_invert_basis_from(knots, (unsigned)n_plus_1, (unsigned)p, u, N, *span_hint); /* invert.c */
+	*span_hint = span;
 	for (int i = 0; i < n_plus_1; i++)
 		row[i] = 0.0;
 	for (int j = 0; j <= p; j++)
@@ -442,16 +443,18 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 		for (unsigned l = 0; l < 4; l++)
 			w->B[i][l] = 0.0;
 	}
+	int span = deg;
 	for (uint32_t k = 0; k < samples; k++) {
-		basis_row(p->knots, n1, deg, (double)k, w->row);
+		basis_row(p->knots, n1, deg, (double)k, w->row, &span); /* frames ascend: so do their spans */
 		const float *src = kind == 3 ? in->floats + (size_t)(first + k) * in->num_float_tracks + track
 		                              : in->transforms + ((size_t)(first + k) * in->num_transform_tracks + track) *
 		                                                     HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
-		for (int i = 0; i < n1; i++) {
+		/* only points span − deg .. span have non-zero basis values (the other terms would add zeros) */
+		for (int i = span - deg; i <= span; i++) {
 			double ri = w->row[i];
 			if (ri == 0.0)
 				continue;
-			for (int j = 0; j < n1; j++)
+			for (int j = span - deg; j <= span; j++)
 				w->A[i][j] += ri * w->row[j];
 			for (unsigned l = 0; l < lanes; l++)
 				w->B[i][l] += ri * (double)src[l];
@@ -613,6 +616,8 @@ typedef struct predictor {
 	hks_arena *inv_arena;
 	hks_stored_part *inv_parts;
 	uint8_t *inv_mbytes;
+	uint8_t **inv_guess;     /* per unit: the knot vectors the inverter tried (deg, n1 u16, knots) */
+	hks_bytebuf guessbuf;
 } predictor;
 
 #define INV_STEP 0xFFu
@@ -682,6 +687,8 @@ static void predictor_free(predictor *pr)
 	if (pr->ws)
 		hks_free(pr->ctx, pr->ws, sizeof(refit_ws));
 	pr->ws = NULL;
+	if (pr->guessbuf.ctx)
+		hks_bytebuf_free(&pr->guessbuf);
 	if (pr->inv_arena)
 		hks_arena_free(pr->inv_arena);
 	pr->inv_arena = NULL;
@@ -921,6 +928,11 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 				continue;
 			prev_n = n1;
 			memcpy(prev, knots, n1 + deg + 1);
+			if (pr->guessbuf.ctx) {
+				uint8_t hd[3] = {(uint8_t)deg, (uint8_t)n1, (uint8_t)(n1 >> 8)};
+				HKS_TRY(hks_bytebuf_append(&pr->guessbuf, hd, 3));
+				HKS_TRY(hks_bytebuf_append(&pr->guessbuf, knots, n1 + deg + 1));
+			}
 			p.degree = (uint8_t)deg;
 			p.num_control_points = (uint16_t)n1;
 			p.num_knots = (uint16_t)(n1 + deg + 1);
@@ -1022,6 +1034,11 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			continue;
 		prev_n = n1;
 		memcpy(prev, knots, n1 + deg + 1);
+		if (pr->guessbuf.ctx) {
+			uint8_t hd[3] = {(uint8_t)deg, (uint8_t)n1, (uint8_t)(n1 >> 8)};
+			HKS_TRY(hks_bytebuf_append(&pr->guessbuf, hd, 3));
+			HKS_TRY(hks_bytebuf_append(&pr->guessbuf, knots, n1 + deg + 1));
+		}
 		p.degree = (uint8_t)deg;
 		p.num_control_points = (uint16_t)n1;
 		p.num_knots = (uint16_t)(n1 + deg + 1);
@@ -1100,6 +1117,92 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 	return HKS_OK;
 }
 
+/* ---- knot edits against the inverter's knot vectors (record v4, docs/RECORD.md "REFIT_INV") ---- */
+
+/* The t-th knot vector the inverter tried on a unit (in the order of inv_tries, repeats left out); 1 when
+ * there is one. */
+static int guess_knots(const uint8_t *g, unsigned t, unsigned *deg, unsigned *n1, const uint8_t **knots)
+{
+	if (!g)
+		return 0;
+	uint32_t len = hks_le32(g), at = 4;
+	for (unsigned i = 0; at + 3 <= len; i++) {
+		unsigned d = g[at], n = g[at + 1] | (unsigned)g[at + 2] << 8;
+		if (at + 3 + n + d + 1 > len)
+			return 0;
+		if (i == t) {
+			*deg = d;
+			*n1 = n;
+			*knots = g + at + 3;
+			return 1;
+		}
+		at += 3 + n + d + 1;
+	}
+	return 0;
+}
+
+static void knot_mult(const uint8_t *k, size_t n, int m[256])
+{
+	memset(m, 0, 256 * sizeof(int));
+	for (size_t i = 0; i < n; i++)
+		m[k[i]]++;
+}
+
+/* The edits turning knot vector `base` into `target` (both non-decreasing): varint count, then per frame
+ * whose multiplicity differs varint gap (from the previous edited frame + 1) and the zigzag varint of the
+ * difference. */
+static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target, size_t nt)
+{
+	int mb[256], mt[256];
+	knot_mult(base, nb, mb);
+	knot_mult(target, nt, mt);
+	unsigned count = 0;
+	for (unsigned f = 0; f < 256; f++)
+		count += mb[f] != mt[f];
+	HKS_TRY(hks_rec_put_varint(out, count));
+	unsigned next = 0;
+	for (unsigned f = 0; f < 256; f++) {
+		if (mb[f] == mt[f])
+			continue;
+		int64_t d = mt[f] - mb[f];
+		HKS_TRY(hks_rec_put_varint(out, f - next));
+		HKS_TRY(hks_rec_put_varint(out, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63)));
+		next = f + 1;
+	}
+	return HKS_OK;
+}
+
+/* Apply the edits at the cursor to `base`: the knot vector into out[0..*n) (out holds HKS_INVERT_MAX_POINTS + 4
+ * ... at most `cap` knots). */
+static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n)
+{
+	hks_ctx *ctx = c->ctx;
+	int m[256];
+	knot_mult(base, nb, m);
+	uint32_t count = 0;
+	HKS_TRY(hks_rec_get_count(c, 256, &count, "knot edits"));
+	uint64_t next = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t gap = 0, z = 0;
+		HKS_TRY(hks_rec_get_varint(c, &gap, "knot edit gap"));
+		HKS_TRY(hks_rec_get_varint(c, &z, "knot edit"));
+		int64_t d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		if (gap > 255 || next + gap > 255 || d < -255 || d > 255 || m[next + gap] + d < 0 || d == 0)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "knot edit %u is impossible", i);
+		m[next + gap] += (int)d;
+		next += gap + 1;
+	}
+	size_t k = 0;
+	for (unsigned f = 0; f < 256; f++)
+		for (int j = 0; j < m[f]; j++) {
+			if (k == cap)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "knot edits give more than %zu knots", cap);
+			out[k++] = (uint8_t)f;
+		}
+	*n = k;
+	return HKS_OK;
+}
+
 /* ---- candidate selection (docs/RECORD.md "Candidate selection") ---------- */
 
 /*
@@ -1150,15 +1253,26 @@ static hks_result select_inversions(predictor *pr, size_t n)
 	}
 	pr->inv_parts = (hks_stored_part *)hks_arena_array(pr->inv_arena, n, sizeof(hks_stored_part));
 	pr->inv_mbytes = (uint8_t *)hks_arena_array(pr->inv_arena, n, 1);
-	if (!pr->inv_parts || !pr->inv_mbytes)
+	pr->inv_guess = (uint8_t **)hks_arena_array(pr->inv_arena, n, sizeof(uint8_t *));
+	if (!pr->inv_parts || !pr->inv_mbytes || !pr->inv_guess)
 		return hks_fail_nomem(pr->ctx, 0);
+	if (!pr->guessbuf.ctx)
+		hks_bytebuf_init(&pr->guessbuf, pr->ctx);
 	for (uint32_t b = 0; b < rec->num_blocks; b++)
 		for (uint32_t u = 0; u < per; u++) {
 			size_t idx = (size_t)b * per + u;
+			pr->inv_guess[idx] = NULL;
 			if (pr->self_exact[idx])
 				continue;
 			int ok = 0;
+			pr->guessbuf.size = 4;
 			HKS_TRY(invert_unit(pr, pr->inv_arena, b, u, &pr->inv_parts[idx], &pr->inv_mbytes[idx], &ok));
+			if (pr->guessbuf.size > 4) {
+				hks_put_le32(pr->guessbuf.data, (uint32_t)pr->guessbuf.size);
+				pr->inv_guess[idx] = (uint8_t *)hks_arena_dup(pr->inv_arena, pr->guessbuf.data, pr->guessbuf.size);
+				if (!pr->inv_guess[idx])
+					return hks_fail_nomem(pr->ctx, 0);
+			}
 			if (ok) {
 				pr->self_exact[idx] = 1;
 				pr->chosen[idx] = (uint8_t)INV_STEP;
@@ -1384,15 +1498,56 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
 			bytes = e->payload;
 			size = e->payload_size;
-		} else if (e->kind == HKS_REC_ENTRY_REFIT || e->kind == HKS_REC_ENTRY_REFIT_PATCHED) {
+		} else if (e->kind == HKS_REC_ENTRY_REFIT || e->kind == HKS_REC_ENTRY_REFIT_PATCHED ||
+		           e->kind == HKS_REC_ENTRY_REFIT_INV) {
 			hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
 			uint32_t plen = 0;
 			const uint8_t *prefix = NULL;
 			int ok = 0;
-			/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below */
+			/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below;
+			 * REFIT_INV: the knot bytes come from the edits */
 			r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
 			                      "refit prefix size");
-			if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT) {
+			if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT_INV) {
+				/* u8 try, knot edits of the inverter's try, the coded prefix without its knot bytes */
+				uint8_t t = 0;
+				unsigned gd = 0, gn = 0;
+				const uint8_t *gk = NULL;
+				uint8_t knots[1024];
+				size_t nk = 0, k0 = (kind == 0) + 5u;
+				r = hks_read_u8(&c, &t, "inverter try");
+				if (r == HKS_OK && !(pr->inv_guess && guess_knots(pr->inv_guess[e->index], t, &gd, &gn, &gk)))
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u", i,
+					             t);
+				if (r == HKS_OK)
+					r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk);
+				const uint8_t *coded = NULL;
+				if (r == HKS_OK && (plen < k0 + nk || k0 > plen))
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, %zu knots", i, plen, nk);
+				if (r == HKS_OK)
+					r = hks_read_bytes(&c, plen - nk, &coded, "refit prefix");
+				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_alloc(arena, plen ? plen : 1) : NULL;
+				if (r == HKS_OK && !pcopy)
+					r = hks_fail_nomem(ctx, 0);
+				if (r == HKS_OK) {
+					memcpy(pcopy, coded, k0);
+					/* the knot bytes as the REFIT coding has them (differences from the previous byte) */
+					for (size_t k = 0; k < nk; k++)
+						pcopy[k0 + k] = (uint8_t)(k ? knots[k] - knots[k - 1] : knots[0]);
+					memcpy(pcopy + k0 + nk, coded + k0, plen - k0 - nk);
+					if (pcopy[k0 - 3] != gd || (size_t)hks_le16(pcopy + k0 - 2) + gd + 1 != nk)
+						r = hks_fail(ctx, HKS_E_MALFORMED, -1,
+						             "refit entry %u: degree %u, %u points do not fit %zu knots of degree %u", i,
+						             pcopy[k0 - 3], hks_le16(pcopy + k0 - 2), nk, gd);
+				}
+				if (r == HKS_OK) {
+					pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+					r = canon_part(&cn, kind, m0, mb, pp);
+				}
+				if (r == HKS_OK)
+					prefix_transform(kind, pcopy, plen, cn.bytes.data, cn.bytes.size, 1);
+				prefix = pcopy;
+			} else if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT) {
 				const uint8_t *coded = NULL;
 				r = hks_read_bytes(&c, plen, &coded, "refit prefix");
 				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, coded, plen ? plen : 1) : NULL;
@@ -1983,6 +2138,46 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							r = hks_bytebuf_append(&best, trial.data, trial.size);
 						}
 					}
+					/* REFIT_INV: the knots as edits of a knot vector the inverter tried (v4) */
+					size_t k0 = (kind == 0) + 5u, nk = op->num_knots;
+					const uint8_t *gk;
+					unsigned gd, gn;
+					for (unsigned t = 0; r == HKS_OK && pr->inv_guess && k0 + nk <= plen && nk <= 1024 &&
+					                     guess_knots(pr->inv_guess[idx], t, &gd, &gn, &gk);
+					     t++) {
+						if (gd != op->degree || t > 255)
+							continue;
+						unsigned k2;
+						uint8_t pm0, pmb;
+						uint32_t t2;
+						const hks_stored_part *ps = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
+						r = canon_part(&cq, kind, pm0, pmb, ps);
+						trial.size = 0;
+						uint8_t tb = (uint8_t)t;
+						if (r == HKS_OK)
+							r = hks_rec_put_varint(&trial, plen);
+						if (r == HKS_OK)
+							r = hks_bytebuf_append(&trial, &tb, 1);
+						if (r == HKS_OK)
+							r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk);
+						size_t at = trial.size;
+						if (r == HKS_OK)
+							r = hks_bytebuf_append(&trial, co.bytes.data, plen);
+						if (r == HKS_OK) {
+							prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
+							/* cut the knot bytes out: the edits give them */
+							memmove(trial.data + at + k0, trial.data + at + k0 + nk, plen - k0 - nk);
+							trial.size -= nk;
+							r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
+						}
+						if (r == HKS_OK && trial.size < current) {
+							refit = 3;
+							refit_step = sel;
+							current = trial.size;
+							best.size = 0;
+							r = hks_bytebuf_append(&best, trial.data, trial.size);
+						}
+					}
 				}
 				if (r != HKS_OK)
 					break;
@@ -1992,8 +2187,12 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			e.index = b * per + u;
 			e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind, track);
 			if (refit) {
-				e.kind = refit == 2 ? HKS_REC_ENTRY_REFIT_PATCHED : HKS_REC_ENTRY_REFIT;
-				e.ladder = (uint8_t)(refit == 2 ? refit_step : sel);
+				e.kind = refit == 3   ? HKS_REC_ENTRY_REFIT_INV
+				         : refit == 2 ? HKS_REC_ENTRY_REFIT_PATCHED
+				                      : HKS_REC_ENTRY_REFIT;
+				e.ladder = (uint8_t)(refit >= 2 ? refit_step : sel);
+				if (refit == 3)
+					rep->refit_inv_parts++;
 				rep->refit_parts++;
 			} else if (chosen < 0) {
 				e.kind = HKS_REC_ENTRY_VERBATIM;

@@ -274,7 +274,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			HKS_TRY(hks_read_u8(c, &lk, "entry kind"));
 			e->kind = lk & 7;
 			e->ladder = (uint8_t)(lk >> 3);
-			if (e->kind > HKS_REC_ENTRY_INVERTED)
+			if (e->kind > (r->version >= 4 ? HKS_REC_ENTRY_REFIT_INV : HKS_REC_ENTRY_INVERTED))
 				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "entry %u: kind %u is unknown", i,
 				                e->kind);
 			if (e->ladder >= r->ladder_count)
@@ -311,9 +311,11 @@ hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, siz
 	c.pos = 4;
 	uint8_t version, flags;
 	HKS_TRY(hks_read_u8(&c, &version, "record version"));
-	if (version != HKS_RECORD_VERSION)
-		return hks_fail(ctx, HKS_E_UNSUPPORTED, 4, "record version %u (this build reads only %d; re-create the record with this build)", version,
-		                HKS_RECORD_VERSION);
+	if (version < HKS_RECORD_VERSION_MIN || version > HKS_RECORD_VERSION)
+		return hks_fail(ctx, HKS_E_UNSUPPORTED, 4,
+		                "record version %u (this build reads %d to %d; re-create the record with this build)", version,
+		                HKS_RECORD_VERSION_MIN, HKS_RECORD_VERSION);
+	r->version = version;
 	HKS_TRY(hks_read_u8(&c, &flags, "record flags"));
 	if (flags & ~HKS_RECORD_FLAG_ZLIB)
 		return hks_fail(ctx, HKS_E_MALFORMED, 5, "unknown record flags 0x%02X", flags);
@@ -398,9 +400,10 @@ hks_result hks_record_file_read(const void *data, size_t size, const hks_options
 	c.pos = 4;
 	uint8_t version;
 	HKS_TRY(hks_read_u8(&c, &version, "record file version"));
-	if (version != HKS_RECORD_VERSION)
-		return hks_fail(&ctx, HKS_E_UNSUPPORTED, 4, "record file version %u (this build reads only %d; re-create the record file with this build)", version,
-		                HKS_RECORD_VERSION);
+	if (version < HKS_RECORD_VERSION_MIN || version > HKS_RECORD_VERSION)
+		return hks_fail(&ctx, HKS_E_UNSUPPORTED, 4,
+		                "record file version %u (this build reads %d to %d; re-create the record file with this build)",
+		                version, HKS_RECORD_VERSION_MIN, HKS_RECORD_VERSION);
 	uint32_t n;
 	/* each entry takes at least 2 bytes */
 	HKS_TRY(hks_rec_get_count(&c, (c.size - c.pos) / 2, &n, "record count"));

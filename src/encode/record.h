@@ -1,5 +1,5 @@
 /*
- * The reconstruction record, format v3 (docs/RECORD.md): in-memory form,
+ * The reconstruction record, format v4 (reads v3; docs/RECORD.md): in-memory form,
  * serializer and parser (record.c). The re-compressor (recompress.c) builds
  * and applies it.
  */
@@ -14,7 +14,8 @@
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
-       HKS_REC_ENTRY_INVERTED = 4 /* v3: the part is its inversion from the frames (empty payload) */ };
+       HKS_REC_ENTRY_INVERTED = 4, /* v3: the part is its inversion from the frames (empty payload) */
+       HKS_REC_ENTRY_REFIT_INV = 5 /* v4: REFIT with the knots as edits of a knot vector the inverter tried */ };
 
 /* One part's correction. The part's canonical form (recompress.c) is patched
  * with XOR runs (DIFF), replaced (VERBATIM), or rebuilt from the recorded
@@ -30,6 +31,7 @@ typedef struct hks_rec_entry {
 } hks_rec_entry;
 
 typedef struct hks_rec_anim {
+	uint8_t version;         /* the record's format version (HKS_RECORD_VERSION_MIN..HKS_RECORD_VERSION) */
 	uint8_t kind;            /* HKS_REC_ANIM_* */
 	uint32_t num_frames, num_transform_tracks, num_float_tracks, max_frames_per_block, num_blocks;
 	uint32_t duration_bits;
