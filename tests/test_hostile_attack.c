@@ -1,0 +1,109 @@
+/*
+ * Hostile cases found by a second attacker's session (issue 17, "held-out
+ * hostile files"), each built here from synthetic data (tests/fuzz/synth.h),
+ * never corpus bytes:
+ *   - a glTF with named nodes that are no skeleton bone: the import's report
+ *     (unmatched_nodes) must stay readable after hks_gltf_read returns (it
+ *     pointed into the freed JSON tree: a use after free).
+ * Each ends in a clean error (status, message naming the file) or a valid result.
+ */
+#define _DEFAULT_SOURCE
+#include "hks_test.h"
+#include "hks_hostile.h"
+
+#include "../tests/fuzz/synth.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *cli;
+
+static int setup(void **state)
+{
+	(void)state;
+	cli = getenv("HKSPLINE_CLI");
+	if (!cli || !*cli) {
+		fprintf(stderr, "HKSPLINE_CLI is not set (run through ctest)\n");
+		return -1;
+	}
+	return hks_hostile_setup("hks_hostile_at");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return hks_hostile_teardown();
+}
+
+/* ---- glTF: the unmatched-node report outlives the JSON ---- */
+
+static void test_gltf_unmatched_names_outlive_json(void **state)
+{
+	(void)state;
+	/* one translation channel on "spine", two times; extra nodes named unlike any bone */
+	static const char *const extra[] = {"Armature", "camera_rig", "a very long node name that no bone has, 48+ b"};
+	float bin[8] = {0.0f, 1.0f / 30.0f, 0, 1, 0, 0, 1, 0};
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const uint8_t *d = (const uint8_t *)bin;
+	char enc[64];
+	size_t k = 0;
+	for (size_t i = 0; i < sizeof(bin); i += 3) {
+		uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < sizeof(bin) ? (uint32_t)d[i + 1] << 8 : 0) |
+		             (i + 2 < sizeof(bin) ? d[i + 2] : 0);
+		enc[k++] = b64[(v >> 18) & 63];
+		enc[k++] = b64[(v >> 12) & 63];
+		enc[k++] = i + 1 < sizeof(bin) ? b64[(v >> 6) & 63] : '=';
+		enc[k++] = i + 2 < sizeof(bin) ? b64[v & 63] : '=';
+	}
+	enc[k] = '\0';
+	char json[2048];
+	snprintf(json, sizeof(json),
+	         "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[3]}],\"scene\":0,"
+	         "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"spine\",\"children\":[2],"
+	         "\"translation\":[0,1,0]},{\"name\":\"head\",\"translation\":[0,0.5,0]},"
+	         "{\"name\":\"%s\",\"children\":[0,4,5]},{\"name\":\"%s\"},{\"name\":\"%s\"}],"
+	         "\"buffers\":[{\"byteLength\":32,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+	         "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24}],"
+	         "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"SCALAR\",\"count\":2},"
+	         "{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC3\",\"count\":2}],"
+	         "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,"
+	         "\"target\":{\"node\":1,\"path\":\"translation\"}}]}]}",
+	         extra[0], extra[1], extra[2], enc);
+	hks_gltf_read_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.animation = -1;
+	hks_gltf_animation *a = NULL;
+	hks_error err;
+	hks_result r = hks_gltf_read(json, strlen(json), synth_skeleton(), &ro, &a, &err);
+	if (r != HKS_OK)
+		printf("import: %s\n", err.message);
+	assert_int_equal(r, HKS_OK);
+	/* allocations after the import reuse the JSON's freed blocks */
+	void *churn[64];
+	for (int i = 0; i < 64; i++) {
+		churn[i] = malloc(16 + (size_t)(i % 8) * 16);
+		memset(churn[i], 'x', 16 + (size_t)(i % 8) * 16);
+	}
+	assert_int_equal(a->num_unmatched_nodes, 3);
+	bool seen[3] = {false, false, false};
+	for (uint32_t i = 0; i < a->num_unmatched_nodes; i++)
+		for (int j = 0; j < 3; j++)
+			if (!strcmp(a->unmatched_nodes[i], extra[j]))
+				seen[j] = true;
+	assert_true(seen[0] && seen[1] && seen[2]);
+	for (int i = 0; i < 64; i++)
+		free(churn[i]);
+	hks_gltf_animation_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gltf_unmatched_names_outlive_json),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
