@@ -4,7 +4,10 @@
  * never corpus bytes:
  *   - a glTF with named nodes that are no skeleton bone: the import's report
  *     (unmatched_nodes) must stay readable after hks_gltf_read returns (it
- *     pointed into the freed JSON tree: a use after free).
+ *     pointed into the freed JSON tree: a use after free);
+ *   - stdout that cannot be written (/dev/full): every command that prints its
+ *     result there exits 2 with a message (they all exited 0 with nothing
+ *     written, so `hkspline decode X -o - > out.json` on a full disk "succeeded").
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -100,10 +103,87 @@ static void test_gltf_unmatched_names_outlive_json(void **state)
 	hks_gltf_animation_free(a);
 }
 
+/* A tagfile with one spline animation (T tracks, `frames` frames). */
+static void write_spline_file(const char *path, uint32_t T, uint32_t frames)
+{
+	hks_packed_spline *p = synth_spline(T, 0, frames, 0, 0, "20160200");
+	assert_non_null(p);
+	size_t n = 0;
+	uint8_t *t = synth_tagfile(p, "20160200", NULL, &n);
+	assert_non_null(t);
+	hks_hostile_write(path, t, n);
+	free(t);
+	hks_packed_spline_free(p);
+}
+
+/* ---- stdout: a write error is a failure ---- */
+
+static void test_stdout_write_error(void **state)
+{
+	(void)state;
+	if (access("/dev/full", W_OK) != 0) {
+		printf("no /dev/full: skipped\n");
+		return;
+	}
+	char f[1024], binder[1024];
+	snprintf(f, sizeof(f), "%s", hks_hostile_path("a.hkx")); /* hks_hostile_path's buffers rotate */
+	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("b.anibnd"));
+	write_spline_file(f, 3, 40);
+	/* each: the command before the path, then after it */
+	static const char *const cmds[][2] = {{"info", ""},          {"info --json", ""},  {"check", ""},
+	                                      {"check --json", ""},  {"stats --json", ""}, {"stats --csv", ""},
+	                                      {"decode", "-o -"},    {"bnd list", ""},     {"bnd list --json", ""}};
+	char cmd[4096], *out = NULL;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *arg = f;
+		if (!strncmp(cmds[i][0], "bnd", 3) && access(binder, F_OK) != 0) {
+			/* a one-member binder made by bnd pack */
+			snprintf(cmd, sizeof(cmd),
+			         "mkdir -p '%s/pk' && cp '%s' '%s/pk/a.hkx' && printf 'hkspline-bnd 1\nbnd4-header\t%s\n"
+			         "entry\t1\t40\t%s\ta.hkx\ta.hkx\n' > '%s/pk/_hkspline_bnd.txt' && '%s' bnd pack '%s/pk' -o '%s'",
+			         hks_hostile_root(), f, hks_hostile_root(),
+			         "424e443400000000000001008c000000400000000000000030374437523600002400000000000000"
+			         "186c0000000000000174040000000000f066000000000000",
+			         "40000000ffffffff00000000000000000000000000000000000000000000000000000000",
+			         hks_hostile_root(), cli, hks_hostile_root(), binder);
+			int rc = hks_hostile_run(cmd, &out);
+			if (rc != 0)
+				printf("%s\n", out);
+			assert_int_equal(rc, 0);
+			free(out);
+		}
+		if (!strncmp(cmds[i][0], "bnd", 3))
+			arg = binder;
+		/* to a regular file: exit 0 and output */
+		snprintf(cmd, sizeof(cmd), "'%s' %s '%s' %s > '%s'", cli, cmds[i][0], arg, cmds[i][1],
+		         hks_hostile_path("out.txt"));
+		int ok = hks_hostile_run(cmd, &out);
+		if (ok != 0)
+			printf("%s: status %d: %s\n", cmds[i][0], ok, out);
+		free(out);
+		assert_int_equal(ok, 0);
+		struct stat st;
+		assert_int_equal(stat(hks_hostile_path("out.txt"), &st), 0);
+		assert_true(st.st_size > 0);
+		/* to /dev/full: exit 2 and a message */
+		snprintf(cmd, sizeof(cmd), "{ '%s' %s '%s' %s > /dev/full; }", cli, cmds[i][0], arg, cmds[i][1]);
+		int rc = hks_hostile_run(cmd, &out);
+		printf("%s: status %d: %s", cmds[i][0], rc, out);
+		bool said = strstr(out, "standard output") || strstr(out, "write error on -");
+		free(out);
+		assert_int_equal(rc, 2);
+		assert_true(said);
+	}
+	snprintf(cmd, sizeof(cmd), "{ '%s' --version > /dev/full; }", cli);
+	assert_int_equal(hks_hostile_run(cmd, &out), 2);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gltf_unmatched_names_outlive_json),
+		cmocka_unit_test(test_stdout_write_error),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
