@@ -7,7 +7,11 @@
  *     pointed into the freed JSON tree: a use after free);
  *   - stdout that cannot be written (/dev/full): every command that prints its
  *     result there exits 2 with a message (they all exited 0 with nothing
- *     written, so `hkspline decode X -o - > out.json` on a full disk "succeeded").
+ *     written, so `hkspline decode X -o - > out.json` on a full disk "succeeded");
+ *   - recompress -o OUT --record REC: one result in two files; when one cannot
+ *     be written neither target changes (the record was replaced while the
+ *     file failed), and -o and --record naming one file is refused (the record
+ *     was silently overwritten by the file).
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -179,11 +183,78 @@ static void test_stdout_write_error(void **state)
 	free(out);
 }
 
+/* ---- recompress: the file and its record together ---- */
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	uint8_t *b = hks_test_read_file(path, n);
+	assert_non_null(b);
+	return b;
+}
+
+static void test_recompress_pair(void **state)
+{
+	(void)state;
+	char in[1024], out[1024], rec[1024], cmd[8192], *text = NULL;
+	snprintf(in, sizeof(in), "%s", hks_hostile_path("rc.hkx"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("rc_out.hkx"));
+	snprintf(rec, sizeof(rec), "%s", hks_hostile_path("rc.rec"));
+	write_spline_file(in, 2, 30);
+	hks_hostile_write(out, "old output", 10);
+	hks_hostile_write(rec, "old record", 10);
+	/* the file cannot be written (its folder is missing): the record keeps its old bytes */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s/missing/x.hkx' --record '%s'", cli, in, hks_hostile_root(),
+	         rec);
+	assert_int_equal(hks_hostile_run(cmd, &text), 1);
+	free(text);
+	size_t n = 0;
+	uint8_t *b = slurp(rec, &n);
+	assert_int_equal(n, 10);
+	assert_memory_equal(b, "old record", 10);
+	free(b);
+	/* the record cannot be written: the file keeps its old bytes */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s' --record '%s/missing/x.rec'", cli, in, out,
+	         hks_hostile_root());
+	assert_int_equal(hks_hostile_run(cmd, &text), 1);
+	free(text);
+	b = slurp(out, &n);
+	assert_int_equal(n, 10);
+	assert_memory_equal(b, "old output", 10);
+	free(b);
+	/* one file named twice (also through another spelling): refused, the input untouched */
+	size_t in_n = 0;
+	uint8_t *in_bytes = slurp(in, &in_n);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' recompress rc.hkx -o rc.hkx --record ./rc.hkx", hks_hostile_root(), cli);
+	assert_int_equal(hks_hostile_run(cmd, &text), 2);
+	assert_non_null(strstr(text, "same file"));
+	free(text);
+	b = slurp(in, &n);
+	assert_int_equal(n, in_n);
+	assert_memory_equal(b, in_bytes, n);
+	free(b);
+	free(in_bytes);
+	/* both writable: both written, no temporary left */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s' --record '%s'", cli, in, out, rec);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	b = slurp(rec, &n);
+	assert_true(n > 8 && !memcmp(b, "HKSF", 4));
+	free(b);
+	b = slurp(out, &n);
+	assert_true(n > 100);
+	free(b);
+	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -c tmp", hks_hostile_root());
+	hks_hostile_run(cmd, &text);
+	assert_int_equal(atoi(text), 0);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gltf_unmatched_names_outlive_json),
 		cmocka_unit_test(test_stdout_write_error),
+		cmocka_unit_test(test_recompress_pair),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
