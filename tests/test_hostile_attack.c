@@ -11,7 +11,12 @@
  *   - recompress -o OUT --record REC: one result in two files; when one cannot
  *     be written neither target changes (the record was replaced while the
  *     file failed), and -o and --record naming one file is refused (the record
- *     was silently overwritten by the file).
+ *     was silently overwritten by the file);
+ *   - a binder member stored DCX-compressed (flag 0x01) replaced with plain
+ *     bytes: `encode --into` stored the plain .hkx under the flag, so the
+ *     member no longer read (exit 0); hks_bnd4_replace (the Python binding's
+ *     Binder.replace) did the same. Now the CLI compresses like the member and
+ *     the library clears the flag.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -249,12 +254,112 @@ static void test_recompress_pair(void **state)
 	free(text);
 }
 
+/* ---- a DCX-compressed binder member replaced by plain bytes ---- */
+
+/* A binder with members "a.hkx" (the tagfile at `hkx`, stored as a DCX, flag COMPRESSED) and
+ * "b.bin" (plain), written to `path`. */
+static void write_compressed_binder(const char *path, const char *hkx)
+{
+	size_t n = 0, dn = 0, bn = 0;
+	uint8_t *raw = slurp(hkx, &n), *dcx = NULL, *out = NULL;
+	hks_error err;
+	assert_int_equal(hks_dcx_compress(raw, n, NULL, NULL, &dcx, &dn, &err), HKS_OK);
+	hks_bnd4 *b = NULL;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &b, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\chr\\a.hkx", 1000000, 0x40 | HKS_BND4_ENTRY_COMPRESSED, dcx, dn, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\chr\\b.bin", 1000001, 0x40, "plain", 5, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_write(b, NULL, &out, &bn, &err), HKS_OK);
+	hks_hostile_write(path, out, bn);
+	hks_buffer_free(NULL, out, bn);
+	hks_buffer_free(NULL, dcx, dn);
+	hks_bnd4_free(b);
+	free(raw);
+}
+
+static void test_replace_compressed_member(void **state)
+{
+	(void)state;
+	char hkx[1024], binder[1024], json[1024], out[1024], cmd[8192], *text = NULL;
+	snprintf(hkx, sizeof(hkx), "%s", hks_hostile_path("m.hkx"));
+	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("m.anibnd"));
+	snprintf(json, sizeof(json), "%s", hks_hostile_path("m.json"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("m_out.hkx"));
+	write_spline_file(hkx, 2, 30);
+	size_t n = 0, hn = 0;
+	uint8_t *plain = slurp(hkx, &hn);
+	hks_error err;
+
+	/* the library: plain bytes for a compressed member lose the flag, and the member reads */
+	write_compressed_binder(binder, hkx);
+	uint8_t *bytes = slurp(binder, &n);
+	hks_bnd4 *b = NULL;
+	assert_int_equal(hks_bnd4_read(bytes, n, NULL, &b, &err), HKS_OK);
+	free(bytes);
+	assert_true(b->entries[0].flags & HKS_BND4_ENTRY_COMPRESSED);
+	assert_int_equal(hks_bnd4_replace(b, 0, plain, hn, &err), HKS_OK);
+	assert_false(b->entries[0].flags & HKS_BND4_ENTRY_COMPRESSED);
+	assert_int_equal(b->entries[0].flags, 0x40);
+	uint8_t *w = NULL;
+	size_t wn = 0;
+	assert_int_equal(hks_bnd4_write(b, NULL, &w, &wn, &err), HKS_OK);
+	hks_bnd4_free(b);
+	assert_int_equal(hks_bnd4_read(w, wn, NULL, &b, &err), HKS_OK);
+	assert_false(b->entries[0].flags & HKS_BND4_ENTRY_COMPRESSED);
+	assert_int_equal(b->entries[0].size, hn);
+	assert_memory_equal(b->entries[0].data, plain, hn);
+	/* a DCX for a compressed member keeps the flag */
+	uint8_t *dcx = NULL;
+	size_t dn = 0;
+	assert_int_equal(hks_dcx_compress(plain, hn, NULL, NULL, &dcx, &dn, &err), HKS_OK);
+	b->entries[0].flags |= HKS_BND4_ENTRY_COMPRESSED;
+	assert_int_equal(hks_bnd4_replace(b, 0, dcx, dn, &err), HKS_OK);
+	assert_true(b->entries[0].flags & HKS_BND4_ENTRY_COMPRESSED);
+	assert_int_equal(b->entries[0].uncompressed_size, hn);
+	hks_buffer_free(NULL, dcx, dn);
+	hks_bnd4_free(b);
+	hks_buffer_free(NULL, w, wn);
+
+	/* the CLI: encode --into keeps the member compressed, and every member reads */
+	write_compressed_binder(binder, hkx);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s:a.hkx' -o '%s' && '%s' encode '%s' --into '%s' --name a.hkx -o '%s'",
+	         cli, binder, json, cli, json, binder, out);
+	int rc = hks_hostile_run(cmd, &text);
+	if (rc != 0)
+		printf("%s\n", text);
+	free(text);
+	assert_int_equal(rc, 0);
+	bytes = slurp(binder, &n);
+	assert_int_equal(hks_bnd4_read(bytes, n, NULL, &b, &err), HKS_OK);
+	free(bytes);
+	assert_true(b->entries[0].flags & HKS_BND4_ENTRY_COMPRESSED);
+	uint8_t *un = NULL;
+	size_t un_n = 0;
+	hks_dcx_info info;
+	assert_int_equal(hks_dcx_decompress(b->entries[0].data, (size_t)b->entries[0].size, NULL, &un, &un_n, &info, &err),
+	                 HKS_OK);
+	size_t on = 0;
+	uint8_t *o = slurp(out, &on);
+	assert_int_equal(un_n, on);
+	assert_memory_equal(un, o, on);
+	free(o);
+	hks_buffer_free(NULL, un, un_n);
+	hks_bnd4_free(b);
+	snprintf(cmd, sizeof(cmd), "'%s' check '%s'", cli, binder);
+	rc = hks_hostile_run(cmd, &text);
+	if (rc != 0)
+		printf("%s\n", text);
+	free(text);
+	assert_int_equal(rc, 0);
+	free(plain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gltf_unmatched_names_outlive_json),
 		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_recompress_pair),
+		cmocka_unit_test(test_replace_compressed_member),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

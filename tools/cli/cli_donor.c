@@ -191,7 +191,14 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 	hks_result fr = hks_bnd4_find(bnd, name, &index, &err);
 	const char *action = "replaced";
 	if (fr == HKS_OK) {
-		if (hks_bnd4_replace(bnd, index, bytes, size, &err) != HKS_OK) {
+		/* a member stored DCX-compressed stays so: the new bytes compressed like it (as bnd replace) */
+		uint8_t *packed = NULL;
+		size_t packed_size = 0;
+		if (!cli_member_bytes(&bnd->entries[index], bytes, size, &o, &packed, &packed_size))
+			goto out;
+		hks_result rr = hks_bnd4_replace(bnd, index, packed ? packed : bytes, packed ? packed_size : size, &err);
+		hks_buffer_free(&o, packed, packed_size);
+		if (rr != HKS_OK) {
 			cli_print_error(&err);
 			goto out;
 		}

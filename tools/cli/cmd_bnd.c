@@ -147,8 +147,6 @@ static const char *base_name(const char *s)
 	return b;
 }
 
-static bool is_dcx_bytes(const uint8_t *p, uint64_t n) { return n >= 4 && !memcmp(p, "DCX\0", 4); }
-
 /* ---- list ----------------------------------------------------------- */
 
 static int bnd_list(int argc, char **argv)
@@ -838,15 +836,10 @@ static int bnd_replace(int argc, char **argv)
 	uint64_t old_size = e->size;
 	const uint8_t *stored = new_data;
 	size_t stored_size = new_size;
-	if ((e->flags & HKS_BND4_ENTRY_COMPRESSED) && !is_dcx_bytes(new_data, new_size)) {
-		/* The member is stored DCX-compressed: compress the new bytes like it. */
-		hks_dcx_info like;
-		bool have_like = hks_dcx_read_info(e->data, (size_t)e->size, &like, NULL) == HKS_OK;
-		if (hks_dcx_compress(new_data, new_size, have_like ? &like : NULL, &opts, &packed, &packed_size, &err) !=
-		    HKS_OK) {
-			cli_print_error(&err);
-			goto done;
-		}
+	/* a member stored DCX-compressed: the new bytes compressed like it */
+	if (!cli_member_bytes(e, new_data, new_size, &opts, &packed, &packed_size))
+		goto done;
+	if (packed) {
 		stored = packed;
 		stored_size = packed_size;
 	}
