@@ -16,7 +16,10 @@
  *     bytes: `encode --into` stored the plain .hkx under the flag, so the
  *     member no longer read (exit 0); hks_bnd4_replace (the Python binding's
  *     Binder.replace) did the same. Now the CLI compresses like the member and
- *     the library clears the flag.
+ *     the library clears the flag;
+ *   - a file-size limit (ulimit -f) with SIGXFSZ at its default: the signal
+ *     killed the CLI half-way and left a .NAME.tmp-XXXXXX beside the target;
+ *     now the write fails (EFBIG), the temporary is removed, status 1 or 2.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -353,6 +356,38 @@ static void test_replace_compressed_member(void **state)
 	free(plain);
 }
 
+/* ---- ulimit -f without trap: no temporary left ---- */
+
+static void test_file_size_limit_signal(void **state)
+{
+	(void)state;
+	char in[1024], cmd[8192], *text = NULL;
+	snprintf(in, sizeof(in), "%s", hks_hostile_path("big.hkx"));
+	write_spline_file(in, 20, 200);
+	static const char *const outs[] = {"fs.json", "fs.csv", "fs.hkx"};
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		char out[1024];
+		snprintf(out, sizeof(out), "%s", hks_hostile_path(outs[i]));
+		hks_hostile_write(out, "old", 3);
+		/* a subshell with SIGXFSZ at its default (trap - XFSZ), limited to 8 KiB */
+		snprintf(cmd, sizeof(cmd), "(trap - XFSZ; ulimit -f 8; '%s' %s '%s' -o '%s')", cli,
+		         strstr(outs[i], ".hkx") ? "repack" : "decode", in, out);
+		int rc = hks_hostile_run(cmd, &text);
+		printf("%s: status %d: %s", outs[i], rc, text);
+		free(text);
+		size_t n = 0;
+		uint8_t *b = slurp(out, &n);
+		assert_int_equal(n, 3);
+		assert_memory_equal(b, "old", 3);
+		free(b);
+		assert_true(rc == 1 || rc == 2); /* a failed write, not a signal (-1) */
+		snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -c tmp-", hks_hostile_root());
+		hks_hostile_run(cmd, &text);
+		assert_int_equal(atoi(text), 0);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_recompress_pair),
 		cmocka_unit_test(test_replace_compressed_member),
+		cmocka_unit_test(test_file_size_limit_signal),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "platform.h"
@@ -55,6 +56,12 @@ static int finish_stdout(int status)
 int main(int argc, char **argv)
 {
 	hks_platform_init_process(&argc, &argv);
+#ifdef SIGXFSZ
+	/* A file-size limit (ulimit -f) must fail the write (EFBIG), not kill the process: the
+	 * atomic writer then removes its temporary and reports (docs/RELIABILITY.md "Nothing
+	 * destroyed"); killed, it left a .NAME.tmp-XXXXXX beside every target. */
+	signal(SIGXFSZ, SIG_IGN);
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
