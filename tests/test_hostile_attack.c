@@ -19,7 +19,11 @@
  *     the library clears the flag;
  *   - a file-size limit (ulimit -f) with SIGXFSZ at its default: the signal
  *     killed the CLI half-way and left a .NAME.tmp-XXXXXX beside the target;
- *     now the write fails (EFBIG), the temporary is removed, status 1 or 2.
+ *     now the write fails (EFBIG), the temporary is removed, status 1 or 2;
+ *   - bnd pack of a folder (a mod archive's) whose member file is a symbolic
+ *     link out of it: the linked file (/etc/passwd in the attack) was packed
+ *     into the binder; a manifest with a NUL byte silently lost every entry
+ *     after it; file-header hex like "zz" was accepted.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -388,6 +392,83 @@ static void test_file_size_limit_signal(void **state)
 	}
 }
 
+/* ---- bnd pack: links out of the folder, NUL bytes, bad hex ---- */
+
+#define PACK_HEADER \
+	"424e443400000000000001008c000000400000000000000030374437523600002400000000000000186c0000000000000174040000000000f066000000000000"
+#define PACK_ENTRY_HEADER "40000000ffffffff00000000000000000000000000000000000000000000000000000000"
+
+/* Write DIR/_hkspline_bnd.txt with `n` bytes of `text`, run bnd pack DIR -o OUT; its status. */
+static int pack_with(const char *dir, const char *text, size_t n, const char *out, char **msg)
+{
+	char path[2048], cmd[8192];
+	snprintf(path, sizeof(path), "%s/_hkspline_bnd.txt", dir);
+	hks_hostile_write(path, text, n);
+	snprintf(cmd, sizeof(cmd), "'%s' bnd pack '%s' -o '%s'", cli, dir, out);
+	return hks_hostile_run(cmd, msg);
+}
+
+static void test_pack_hostile_folder(void **state)
+{
+	(void)state;
+	char dir[1024], out[1024], secret[1024], cmd[8192], text[2048], *msg = NULL;
+	snprintf(dir, sizeof(dir), "%s", hks_hostile_path("pk2"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("pk2.anibnd"));
+	snprintf(secret, sizeof(secret), "%s", hks_hostile_path("secret.txt"));
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && ln -s '%s' '%s/b.hkx' && ln -s a.hkx '%s/c.hkx'", dir, secret, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	hks_hostile_write(secret, "private key", 11);
+	char a[2048];
+	snprintf(a, sizeof(a), "%s/a.hkx", dir);
+	write_spline_file(a, 2, 10);
+	/* a link out of the folder: refused, nothing written */
+	int k = snprintf(text, sizeof(text),
+	                 "hkspline-bnd 1\nbnd4-header\t" PACK_HEADER "\nentry\t1\t40\t" PACK_ENTRY_HEADER
+	                 "\ta.hkx\ta.hkx\nentry\t2\t40\t" PACK_ENTRY_HEADER "\tb.hkx\tb.hkx\n");
+	assert_int_equal(pack_with(dir, text, (size_t)k, out, &msg), 1);
+	assert_non_null(strstr(msg, "outside"));
+	free(msg);
+	assert_int_equal(access(out, F_OK), -1);
+	/* a link inside it: packed */
+	k = snprintf(text, sizeof(text),
+	             "hkspline-bnd 1\nbnd4-header\t" PACK_HEADER "\nentry\t1\t40\t" PACK_ENTRY_HEADER
+	             "\ta.hkx\ta.hkx\nentry\t2\t40\t" PACK_ENTRY_HEADER "\tc.hkx\tc.hkx\n");
+	assert_int_equal(pack_with(dir, text, (size_t)k, out, &msg), 0);
+	free(msg);
+	size_t n = 0;
+	uint8_t *bytes = slurp(out, &n);
+	hks_bnd4 *b = NULL;
+	hks_error err;
+	assert_int_equal(hks_bnd4_read(bytes, n, NULL, &b, &err), HKS_OK);
+	assert_int_equal(b->num_entries, 2);
+	hks_bnd4_free(b);
+	free(bytes);
+	assert_int_equal(remove(out), 0);
+	/* a NUL byte in the middle (the second entry after it): refused with its offset */
+	k = snprintf(text, sizeof(text),
+	             "hkspline-bnd 1\nbnd4-header\t" PACK_HEADER "\nentry\t1\t40\t" PACK_ENTRY_HEADER
+	             "\ta.hkx\ta.hkx\n#\nentry\t2\t40\t" PACK_ENTRY_HEADER "\tc.hkx\tc.hkx\n");
+	char *hash = strstr(text, "#\n");
+	assert_non_null(hash);
+	*hash = '\0';
+	assert_int_equal(pack_with(dir, text, (size_t)k, out, &msg), 1);
+	assert_non_null(strstr(msg, "NUL"));
+	free(msg);
+	assert_int_equal(access(out, F_OK), -1);
+	/* a file header that is no hex, flags that are no hex */
+	k = snprintf(text, sizeof(text),
+	             "hkspline-bnd 1\nbnd4-header\t" PACK_HEADER "\nentry\t1\t40\tzz%s\ta.hkx\ta.hkx\n",
+	             PACK_ENTRY_HEADER + 2);
+	assert_int_equal(pack_with(dir, text, (size_t)k, out, &msg), 1);
+	assert_non_null(strstr(msg, "bad entry line"));
+	free(msg);
+	k = snprintf(text, sizeof(text),
+	             "hkspline-bnd 1\nbnd4-header\t" PACK_HEADER "\nentry\t1\t4x\t" PACK_ENTRY_HEADER "\ta.hkx\ta.hkx\n");
+	assert_int_equal(pack_with(dir, text, (size_t)k, out, &msg), 1);
+	free(msg);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_recompress_pair),
 		cmocka_unit_test(test_replace_compressed_member),
 		cmocka_unit_test(test_file_size_limit_signal),
+		cmocka_unit_test(test_pack_hostile_folder),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,6 +3,7 @@
  * a DCX (CONTAINERS.md §6, §7). Syntax and the manifest format: docs/BINDERS.md.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* realpath */
 #include "cli.h"
 
 #include <errno.h>
@@ -884,6 +885,25 @@ static int split_tabs(char *line, char **fields, int max)
 	return n;
 }
 
+/* A member file of `pack` must lie inside DIR once every symbolic link is resolved: a folder from
+ * a mod archive with a link to ~/.ssh/id_rsa or /etc/passwd must not carry that file into the
+ * binder (as glTF external buffers, issue 17 L3). */
+static bool inside_folder(const char *dir, const char *path)
+{
+#ifdef _WIN32
+	(void)dir;
+	(void)path;
+	return true;
+#else
+	char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
+	size_t n = real_dir ? strlen(real_dir) : 0;
+	bool inside = real_dir && real && !strncmp(real, real_dir, n) && (real[n] == '/' || (n == 1 && real[0] == '/'));
+	free(real_dir);
+	free(real);
+	return inside;
+#endif
+}
+
 static int bnd_pack(int argc, char **argv)
 {
 	const char *dir = NULL;
@@ -900,6 +920,15 @@ static int bnd_pack(int argc, char **argv)
 	if (!mtext) {
 		fprintf(stderr, "hkspline bnd pack: %s has no %s (write one with 'hkspline bnd extract')\n", dir,
 		        MANIFEST_NAME);
+		free(mp);
+		return 1;
+	}
+	const uint8_t *nul = (const uint8_t *)memchr(mtext, 0, msize);
+	if (nul) {
+		/* a NUL would end the text there and drop every later entry without a word */
+		fprintf(stderr, "hkspline bnd pack: %s: at byte %zu: a NUL byte (not a text manifest)\n", mp,
+		        (size_t)(nul - mtext));
+		free(mtext);
 		free(mp);
 		return 1;
 	}
@@ -965,14 +994,23 @@ static int bnd_pack(int argc, char **argv)
 		} else if (!strcmp(f[0], "entry") && nf == 6 && bnd) {
 			char *end = NULL;
 			long long id = strtoll(f[1], &end, 10);
-			unsigned long flags = strtoul(f[2], NULL, 16);
-			if (!end || *end || id < INT32_MIN || id > INT32_MAX || flags > 0xFF ||
-			    strlen(f[3]) != 2 * (size_t)bnd->file_header_size || !unescape(f[5]) || strchr(f[4], '/') ||
-			    !strcmp(f[4], "..")) {
+			char *fend = NULL;
+			unsigned long flags = strtoul(f[2], &fend, 16);
+			uint8_t header_check[256];
+			if (!end || *end || id < INT32_MIN || id > INT32_MAX || !f[2][0] || !fend || *fend || flags > 0xFF ||
+			    strlen(f[3]) != 2 * (size_t)bnd->file_header_size || bnd->file_header_size > sizeof(header_check) ||
+			    !get_hex(f[3], header_check, (size_t)bnd->file_header_size) || !unescape(f[5]) ||
+			    strchr(f[4], '/') || !strcmp(f[4], "..")) {
 				fprintf(stderr, "hkspline bnd pack: %s:%u: bad entry line\n", mp, line_no);
 				goto done;
 			}
 			char *fp = join_path(dir, f[4]);
+			if (fp && !inside_folder(dir, fp)) {
+				fprintf(stderr, "hkspline bnd pack: %s:%u: %s leads outside %s (a link?): not packed\n", mp, line_no,
+				        fp, dir);
+				free(fp);
+				goto done;
+			}
 			size_t size = 0;
 			uint8_t *data = fp ? cli_read_file(fp, &size) : NULL;
 			free(fp);
