@@ -23,7 +23,10 @@
  *   - bnd pack of a folder (a mod archive's) whose member file is a symbolic
  *     link out of it: the linked file (/etc/passwd in the attack) was packed
  *     into the binder; a manifest with a NUL byte silently lost every entry
- *     after it; file-header hex like "zz" was accepted.
+ *     after it; file-header hex like "zz" was accepted;
+ *   - encode --into with an empty --name (a member named by the folder prefix
+ *     alone), a name with a newline, and a 3,000-byte name (cut at 1,023
+ *     bytes, ".hkx" lost, exit 0).
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -469,6 +472,62 @@ static void test_pack_hostile_folder(void **state)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
+/* ---- encode --into: hostile --name ---- */
+
+static void test_into_names(void **state)
+{
+	(void)state;
+	char hkx[1024], binder[1024], json[1024], out[1024], cmd[16384], *text = NULL;
+	snprintf(hkx, sizeof(hkx), "%s", hks_hostile_path("n.hkx"));
+	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("n.anibnd"));
+	snprintf(json, sizeof(json), "%s", hks_hostile_path("n.json"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("n_out.hkx"));
+	write_spline_file(hkx, 2, 20);
+	write_compressed_binder(binder, hkx);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s:a.hkx' -o '%s'", cli, binder, json);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	size_t n0 = 0;
+	uint8_t *before = slurp(binder, &n0);
+	static const char *const bad[] = {"", "sub\\", "a\nb.hkx", "tab\tname.hkx"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "'%s' encode '%s' --into '%s' --name \"$(printf '%s')\" -o '%s' --no-backup", cli,
+		         json, binder, bad[i], out);
+		int rc = hks_hostile_run(cmd, &text);
+		printf("name %zu: status %d: %s", i, rc, text);
+		free(text);
+		assert_int_equal(rc, 2);
+	}
+	size_t n = 0;
+	uint8_t *after = slurp(binder, &n);
+	assert_int_equal(n, n0);
+	assert_memory_equal(before, after, n);
+	free(after);
+	free(before);
+	/* a long name is kept whole */
+	char name[3100];
+	memset(name, 'x', 3000);
+	strcpy(name + 3000, ".hkx");
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' --into '%s' --name '%s' -o '%s' --no-backup", cli, json, binder, name,
+	         out);
+	int rc = hks_hostile_run(cmd, &text);
+	if (rc != 0)
+		printf("%s\n", text);
+	free(text);
+	assert_int_equal(rc, 0);
+	after = slurp(binder, &n);
+	hks_bnd4 *b = NULL;
+	hks_error err;
+	assert_int_equal(hks_bnd4_read(after, n, NULL, &b, &err), HKS_OK);
+	free(after);
+	uint32_t idx = 0;
+	assert_int_equal(hks_bnd4_find(b, name, &idx, &err), HKS_OK);
+	size_t len = strlen(b->entries[idx].name);
+	assert_true(len >= 3004);
+	assert_string_equal(b->entries[idx].name + len - 3004, name);
+	hks_bnd4_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_replace_compressed_member),
 		cmocka_unit_test(test_file_size_limit_signal),
 		cmocka_unit_test(test_pack_hostile_folder),
+		cmocka_unit_test(test_into_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
