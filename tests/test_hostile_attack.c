@@ -26,7 +26,10 @@
  *     after it; file-header hex like "zz" was accepted;
  *   - encode --into with an empty --name (a member named by the folder prefix
  *     alone), a name with a newline, and a 3,000-byte name (cut at 1,023
- *     bytes, ".hkx" lost, exit 0).
+ *     bytes, ".hkx" lost, exit 0);
+ *   - decode --time-step within max_frames / max_output_bytes whose JSON is over
+ *     64 MiB: hks_frames_json_write's memory budget ignored the document
+ *     (16 x 0 + 64 MiB) and failed after all the sampling, naming no file.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -528,6 +531,56 @@ static void test_into_names(void **state)
 	hks_bnd4_free(b);
 }
 
+/* ---- the frames-JSON writer's memory budget follows the document ---- */
+
+static void test_frames_json_budget(void **state)
+{
+	(void)state;
+	const uint32_t rows = 100000, T = 8;
+	float *tr = (float *)calloc((size_t)rows * T * HKS_TRACK_SAMPLE_FLOATS, sizeof(float));
+	float *times = (float *)calloc(rows, sizeof(float));
+	assert_non_null(tr);
+	assert_non_null(times);
+	for (size_t i = 0; i < (size_t)rows * T * HKS_TRACK_SAMPLE_FLOATS; i++)
+		tr[i] = (float)(i % 977) * 0.001f;
+	for (uint32_t i = 0; i < rows; i++)
+		times[i] = (float)i * 1e-4f;
+	hks_decoded d;
+	memset(&d, 0, sizeof(d));
+	d.num_frames = rows;
+	d.num_transform_tracks = T;
+	d.duration = (float)(rows - 1) * 1e-4f;
+	d.frame_duration = 1e-4f;
+	d.transforms = tr;
+	d.times = times;
+	hks_frames_doc doc;
+	memset(&doc, 0, sizeof(doc));
+	doc.source_path = "synthetic.hkx";
+	doc.time_step = 1e-4;
+	doc.hex = 1; /* 8 hex digits per value: over 64 MiB of text for 8.1 million values */
+	doc.animations = &d;
+	doc.num_animations = 1;
+	uint8_t *out = NULL;
+	size_t n = 0;
+	hks_error err;
+	hks_result r = hks_frames_json_write(&doc, NULL, &out, &n, &err);
+	if (r != HKS_OK)
+		printf("write: %s\n", err.message);
+	assert_int_equal(r, HKS_OK);
+	printf("%zu bytes of JSON\n", n);
+	assert_true(n > (size_t)64 << 20);
+	hks_buffer_free(NULL, out, n);
+	/* an explicit budget still binds, and the error names the file */
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	o.name = "synthetic.hkx";
+	o.limits.max_memory = 16u << 20;
+	assert_int_equal(hks_frames_json_write(&doc, &o, &out, &n, &err), HKS_E_LIMIT);
+	assert_non_null(strstr(err.file, "synthetic.hkx"));
+	free(tr);
+	free(times);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_file_size_limit_signal),
 		cmocka_unit_test(test_pack_hostile_folder),
 		cmocka_unit_test(test_into_names),
+		cmocka_unit_test(test_frames_json_budget),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
