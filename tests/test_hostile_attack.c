@@ -29,7 +29,9 @@
  *     bytes, ".hkx" lost, exit 0);
  *   - decode --time-step within max_frames / max_output_bytes whose JSON is over
  *     64 MiB: hks_frames_json_write's memory budget ignored the document
- *     (16 x 0 + 64 MiB) and failed after all the sampling, naming no file.
+ *     (16 x 0 + 64 MiB) and failed after all the sampling, naming no file;
+ *   - a folder tree deeper than the walk's bound (64): the files below were
+ *     skipped in silence (`check` said "0 files", exit 0); now an error.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -581,6 +583,37 @@ static void test_frames_json_budget(void **state)
 	free(times);
 }
 
+/* ---- folder walks deeper than the bound ---- */
+
+static void test_deep_folders(void **state)
+{
+	(void)state;
+	char cmd[8192], *text = NULL;
+	for (int depth = 60; depth <= 70; depth += 10) {
+		/* ROOT/dN/d/d/.../d/a.hkx with `depth` folders */
+		char rel[1024];
+		int k = snprintf(rel, sizeof(rel), "d%d", depth);
+		for (int i = 1; i < depth; i++)
+			k += snprintf(rel + k, sizeof(rel) - (size_t)k, "/d");
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", hks_hostile_root(), rel);
+		assert_int_equal(system(cmd), 0);
+		char file[2048];
+		snprintf(file, sizeof(file), "%s/%s/a.hkx", hks_hostile_root(), rel);
+		write_spline_file(file, 2, 10);
+		snprintf(cmd, sizeof(cmd), "'%s' check '%s/d%d'", cli, hks_hostile_root(), depth);
+		int rc = hks_hostile_run(cmd, &text);
+		printf("depth %d: status %d\n", depth, rc);
+		if (depth <= 64) {
+			assert_int_equal(rc, 0);
+			assert_non_null(strstr(text, "1 files"));
+		} else {
+			assert_int_equal(rc, 1);
+			assert_non_null(strstr(text, "nested deeper"));
+		}
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_pack_hostile_folder),
 		cmocka_unit_test(test_into_names),
 		cmocka_unit_test(test_frames_json_budget),
+		cmocka_unit_test(test_deep_folders),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
