@@ -10,8 +10,9 @@
  *     written, so `hkspline decode X -o - > out.json` on a full disk "succeeded");
  *   - recompress -o OUT --record REC: one result in two files; when one cannot
  *     be written neither target changes (the record was replaced while the
- *     file failed), and -o and --record naming one file is refused (the record
- *     was silently overwritten by the file);
+ *     file failed; a file the writer refuses, Havok XML, left its record
+ *     alone), and -o and --record naming one file is refused (the record was
+ *     silently overwritten by the file);
  *   - a binder member stored DCX-compressed (flag 0x01) replaced with plain
  *     bytes: `encode --into` stored the plain .hkx under the flag, so the
  *     member no longer read (exit 0); hks_bnd4_replace (the Python binding's
@@ -253,6 +254,23 @@ static void test_recompress_pair(void **state)
 	assert_memory_equal(b, in_bytes, n);
 	free(b);
 	free(in_bytes);
+	/* a file that reads but cannot be written back (Havok XML has no writer): no record either */
+	char xml[1024], xrec[1024];
+	snprintf(xml, sizeof(xml), "%s", hks_hostile_path("rc.xml"));
+	snprintf(xrec, sizeof(xrec), "%s", hks_hostile_path("rc_xml.rec"));
+	hks_packed_spline *p = synth_spline(2, 0, 20, 0, 0, "20160200");
+	assert_non_null(p);
+	size_t xn = 0;
+	uint8_t *xb = synth_xml(p, &xn);
+	assert_non_null(xb);
+	hks_hostile_write(xml, xb, xn);
+	free(xb);
+	hks_packed_spline_free(p);
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s/rc_xml.hkx' --record '%s'", cli, xml, hks_hostile_root(),
+	         xrec);
+	assert_int_equal(hks_hostile_run(cmd, &text), 1);
+	free(text);
+	assert_int_equal(access(xrec, F_OK), -1);
 	/* both writable: both written, no temporary left */
 	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s' --record '%s'", cli, in, out, rec);
 	assert_int_equal(hks_hostile_run(cmd, &text), 0);

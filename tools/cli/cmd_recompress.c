@@ -521,8 +521,13 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 				}
 			}
 		}
-		/* the file and its record are one result: neither replaces its target unless both were written */
-		if ((write_out || rec_bytes) &&
+		/* the file and its record are one result: neither replaces its target unless both were made
+		 * and written (a file that could not be written back, e.g. a reference the writer refuses,
+		 * must not leave its record behind) */
+		if ((out_path && !write_out) || (rec_path && !rec_bytes)) {
+			if (status == 0)
+				status = 1;
+		} else if ((write_out || rec_bytes) &&
 		    !write_pair(write_out ? out_path : NULL, out_bytes, out_size, rec_bytes ? rec_path : NULL, rec_bytes,
 		                rec_size))
 			status = 1;
