@@ -32,7 +32,9 @@
  *     64 MiB: hks_frames_json_write's memory budget ignored the document
  *     (16 x 0 + 64 MiB) and failed after all the sampling, naming no file;
  *   - a folder tree deeper than the walk's bound (64): the files below were
- *     skipped in silence (`check` said "0 files", exit 0); now an error.
+ *     skipped in silence (`check` said "0 files", exit 0); now an error;
+ *   - bnd extract of a member the binder does not hold created the output
+ *     folder anyway; --deflate-level 1x was taken as 1.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -632,6 +634,35 @@ static void test_deep_folders(void **state)
 	}
 }
 
+/* ---- bnd: arguments checked before anything is made ---- */
+
+static void test_bnd_arguments(void **state)
+{
+	(void)state;
+	char hkx[1024], binder[1024], cmd[8192], *text = NULL;
+	snprintf(hkx, sizeof(hkx), "%s", hks_hostile_path("x.hkx"));
+	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("x.anibnd"));
+	write_spline_file(hkx, 2, 10);
+	write_compressed_binder(binder, hkx);
+	snprintf(cmd, sizeof(cmd), "'%s' bnd extract '%s' no_such_member.hkx -o '%s/xdir'", cli, binder, hks_hostile_root());
+	assert_int_equal(hks_hostile_run(cmd, &text), 1);
+	free(text);
+	char dir[2048];
+	snprintf(dir, sizeof(dir), "%s/xdir", hks_hostile_root());
+	assert_int_equal(access(dir, F_OK), -1);
+	static const char *const levels[] = {"1x", "0", "10", "-1", "", " 5"};
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "'%s' bnd replace '%s' b.bin '%s' -o '%s/x2.anibnd' --deflate-level '%s'", cli, binder,
+		         hkx, hks_hostile_root(), levels[i]);
+		assert_int_equal(hks_hostile_run(cmd, &text), 2);
+		free(text);
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' bnd replace '%s' b.bin '%s' -o '%s/x2.anibnd' --deflate-level 5", cli, binder, hkx,
+	         hks_hostile_root());
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_into_names),
 		cmocka_unit_test(test_frames_json_budget),
 		cmocka_unit_test(test_deep_folders),
+		cmocka_unit_test(test_bnd_arguments),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -612,10 +612,11 @@ static int bnd_extract(int argc, char **argv)
 	int status = 0;
 	char **file_names = NULL;
 	bool *selected = (bool *)calloc(b->num_entries ? b->num_entries : 1, sizeof(bool));
-	if (!selected || !make_dir(dir)) {
-		status = selected ? 1 : 2;
+	if (!selected) {
+		status = 2;
 		goto done;
 	}
+	/* the members named first: a missing one must not leave an empty folder behind */
 	for (int m = 0; m < num_members; m++) {
 		hks_error err;
 		uint32_t index;
@@ -625,6 +626,10 @@ static int bnd_extract(int argc, char **argv)
 			goto done;
 		}
 		selected[index] = true;
+	}
+	if (!make_dir(dir)) {
+		status = 1;
+		goto done;
 	}
 	/* every file name reserved before anything is written; the binder's own name too when
 	 * extracting into its folder */
@@ -757,7 +762,9 @@ static int parse_output_arg(output_args *o, int argc, char **argv, int *i)
 	} else if (!strcmp(a, "--no-dcx")) {
 		o->force_dcx = 0;
 	} else if (!strcmp(a, "--deflate-level") && has_value) {
-		o->deflate_level = atoi(argv[++*i]);
+		const char *v = argv[++*i];
+		/* one digit 1-9 and nothing else ("1x" and "5 " were taken as 1 and 5) */
+		o->deflate_level = v[0] >= '1' && v[0] <= '9' && !v[1] ? v[0] - '0' : 0;
 		if (o->deflate_level < 1 || o->deflate_level > 9) {
 			fprintf(stderr, "hkspline bnd: --deflate-level takes 1 to 9\n");
 			return -1;
