@@ -486,7 +486,7 @@ static void test_pack_hostile_folder(void **state)
 	/* a file header that is no hex, flags that are no hex */
 	k = snprintf(text, sizeof(text),
 	             "hkspline-bnd 1\nbnd4-header\t" PACK_HEADER "\nentry\t1\t40\tzz%s\ta.hkx\ta.hkx\n",
-	             PACK_ENTRY_HEADER + 2);
+	             &PACK_ENTRY_HEADER[2]);
 	assert_int_equal(pack_with(dir, text, (size_t)k, out, &msg), 1);
 	assert_non_null(strstr(msg, "bad entry line"));
 	free(msg);
