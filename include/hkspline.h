@@ -454,7 +454,9 @@ hks_result hks_bnd4_find(const hks_bnd4 *bnd, const char *name_or_basename, uint
 
 /* Replace the stored bytes of entry `index` (copied). When the entry is flagged
  * COMPRESSED and the bytes are a DCX, uncompressed_size is taken from its
- * header; otherwise it becomes `size`. Name, ID, flags are kept. */
+ * header; otherwise it becomes `size`. Name, ID, flags are kept, except that
+ * an entry flagged COMPRESSED given bytes that are no DCX loses the flag (it
+ * is stored plain; compress with hks_dcx_compress first to keep it packed). */
 hks_result hks_bnd4_replace(hks_bnd4 *bnd, uint32_t index, const void *data, size_t size, hks_error *err);
 
 /* Append an entry (name UTF-8, bytes copied) with a default file header

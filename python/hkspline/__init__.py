@@ -14,8 +14,10 @@ numpy is the only dependency. See ``docs/PYTHON.md``.
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
+import stat
 import tempfile
 from ctypes import byref, c_char_p, c_float, c_int, c_size_t, c_uint32, c_void_p, POINTER
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -74,7 +76,65 @@ def _check(result: int, err: _ffi.ErrorRecord) -> None:
 
 
 def _b(s: Optional[PathLike]) -> Optional[bytes]:
-    return None if s is None else os.fsencode(s)
+    return None if s is None else _path(s)
+
+
+def _path(p: PathLike) -> bytes:
+    """A path for the C library: a NUL would end it there (and name another file), so it is refused as
+    Python's own open() does."""
+    b = os.fsencode(p)
+    if b"\0" in b:
+        raise ValueError(f"embedded null byte in path {p!r}")
+    return b
+
+
+def _name(n: str) -> bytes:
+    """A member name or pattern for the C library (UTF-8, no NUL: it would cut the name there)."""
+    if not isinstance(n, str):
+        raise TypeError(f"a name must be a str, not {type(n).__name__}")
+    b = n.encode("utf-8", "surrogateescape")
+    if b"\0" in b:
+        raise ValueError(f"embedded null byte in name {n!r}")
+    return b
+
+
+def _int(what: str, v: Any, lo: int, hi: int) -> int:
+    """An integer argument checked against its C type's range (ctypes would wrap it silently)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, not {type(v).__name__}")
+    i = int(v)
+    if not lo <= i <= hi:
+        raise ValueError(f"{what} {i} is outside {lo} .. {hi}")
+    return i
+
+
+#: Files read whole by the binding (binders, compendiums, records) are refused above this size, as by the CLI.
+MAX_INPUT_BYTES = 4 << 30
+
+
+def _read_file(path: PathLike) -> bytes:
+    """A regular file's bytes. A FIFO would block the read and /dev/zero never end, so anything but a regular
+    file is refused, as is a file over MAX_INPUT_BYTES (checked before reading)."""
+    fd = os.open(_path(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if st.st_size > MAX_INPUT_BYTES:
+            raise OSError(errno.EFBIG, f"{st.st_size} bytes, over the input limit of {MAX_INPUT_BYTES} bytes",
+                          os.fspath(path))
+        chunks, n = [], 0
+        while True:
+            c = os.read(fd, 1 << 20)
+            if not c:
+                break
+            n += len(c)
+            if n > MAX_INPUT_BYTES:
+                raise OSError(errno.EFBIG, f"over the input limit of {MAX_INPUT_BYTES} bytes", os.fspath(path))
+            chunks.append(c)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _take(ptr: c_void_p, size: c_size_t) -> bytes:
@@ -94,7 +154,7 @@ class _Paths:
     """A NULL-free char* array kept alive with its strings."""
 
     def __init__(self, paths: Optional[Iterable[PathLike]]):
-        self.items = [os.fsencode(p) for p in (paths or [])]
+        self.items = [_path(p) for p in (paths or [])]
         self.array = (c_char_p * (len(self.items) + 1))(*self.items)
 
     def fill(self, lo: _ffi.LoadOptions) -> None:
@@ -295,8 +355,8 @@ def load(source: Union[PathLike, bytes, bytearray, memoryview], compendium: Opti
         _check(lib.hks_compendium_set_create(None, byref(cset), byref(err)), err)
         try:
             for c in compendium or []:
-                blob = bytes(c) if isinstance(c, (bytes, bytearray, memoryview)) else open(c, "rb").read()
-                name = b"compendium" if isinstance(c, (bytes, bytearray, memoryview)) else os.fsencode(c)
+                blob = bytes(c) if isinstance(c, (bytes, bytearray, memoryview)) else _read_file(c)
+                name = b"compendium" if isinstance(c, (bytes, bytearray, memoryview)) else _path(c)
                 _check(lib.hks_compendium_set_add(cset, blob, len(blob), name, None, byref(err)), err)
             ro = _ffi.ReadOptions()
             ro.compendiums = cset
@@ -313,7 +373,7 @@ def load(source: Union[PathLike, bytes, bytearray, memoryview], compendium: Opti
         paths.fill(lo)
         _check(lib.hks_loader_create(byref(lo), byref(f._loader), byref(err)), err)
         unit = c_size_t()
-        _check(lib.hks_loader_open_unit(f._loader, os.fsencode(source), byref(unit), byref(err)), err)
+        _check(lib.hks_loader_open_unit(f._loader, _path(source), byref(unit), byref(err)), err)
         ld = POINTER(_ffi.Loaded)()
         r = lib.hks_loader_load(f._loader, unit, byref(ld))
         if r != 0 or not ld:
@@ -350,7 +410,7 @@ def _load_skeleton(path: PathLike, compendium: Optional[Sequence[Any]]) -> File:
     lo = _ffi.LoadOptions()
     paths.fill(lo)
     ld = POINTER(_ffi.Loaded)()
-    _check(lib.hks_skeleton_load(byref(lo), os.fsencode(path), byref(f._loader), byref(ld), byref(err)), err)
+    _check(lib.hks_skeleton_load(byref(lo), _path(path), byref(f._loader), byref(ld), byref(err)), err)
     f._loaded = ld
     f._rec_ptr = ld.contents.file
     f.path = _str(ld.contents.path)
@@ -466,7 +526,7 @@ def encode(frames: Union[Animation, np.ndarray], like: Union[PathLike, File], *,
     _encode_options(o, options)
     rec_bytes = None
     if record is not None:
-        rec_bytes = bytes(record) if isinstance(record, (bytes, bytearray, memoryview)) else open(record, "rb").read()
+        rec_bytes = bytes(record) if isinstance(record, (bytes, bytearray, memoryview)) else _read_file(record)
         o.record = ctypes.cast(ctypes.c_char_p(rec_bytes), c_void_p)
         o.record_size = len(rec_bytes)
     out, size, err = c_void_p(), c_size_t(), _ffi.ErrorRecord()
@@ -492,7 +552,7 @@ def recompress(path: PathLike, compendium: Optional[Sequence[Any]] = None, cpu: 
         if lib.hks_cpu_model_parse(cpu.encode(), byref(c)) != 0:
             raise ValueError("cpu takes auto, intel, amd-zen or exact")
         o.cpu = c.value
-        o.ladder = ladder
+        o.ladder = _int("ladder", ladder, 0, 2 ** 32 - 1)
         out, size, rec, rsize, err = c_void_p(), c_size_t(), c_void_p(), c_size_t(), _ffi.ErrorRecord()
         _check(lib.hks_recompress_file(f._rec_ptr, byref(o), byref(out), byref(size), byref(rec), byref(rsize),
                                        byref(err)), err)
@@ -515,16 +575,16 @@ def error(a: PathLike, b: PathLike, skeleton: Optional[PathLike] = None, compend
     o = _ffi.ComparisonOptions()
     paths.fill(o.load)
     o.skeleton = _b(skeleton)
-    o.animation = animation
+    o.animation = _int("animation", animation, 0, 2 ** 32 - 1)
     o.shell_distance = _positive("shell", shell) if shell is not None else 0.0
     o.threshold = _positive("threshold", threshold) if threshold is not None else 0.0
     items = list((shell_overrides or {}).items())
-    ovr = (_ffi.ShellOverride * (len(items) + 1))(*[_ffi.ShellOverride(k.encode(), _positive(k, v))
+    ovr = (_ffi.ShellOverride * (len(items) + 1))(*[_ffi.ShellOverride(_name(k), _positive(k, v))
                                                      for k, v in items])
     o.shell_overrides = ctypes.cast(ovr, POINTER(_ffi.ShellOverride))
     o.num_shell_overrides = len(items)
     cmp, err = c_void_p(), _ffi.ErrorRecord()
-    _check(lib.hks_compare_paths(os.fsencode(a), os.fsencode(b), byref(o), byref(cmp), byref(err)), err)
+    _check(lib.hks_compare_paths(_path(a), _path(b), byref(o), byref(cmp), byref(err)), err)
     try:
         out, size = c_void_p(), c_size_t()
         _check(lib.hks_comparison_json(cmp, _REPORTS[report], 0, byref(out), byref(size), byref(err)), err)
@@ -551,7 +611,7 @@ class Binder:
 
     @classmethod
     def read(cls, source: Union[PathLike, bytes]) -> "Binder":
-        data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else open(source, "rb").read()
+        data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else _read_file(source)
         self = cls()
         err = _ffi.ErrorRecord()
         if data[:4] == b"DCX\0":
@@ -572,7 +632,7 @@ class Binder:
 
     def _find(self, name: str) -> Optional[int]:
         idx, err = c_uint32(), _ffi.ErrorRecord()
-        r = lib.hks_bnd4_find(self._bnd, name.encode(), byref(idx), byref(err))
+        r = lib.hks_bnd4_find(self._bnd, _name(name), byref(idx), byref(err))
         if r == RESULT_CODES["not_found"]:
             return None
         _check(r, err)
@@ -588,9 +648,12 @@ class Binder:
 
     def replace(self, name: str, data: bytes, id: int = -1, flags: int = 0) -> None:
         err = _ffi.ErrorRecord()
+        id = _int("id", id, -2 ** 31, 2 ** 31 - 1)
+        flags = _int("flags", flags, 0, 255)
+        data = bytes(data)
         i = self._find(name)
         if i is None:
-            _check(lib.hks_bnd4_add(self._bnd, name.encode(), id, flags, data, len(data), byref(err)), err)
+            _check(lib.hks_bnd4_add(self._bnd, _name(name), id, flags, data, len(data), byref(err)), err)
         else:
             _check(lib.hks_bnd4_replace(self._bnd, i, data, len(data), byref(err)), err)
 

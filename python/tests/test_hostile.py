@@ -148,3 +148,64 @@ def test_mutated_bytes_never_crash(sample, tmp_path):
                        stderr=subprocess.PIPE, env=dict(os.environ))
     assert r.returncode == 0, r.stderr.decode(errors="replace")[-2000:]
     assert r.stdout.startswith(b"loaded ")
+
+
+def test_arguments_the_c_types_would_wrap_or_cut(sample, tmp_path, cli):
+    """Found by an attacker's session: ctypes wraps out-of-range integers silently (error(animation=2**33)
+    compared animation 0, Binder.replace(flags=300) stored 44) and cuts strings at a NUL (load("s.hkx\\0x")
+    loaded s.hkx, Binder.replace("a\\0b.hkx") added a member "a"): refused with ValueError / TypeError."""
+    src = str(sample / "s.hkx")
+    other = tmp_path / "o.hkx"
+    other.write_bytes(open(src, "rb").read())
+    assert hkspline.error(src, str(other))["frames"] > 0
+    for call in (lambda: hkspline.error(src, str(other), animation=2 ** 32),
+                 lambda: hkspline.error(src, str(other), animation=-1),
+                 lambda: hkspline.error(src, str(other), shell_overrides={"Ro\0ot": 0.1}),
+                 lambda: hkspline.error(src + "\0.json", str(other)),
+                 lambda: hkspline.recompress(src, ladder=-1),
+                 lambda: hkspline.load(src + "\0.other"),
+                 lambda: hkspline.load(src, compendium=[str(sample) + "\0x"])):
+        with pytest.raises((ValueError, TypeError)):
+            call()
+    b = hkspline.Binder.read(_binder_bytes(cli, src, tmp_path))
+    before = list(b.names)
+    for kwargs in ({"name": "a\0b.hkx"}, {"name": "n.hkx", "flags": 300}, {"name": "n.hkx", "flags": -1},
+                   {"name": "n.hkx", "id": 2 ** 31}, {"name": 5}):
+        name = kwargs.pop("name")
+        with pytest.raises((ValueError, TypeError)):
+            b.replace(name, b"x", **kwargs)
+    with pytest.raises(TypeError):
+        b.replace("n.hkx", "not bytes")
+    assert b.names == before  # nothing was added
+    b.replace("n.hkx", b"x", id=7, flags=0x40)
+    assert b.names == before + ["n.hkx"]
+
+
+def _binder_bytes(cli, member: str, folder) -> bytes:
+    """A one-member BND4 binder holding the file `member` as "s.hkx" (hkspline bnd pack)."""
+    d = folder / "pack"
+    d.mkdir()
+    (d / "s.hkx").write_bytes(open(member, "rb").read())
+    (d / "_hkspline_bnd.txt").write_text(
+        "hkspline-bnd 1\nbnd4-header\t424e443400000000000001008c000000400000000000000030374437523600002400000000"
+        "000000186c0000000000000174040000000000f066000000000000\n"
+        "entry\t1\t40\t40000000ffffffff00000000000000000000000000000000000000000000000000000000\ts.hkx\ts.hkx\n")
+    run(cli, "bnd", "pack", d, "-o", folder / "b.anibnd")
+    return (folder / "b.anibnd").read_bytes()
+
+
+def test_inputs_read_whole_are_regular_files(sample, tmp_path):
+    """Binder.read, encode(record=) and load(bytes, compendium=[path]) read files whole: a FIFO blocked the
+    call forever and /dev/zero grew until memory ran out; now anything but a regular file is an OSError."""
+    src = str(sample / "s.hkx")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    a = hkspline.load(src).animations[0]
+    data = open(src, "rb").read()
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        if not os.path.exists(path):
+            continue
+        for call in (lambda: hkspline.Binder.read(path), lambda: hkspline.encode(a, like=src, record=path),
+                     lambda: hkspline.load(data, compendium=[path])):
+            with pytest.raises(OSError):
+                call()

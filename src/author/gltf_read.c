@@ -999,8 +999,13 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 	if (!unmatched)
 		return nomem(g);
 	for (size_t i = 0; i < nn; i++)
-		if (!find_named(bones, nb, by_name[i].name) && (i == 0 || strcmp(by_name[i].name, by_name[i - 1].name)))
-			unmatched[out->num_unmatched_nodes++] = by_name[i].name;
+		if (!find_named(bones, nb, by_name[i].name) && (i == 0 || strcmp(by_name[i].name, by_name[i - 1].name))) {
+			/* copied: the names belong to the JSON tree, freed before hks_gltf_read returns */
+			const char *copy = hks_arena_strdup(g->arena, by_name[i].name);
+			if (!copy)
+				return nomem(g);
+			unmatched[out->num_unmatched_nodes++] = copy;
+		}
 	out->unmatched_nodes = unmatched;
 
 	/* rest poses: the change of axes per bone (docs/GLTF.md "Rest poses") */

@@ -684,10 +684,14 @@ hks_result hks_bnd4_replace(hks_bnd4 *bnd, uint32_t index, const void *data, siz
 	hks_bnd4_entry *e = &bnd->entries[index];
 	uint64_t uncompressed = size;
 	if (e->flags & HKS_BND4_ENTRY_COMPRESSED) {
-		/* The stored bytes are a DCX: its header knows the unpacked size. */
+		/* The stored bytes are a DCX: its header knows the unpacked size. Bytes that are no DCX
+		 * (a plain .hkx handed in for a compressed member) are stored plain: the flag is cleared,
+		 * else the binder would promise a DCX that is not there and the member would not read. */
 		hks_dcx_info info;
 		if (hks_dcx_read_info(data, size, &info, NULL) == HKS_OK)
 			uncompressed = info.uncompressed_size;
+		else
+			e->flags &= (uint8_t)~HKS_BND4_ENTRY_COMPRESSED;
 	}
 	e->data = copy;
 	e->size = size;

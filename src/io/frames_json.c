@@ -289,8 +289,17 @@ hks_result hks_frames_json_write(const hks_frames_doc *doc, const hks_options *o
 	hks_error local;
 	if (!err)
 		err = &local;
+	/* The document is this writer's input: the memory budget (hks_limits max_memory, 16 x input +
+	 * 64 MiB) scales with the samples it holds. With 0 a legitimate decode --time-step of a few
+	 * hundred thousand samples failed after sampling them all, on a fixed 64 MiB. */
+	uint64_t doc_bytes = 0;
+	for (uint32_t a = 0; doc && doc->animations && a < doc->num_animations; a++) {
+		const hks_decoded *d = &doc->animations[a];
+		uint64_t row = (uint64_t)d->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS + d->num_float_tracks + 1;
+		doc_bytes += (uint64_t)d->num_frames * row * sizeof(float);
+	}
 	hks_ctx ctx;
-	hks_ctx_init(&ctx, opts, 0, err);
+	hks_ctx_init(&ctx, opts, doc_bytes, err);
 	if (!doc || !out || !out_size)
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "no document or no output pointer");
 	*out = NULL;

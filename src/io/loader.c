@@ -1392,7 +1392,12 @@ static hks_result add_file(hks_loader *L, const char *path)
 static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 {
 	hks_path_info self;
-	if (hks_platform_stat(dir, &self) != 0 || !walk_enter(w, &self))
+	if (hks_platform_stat(dir, &self) != 0)
+		return HKS_OK;
+	if (w->depth > MAX_WALK_DEPTH) /* not skipped in silence: `check` said "0 files", exit 0 */
+		return hks_fail(&L->ctx, HKS_E_LIMIT, -1, "%s: folders nested deeper than %d levels are not walked", dir,
+		                MAX_WALK_DEPTH);
+	if (!walk_enter(w, &self)) /* a folder already open higher up: a symlink loop */
 		return HKS_OK;
 	name_list nl;
 	hks_result r = list_dir(L, dir, &nl);

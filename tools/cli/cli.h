@@ -39,6 +39,12 @@ uint8_t *cli_read_file(const char *path, size_t *size);
 bool cli_write_file(const char *path, const void *data, size_t size);
 /* The same with HKS_ATOMIC_* flags (HKS_ATOMIC_BACKUP keeps PATH.bak). */
 bool cli_write_file_flags(const char *path, const void *data, size_t size, uint32_t flags);
+/* The bytes to store for binder member `e` given a member file's `data`: for a member stored
+ * DCX-compressed (HKS_BND4_ENTRY_COMPRESSED) and data that is no DCX, `data` compressed like the
+ * member's DCX (*packed, freed with hks_buffer_free(NULL, ...)); else *packed is NULL and the data
+ * is stored as given. false (message printed) when the compression fails. */
+bool cli_member_bytes(const hks_bnd4_entry *e, const uint8_t *data, size_t size, const hks_options *opts,
+                      uint8_t **packed, size_t *packed_size);
 /* A loader that searches the `num_compendiums` compendium locations (--compendium)
  * and holds every unit of the `num_paths` PATHs; NULL after printing the first
  * error (a PATH that cannot be read is one). Keep both arrays alive until the

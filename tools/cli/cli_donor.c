@@ -191,7 +191,14 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 	hks_result fr = hks_bnd4_find(bnd, name, &index, &err);
 	const char *action = "replaced";
 	if (fr == HKS_OK) {
-		if (hks_bnd4_replace(bnd, index, bytes, size, &err) != HKS_OK) {
+		/* a member stored DCX-compressed stays so: the new bytes compressed like it (as bnd replace) */
+		uint8_t *packed = NULL;
+		size_t packed_size = 0;
+		if (!cli_member_bytes(&bnd->entries[index], bytes, size, &o, &packed, &packed_size))
+			goto out;
+		hks_result rr = hks_bnd4_replace(bnd, index, packed ? packed : bytes, packed ? packed_size : size, &err);
+		hks_buffer_free(&o, packed, packed_size);
+		if (rr != HKS_OK) {
 			cli_print_error(&err);
 			goto out;
 		}
@@ -227,13 +234,19 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 			if (!taken)
 				id = (int32_t)(base + want);
 		}
-		char full[1024];
+		/* the full name, whatever its length (a fixed buffer cut long names, ".hkx" included) */
 		const char *slash = like_name ? strrchr(like_name, '\\') : NULL;
-		if (!strchr(name, '\\') && slash)
-			snprintf(full, sizeof(full), "%.*s\\%s", (int)(slash - like_name), like_name, name);
-		else
-			snprintf(full, sizeof(full), "%s", name);
-		if (hks_bnd4_add(bnd, full, id, flags, bytes, size, &err) != HKS_OK) {
+		size_t prefix = !strchr(name, '\\') && slash ? (size_t)(slash - like_name) + 1 : 0;
+		char *full = (char *)malloc(prefix + strlen(name) + 1);
+		if (!full) {
+			fprintf(stderr, "hkspline encode: out of memory\n");
+			goto out;
+		}
+		memcpy(full, like_name ? like_name : "", prefix);
+		strcpy(full + prefix, name);
+		hks_result ar = hks_bnd4_add(bnd, full, id, flags, bytes, size, &err);
+		free(full);
+		if (ar != HKS_OK) {
 			cli_print_error(&err);
 			goto out;
 		}

@@ -99,7 +99,20 @@ int cli_encode_args_parse(cli_encode_args *e, int argc, char **argv, int *i)
 	                    : !strcmp(a, "--name")     ? &e->name
 	                    : !strcmp(a, "--record")   ? &e->record_path
 	                                               : NULL;
-	if (text) {
+	if (text == &e->name) {
+		/* a member name: not empty (it became the binder folder's prefix alone), no control
+		 * characters (a newline in a binder's name list), not ending in a separator */
+		size_t n = strlen(v);
+		bool bad = n == 0 || v[n - 1] == '\\' || v[n - 1] == '/';
+		for (size_t k = 0; k < n && !bad; k++)
+			bad = (unsigned char)v[k] < 0x20 || v[k] == 0x7F;
+		if (bad) {
+			fprintf(stderr, "hkspline encode: --name wants a member file name (not empty, no control characters, "
+			                "not ending in a separator)\n");
+			return -1;
+		}
+		*text = v;
+	} else if (text) {
 		*text = v;
 	} else if (!strcmp(a, "--compendium")) {
 		e->compendiums[e->num_compendiums++] = v;

@@ -99,6 +99,23 @@ bool cli_write_file_flags(const char *path, const void *data, size_t size, uint3
 	return true;
 }
 
+bool cli_member_bytes(const hks_bnd4_entry *e, const uint8_t *data, size_t size, const hks_options *opts,
+                      uint8_t **packed, size_t *packed_size)
+{
+	*packed = NULL;
+	*packed_size = 0;
+	if (!(e->flags & HKS_BND4_ENTRY_COMPRESSED) || hks_detect_container(data, size) == HKS_CONTAINER_DCX)
+		return true;
+	hks_dcx_info like;
+	bool have_like = hks_dcx_read_info(e->data, (size_t)e->size, &like, NULL) == HKS_OK;
+	hks_error err;
+	if (hks_dcx_compress(data, size, have_like ? &like : NULL, opts, packed, packed_size, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return false;
+	}
+	return true;
+}
+
 /* ---- loaders ---- */
 
 hks_loader *cli_loader_open(const char *const *compendiums, size_t num_compendiums, const char *const *paths,

@@ -3,6 +3,7 @@
  * a DCX (CONTAINERS.md §6, §7). Syntax and the manifest format: docs/BINDERS.md.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* realpath */
 #include "cli.h"
 
 #include <errno.h>
@@ -146,8 +147,6 @@ static const char *base_name(const char *s)
 			b = p + 1;
 	return b;
 }
-
-static bool is_dcx_bytes(const uint8_t *p, uint64_t n) { return n >= 4 && !memcmp(p, "DCX\0", 4); }
 
 /* ---- list ----------------------------------------------------------- */
 
@@ -613,10 +612,11 @@ static int bnd_extract(int argc, char **argv)
 	int status = 0;
 	char **file_names = NULL;
 	bool *selected = (bool *)calloc(b->num_entries ? b->num_entries : 1, sizeof(bool));
-	if (!selected || !make_dir(dir)) {
-		status = selected ? 1 : 2;
+	if (!selected) {
+		status = 2;
 		goto done;
 	}
+	/* the members named first: a missing one must not leave an empty folder behind */
 	for (int m = 0; m < num_members; m++) {
 		hks_error err;
 		uint32_t index;
@@ -626,6 +626,10 @@ static int bnd_extract(int argc, char **argv)
 			goto done;
 		}
 		selected[index] = true;
+	}
+	if (!make_dir(dir)) {
+		status = 1;
+		goto done;
 	}
 	/* every file name reserved before anything is written; the binder's own name too when
 	 * extracting into its folder */
@@ -758,7 +762,9 @@ static int parse_output_arg(output_args *o, int argc, char **argv, int *i)
 	} else if (!strcmp(a, "--no-dcx")) {
 		o->force_dcx = 0;
 	} else if (!strcmp(a, "--deflate-level") && has_value) {
-		o->deflate_level = atoi(argv[++*i]);
+		const char *v = argv[++*i];
+		/* one digit 1-9 and nothing else ("1x" and "5 " were taken as 1 and 5) */
+		o->deflate_level = v[0] >= '1' && v[0] <= '9' && !v[1] ? v[0] - '0' : 0;
 		if (o->deflate_level < 1 || o->deflate_level > 9) {
 			fprintf(stderr, "hkspline bnd: --deflate-level takes 1 to 9\n");
 			return -1;
@@ -838,15 +844,10 @@ static int bnd_replace(int argc, char **argv)
 	uint64_t old_size = e->size;
 	const uint8_t *stored = new_data;
 	size_t stored_size = new_size;
-	if ((e->flags & HKS_BND4_ENTRY_COMPRESSED) && !is_dcx_bytes(new_data, new_size)) {
-		/* The member is stored DCX-compressed: compress the new bytes like it. */
-		hks_dcx_info like;
-		bool have_like = hks_dcx_read_info(e->data, (size_t)e->size, &like, NULL) == HKS_OK;
-		if (hks_dcx_compress(new_data, new_size, have_like ? &like : NULL, &opts, &packed, &packed_size, &err) !=
-		    HKS_OK) {
-			cli_print_error(&err);
-			goto done;
-		}
+	/* a member stored DCX-compressed: the new bytes compressed like it */
+	if (!cli_member_bytes(e, new_data, new_size, &opts, &packed, &packed_size))
+		goto done;
+	if (packed) {
 		stored = packed;
 		stored_size = packed_size;
 	}
@@ -891,6 +892,25 @@ static int split_tabs(char *line, char **fields, int max)
 	return n;
 }
 
+/* A member file of `pack` must lie inside DIR once every symbolic link is resolved: a folder from
+ * a mod archive with a link to ~/.ssh/id_rsa or /etc/passwd must not carry that file into the
+ * binder (as glTF external buffers, issue 17 L3). */
+static bool inside_folder(const char *dir, const char *path)
+{
+#ifdef _WIN32
+	(void)dir;
+	(void)path;
+	return true;
+#else
+	char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
+	size_t n = real_dir ? strlen(real_dir) : 0;
+	bool inside = real_dir && real && !strncmp(real, real_dir, n) && (real[n] == '/' || (n == 1 && real[0] == '/'));
+	free(real_dir);
+	free(real);
+	return inside;
+#endif
+}
+
 static int bnd_pack(int argc, char **argv)
 {
 	const char *dir = NULL;
@@ -907,6 +927,15 @@ static int bnd_pack(int argc, char **argv)
 	if (!mtext) {
 		fprintf(stderr, "hkspline bnd pack: %s has no %s (write one with 'hkspline bnd extract')\n", dir,
 		        MANIFEST_NAME);
+		free(mp);
+		return 1;
+	}
+	const uint8_t *nul = (const uint8_t *)memchr(mtext, 0, msize);
+	if (nul) {
+		/* a NUL would end the text there and drop every later entry without a word */
+		fprintf(stderr, "hkspline bnd pack: %s: at byte %zu: a NUL byte (not a text manifest)\n", mp,
+		        (size_t)(nul - mtext));
+		free(mtext);
 		free(mp);
 		return 1;
 	}
@@ -972,14 +1001,23 @@ static int bnd_pack(int argc, char **argv)
 		} else if (!strcmp(f[0], "entry") && nf == 6 && bnd) {
 			char *end = NULL;
 			long long id = strtoll(f[1], &end, 10);
-			unsigned long flags = strtoul(f[2], NULL, 16);
-			if (!end || *end || id < INT32_MIN || id > INT32_MAX || flags > 0xFF ||
-			    strlen(f[3]) != 2 * (size_t)bnd->file_header_size || !unescape(f[5]) || strchr(f[4], '/') ||
-			    !strcmp(f[4], "..")) {
+			char *fend = NULL;
+			unsigned long flags = strtoul(f[2], &fend, 16);
+			uint8_t header_check[256];
+			if (!end || *end || id < INT32_MIN || id > INT32_MAX || !f[2][0] || !fend || *fend || flags > 0xFF ||
+			    strlen(f[3]) != 2 * (size_t)bnd->file_header_size || bnd->file_header_size > sizeof(header_check) ||
+			    !get_hex(f[3], header_check, (size_t)bnd->file_header_size) || !unescape(f[5]) ||
+			    strchr(f[4], '/') || !strcmp(f[4], "..")) {
 				fprintf(stderr, "hkspline bnd pack: %s:%u: bad entry line\n", mp, line_no);
 				goto done;
 			}
 			char *fp = join_path(dir, f[4]);
+			if (fp && !inside_folder(dir, fp)) {
+				fprintf(stderr, "hkspline bnd pack: %s:%u: %s leads outside %s (a link?): not packed\n", mp, line_no,
+				        fp, dir);
+				free(fp);
+				goto done;
+			}
 			size_t size = 0;
 			uint8_t *data = fp ? cli_read_file(fp, &size) : NULL;
 			free(fp);

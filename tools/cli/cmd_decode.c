@@ -205,7 +205,10 @@ static int write_json(FILE *out, const hks_loaded *src, const char *skeleton_pat
 	uint8_t *bytes = NULL;
 	size_t size = 0;
 	hks_error err;
-	hks_result r = hks_frames_json_write(&doc, NULL, &bytes, &size, &err);
+	hks_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.name = src->path; /* errors name the file */
+	hks_result r = hks_frames_json_write(&doc, &wo, &bytes, &size, &err);
 	free(doc.animations);
 	if (r != HKS_OK) {
 		cli_print_error(&err);

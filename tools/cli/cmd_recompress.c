@@ -17,6 +17,7 @@
  */
 #include "cli.h"
 #include "cli_units.h"
+#include "platform.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -292,6 +293,53 @@ static void rc_deliver(void *ctx, size_t u)
 	U->log.text = U->line = NULL;
 }
 
+/* Two output paths that name one file: equal strings, or one existing file (same device and inode). */
+static bool same_file(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return true;
+	hks_path_info x, y;
+	return hks_platform_stat(a, &x) == 0 && hks_platform_stat(b, &y) == 0 && x.kind == HKS_PATH_FILE &&
+	       y.kind == HKS_PATH_FILE && x.dev == y.dev && x.ino == y.ino;
+}
+
+/* Write the re-compressed file and its record (either may be NULL) to temporaries, then rename
+ * both: a failure before the renames leaves both targets as they were (src/io/atomic.c). */
+static bool write_pair(const char *out_path, const uint8_t *out, size_t out_size, const char *rec_path,
+                       const uint8_t *rec, size_t rec_size)
+{
+	const char *paths[2] = {out_path, rec_path};
+	const uint8_t *bytes[2] = {out, rec};
+	size_t sizes[2] = {out_size, rec_size};
+	hks_atomic_file *files[2] = {NULL, NULL};
+	hks_error err;
+	bool ok = true;
+	for (int k = 0; k < 2 && ok; k++) {
+		if (!paths[k])
+			continue;
+		hks_atomic_options ao;
+		memset(&ao, 0, sizeof(ao));
+		ao.base.name = paths[k];
+		if (hks_atomic_open(paths[k], &ao, &files[k], &err) != HKS_OK ||
+		    hks_atomic_write(files[k], bytes[k], sizes[k], &err) != HKS_OK) {
+			cli_print_error(&err);
+			ok = false;
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (!files[k])
+			continue;
+		if (!ok)
+			hks_atomic_abort(files[k]);
+		else if (hks_atomic_commit(files[k], &err) != HKS_OK) {
+			cli_print_error(&err);
+			ok = false;
+		}
+		files[k] = NULL;
+	}
+	return ok;
+}
+
 static int recompress_main(int argc, char **argv, const char **compendiums)
 {
 	const char *in = NULL, *out_path = NULL, *rec_path = NULL;
@@ -355,6 +403,12 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 	hks_error err;
 	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, in, &err) != HKS_OK) {
 		cli_print_error(&err);
+		hks_loader_free(loader);
+		return 2;
+	}
+	if (out_path && rec_path && same_file(out_path, rec_path)) {
+		fprintf(stderr, "hkspline recompress: -o and --record name the same file (%s): one would overwrite the other\n",
+		        rec_path);
 		hks_loader_free(loader);
 		return 2;
 	}
@@ -441,40 +495,44 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		}
 		if (exact && n.record_exact != n.animations)
 			status = 1;
-		if (rec_path && status == 0) {
-			uint8_t *bytes = NULL;
-			size_t size = 0;
-			if (hks_record_file_write(entries, num_entries, NULL, &bytes, &size, &err) != HKS_OK) {
-				cli_print_error(&err);
-				status = 1;
-			} else {
-				if (!cli_write_file(rec_path, bytes, size))
-					status = 1;
-				hks_buffer_free(NULL, bytes, size);
-			}
+		uint8_t *rec_bytes = NULL, *out_bytes = NULL;
+		size_t rec_size = 0, out_size = 0;
+		if (rec_path && status == 0 &&
+		    hks_record_file_write(entries, num_entries, NULL, &rec_bytes, &rec_size, &err) != HKS_OK) {
+			cli_print_error(&err);
+			status = 1;
 		}
 		for (uint32_t k = 0; k < num_entries; k++)
 			hks_buffer_free(NULL, (void *)entries[k].record, entries[k].size);
 		free(entries);
+		bool write_out = false;
 		if (out_path && status == 0) {
 			hks_write_options wo;
 			memset(&wo, 0, sizeof(wo));
 			wo.base.name = ld->path;
-			uint8_t *bytes = NULL;
-			size_t size = 0;
-			if (hks_file_write(file, &wo, &bytes, &size, &err) != HKS_OK) {
+			if (hks_file_write(file, &wo, &out_bytes, &out_size, &err) != HKS_OK) {
 				cli_print_error(&err);
 				status = 1;
 			} else {
-				if (exact && (size != ld->size || memcmp(bytes, ld->bytes, size) != 0)) {
+				write_out = true; /* also when --exact finds a difference: the file shows it */
+				if (exact && (out_size != ld->size || memcmp(out_bytes, ld->bytes, out_size) != 0)) {
 					fprintf(stderr, "hkspline recompress: %s: the written file differs from the input\n", ld->path);
 					status = 1;
 				}
-				if (!cli_write_file(out_path, bytes, size))
-					status = 1;
-				hks_buffer_free(NULL, bytes, size);
 			}
 		}
+		/* the file and its record are one result: neither replaces its target unless both were made
+		 * and written (a file that could not be written back, e.g. a reference the writer refuses,
+		 * must not leave its record behind) */
+		if ((out_path && !write_out) || (rec_path && !rec_bytes)) {
+			if (status == 0)
+				status = 1;
+		} else if ((write_out || rec_bytes) &&
+		    !write_pair(write_out ? out_path : NULL, out_bytes, out_size, rec_bytes ? rec_path : NULL, rec_bytes,
+		                rec_size))
+			status = 1;
+		hks_buffer_free(NULL, out_bytes, out_size);
+		hks_buffer_free(NULL, rec_bytes, rec_size);
 		all.animations += n.animations;
 		hks_loaded_free(ld);
 	}

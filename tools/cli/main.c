@@ -1,6 +1,8 @@
 /* hkspline: the command-line tool. Dispatches to one file per subcommand. */
 #include "cli.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "platform.h"
@@ -34,26 +36,49 @@ static void usage(FILE *out)
 	             "glTF import: 'hkspline encode IN.glb --help'). See docs/CLI.md and docs/GLTF.md.\n");
 }
 
+/* Every command's output on stdout (JSON, text, `decode -o -`) is its result: when it could not
+ * be written (a full disk, /dev/full, a closed pipe with SIGPIPE ignored), the command failed
+ * even if everything else went well (docs/CLI.md: exit status 2, fatal error). */
+static int finish_stdout(int status)
+{
+	errno = 0;
+	bool flush_failed = fflush(stdout) != 0;
+	if (flush_failed || ferror(stdout)) {
+		if (status >= 2)
+			return status; /* already reported (e.g. decode's "write error on -") */
+		fprintf(stderr, "hkspline: error writing the standard output%s%s\n", flush_failed && errno ? ": " : "",
+		        flush_failed && errno ? strerror(errno) : "");
+		return 2;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	hks_platform_init_process(&argc, &argv);
+#ifdef SIGXFSZ
+	/* A file-size limit (ulimit -f) must fail the write (EFBIG), not kill the process: the
+	 * atomic writer then removes its temporary and reports (docs/RELIABILITY.md "Nothing
+	 * destroyed"); killed, it left a .NAME.tmp-XXXXXX beside every target. */
+	signal(SIGXFSZ, SIG_IGN);
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return finish_stdout(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("hkspline %s\n", HKS_VERSION_STRING);
-		return 0;
+		return finish_stdout(0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
 			if (cli_oodle_setup(&argc, argv) != 0)
 				return 2;
-			return cli_oodle_finish(commands[i].run(argc - 1, argv + 1));
+			return finish_stdout(cli_oodle_finish(commands[i].run(argc - 1, argv + 1)));
 		}
 	fprintf(stderr, "hkspline: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
