@@ -55,12 +55,7 @@ static const char *cli;
 static int setup(void **state)
 {
 	(void)state;
-	cli = getenv("HKSPLINE_CLI");
-	if (!cli || !*cli) {
-		fprintf(stderr, "HKSPLINE_CLI is not set (run through ctest)\n");
-		return -1;
-	}
-	return hks_hostile_setup("hks_hostile_at");
+	return hks_hostile_setup_cli("hks_hostile_at", &cli);
 }
 
 static int teardown(void **state)

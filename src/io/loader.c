@@ -415,18 +415,23 @@ static hks_result list_dir(hks_loader *L, const char *dir, name_list *nl)
 	return HKS_OK;
 }
 
-static char *join_path(hks_loader *L, const char *dir, const char *name)
+/* "dir/name" into p (strlen(dir) + strlen(name) + 2 bytes, or NULL: returns NULL). */
+static char *join_into(char *p, const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
-	bool slash = a > 0 && !hks_platform_is_separator(dir[a - 1]);
-	char *p = (char *)hks_malloc(&L->ctx, a + b + 2);
 	if (p) {
+		bool slash = a > 0 && !hks_platform_is_separator(dir[a - 1]);
 		memcpy(p, dir, a);
 		if (slash)
 			p[a++] = '/';
 		memcpy(p + a, name, b + 1);
 	}
 	return p;
+}
+
+static char *join_path(hks_loader *L, const char *dir, const char *name)
+{
+	return join_into((char *)hks_malloc(&L->ctx, strlen(dir) + strlen(name) + 2), dir, name);
 }
 
 /* ---- archives (binders, DCX) ------------------------------------------ */
@@ -1052,16 +1057,7 @@ static void path_list_add(path_list *pl, char *p)
 
 static char *join_plain(const char *dir, const char *name)
 {
-	size_t a = strlen(dir), b = strlen(name);
-	bool slash = a > 0 && !hks_platform_is_separator(dir[a - 1]);
-	char *p = (char *)malloc(a + b + 2);
-	if (p) {
-		memcpy(p, dir, a);
-		if (slash)
-			p[a++] = '/';
-		memcpy(p + a, name, b + 1);
-	}
-	return p;
+	return join_into((char *)malloc(strlen(dir) + strlen(name) + 2), dir, name);
 }
 
 /* The files set_add_tree(dir) would read, in the same order, without the

@@ -18,6 +18,16 @@ int hks_hostile_setup(const char *prefix)
 	return mkdtemp(g_root) ? 0 : -1;
 }
 
+int hks_hostile_setup_cli(const char *prefix, const char **cli)
+{
+	*cli = getenv("HKSPLINE_CLI");
+	if (!*cli || !**cli) {
+		fprintf(stderr, "HKSPLINE_CLI is not set (run through ctest)\n");
+		return -1;
+	}
+	return hks_hostile_setup(prefix);
+}
+
 int hks_hostile_teardown(void)
 {
 	if (!g_root[0])

@@ -11,6 +11,9 @@
 
 /* Create the folder /tmp/PREFIX_XXXXXX (mkdtemp): 0, or -1 (cmocka setup). */
 int hks_hostile_setup(const char *prefix);
+/* As hks_hostile_setup, for tests that run the CLI: *cli is HKSPLINE_CLI (set
+ * by ctest); -1 with a message when it is not set. */
+int hks_hostile_setup_cli(const char *prefix, const char **cli);
 /* Remove it with everything inside: 0, or -1 (cmocka teardown). */
 int hks_hostile_teardown(void);
 /* The folder (empty before hks_hostile_setup). */
