@@ -297,6 +297,14 @@ static void prefix_transform(unsigned kind, uint8_t *b, size_t size, const uint8
 		b[rest + i] ^= pred[prest + i];
 }
 
+/* The trial entry becomes the best so far (the caller found it smaller). */
+static hks_result take_trial(hks_bytebuf *best, const hks_bytebuf *trial, size_t *current)
+{
+	*current = trial->size;
+	best->size = 0;
+	return hks_bytebuf_append(best, trial->data, trial->size);
+}
+
 /* XOR runs (docs/RECORD.md): varint count, then per run varint gap, varint
  * length, XOR bytes. Runs closer than 3 bytes are merged (a gap costs a byte). */
 static hks_result diff_encode(hks_bytebuf *out, const uint8_t *pred, const uint8_t *orig, size_t n)
@@ -2111,9 +2119,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
 					if (r == HKS_OK && trial.size < current) {
 						refit = 1;
-						current = trial.size;
-						best.size = 0;
-						r = hks_bytebuf_append(&best, trial.data, trial.size);
+						r = take_trial(&best, &trial, &current);
 					}
 					/* the prefix as a patch of a step's prediction with the same prefix length */
 					for (unsigned step = 0; r == HKS_OK && step <= last; step++) {
@@ -2133,9 +2139,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						if (r == HKS_OK && trial.size < current) {
 							refit = 2;
 							refit_step = step;
-							current = trial.size;
-							best.size = 0;
-							r = hks_bytebuf_append(&best, trial.data, trial.size);
+							r = take_trial(&best, &trial, &current);
 						}
 					}
 					/* REFIT_INV: the knots as edits of a knot vector the inverter tried (v4) */
@@ -2173,9 +2177,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						if (r == HKS_OK && trial.size < current) {
 							refit = 3;
 							refit_step = sel;
-							current = trial.size;
-							best.size = 0;
-							r = hks_bytebuf_append(&best, trial.data, trial.size);
+							r = take_trial(&best, &trial, &current);
 						}
 					}
 				}

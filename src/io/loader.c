@@ -1718,6 +1718,18 @@ static hks_result load_source(hks_loader *L, const source *src, hks_loaded **out
 	return HKS_OK;
 }
 
+
+/* A copy of unit `index` (false when there is none): the table may grow, and
+ * move, while paths are being added. */
+static bool unit_copy(hks_loader *L, size_t index, source *s)
+{
+	hks_mutex_lock(&L->mutex);
+	bool known = index < L->num_units;
+	*s = known ? L->units[index] : (source){0};
+	hks_mutex_unlock(&L->mutex);
+	return known;
+}
+
 hks_result hks_loader_load(hks_loader *L, size_t index, hks_loaded **out)
 {
 	if (!out)
@@ -1725,12 +1737,8 @@ hks_result hks_loader_load(hks_loader *L, size_t index, hks_loaded **out)
 	*out = NULL;
 	if (!L)
 		return HKS_E_ARGUMENT;
-	/* a copy: the table may grow (and move) while paths are being added */
-	hks_mutex_lock(&L->mutex);
-	bool known = index < L->num_units;
-	source s = known ? L->units[index] : (source){0};
-	hks_mutex_unlock(&L->mutex);
-	if (!known)
+	source s;
+	if (!unit_copy(L, index, &s))
 		return HKS_E_ARGUMENT;
 	return load_source(L, &s, out);
 }
@@ -1756,11 +1764,8 @@ hks_result hks_loader_find_skeleton(hks_loader *L, size_t index, hks_loaded **ou
 	*out = NULL;
 	if (!L)
 		return HKS_E_ARGUMENT;
-	hks_mutex_lock(&L->mutex);
-	bool known = index < L->num_units;
-	source unit = known ? L->units[index] : (source){0};
-	hks_mutex_unlock(&L->mutex);
-	if (!known)
+	source unit;
+	if (!unit_copy(L, index, &unit))
 		return HKS_E_ARGUMENT;
 	const source *u = &unit;
 	/* 1. the same binder */
