@@ -348,6 +348,56 @@ static void test_edit_keeps_other_parts(void **state)
 	hks_packed_spline_free(s.packed);
 }
 
+/* A verbatim record whose data is empty and ends the input: applying it read
+ * one byte past the input (fuzz_record, CI of session 5). The record is copied
+ * into a buffer of exactly its size so ASan sees any read beyond it. */
+static void test_verbatim_empty_data_at_end(void **state)
+{
+	(void)state;
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	hks_error err;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &o, 0, &err);
+	uint32_t offsets[2] = {0, 0};
+	hks_rec_anim r;
+	memset(&r, 0, sizeof(r));
+	r.version = HKS_RECORD_VERSION;
+	r.kind = HKS_REC_ANIM_VERBATIM;
+	r.num_frames = 2;
+	r.num_transform_tracks = 1;
+	r.max_frames_per_block = 2;
+	r.num_blocks = 1;
+	float one = 1.0f;
+	memcpy(&r.duration_bits, &one, 4);
+	r.ladder_count = 1;
+	r.num_block_offsets = 1;
+	r.block_offsets = offsets;
+	r.float_block_offsets = offsets;
+	r.data_size = 0;
+	uint8_t *w = NULL;
+	size_t wn = 0;
+	assert_int_equal(hks_rec_write(&ctx, &r, 1, &w, &wn), HKS_OK);
+	uint8_t *exact = (uint8_t *)malloc(wn);
+	assert_non_null(exact);
+	memcpy(exact, w, wn);
+	hks_buffer_free(NULL, w, wn);
+	float t[2 * HKS_TRACK_SAMPLE_FLOATS] = {0};
+	t[6] = t[16] = 1.0f;
+	hks_frames_in in = {2, 1, 0, 1.0f, t, NULL};
+	hks_packed_spline *out = NULL;
+	hks_result res = hks_recompress_apply(&in, exact, wn, NULL, &out, NULL, &err);
+	if (res == HKS_OK) {
+		assert_non_null(out);
+		assert_int_equal(out->header.data_size, 0);
+		assert_non_null(out->header.data);
+		hks_packed_spline_free(out);
+	} else {
+		assert_int_not_equal(err.code, HKS_OK);
+	}
+	free(exact);
+}
+
 static void test_arguments(void **state)
 {
 	(void)state;
@@ -378,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_exact_round_trip),
 		cmocka_unit_test(test_truncated_and_corrupted),
 		cmocka_unit_test(test_edit_keeps_other_parts),
+		cmocka_unit_test(test_verbatim_empty_data_at_end),
 		cmocka_unit_test(test_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

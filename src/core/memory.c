@@ -235,12 +235,16 @@ void *hks_arena_array(hks_arena *a, size_t count, size_t elem)
 void *hks_arena_dup(hks_arena *a, const void *src, size_t size)
 {
 	/* not zeroed first: the copy writes every byte but the padding (zeroed as
-	 * before); zeroing a binder's megabytes before copying them was a second pass */
-	void *p = arena_alloc_raw(a, size);
+	 * before); zeroing a binder's megabytes before copying them was a second pass.
+	 * Size 0 copies nothing and still gives a distinct, zeroed 16-byte slot, so
+	 * callers need no "at least one" idiom (which read a byte past an empty
+	 * source: fuzz_record, a verbatim record with no data at the input's end). */
+	size_t slot = size ? size : 1;
+	void *p = arena_alloc_raw(a, slot);
 	if (p) {
 		if (size)
 			memcpy(p, src, size);
-		memset((uint8_t *)p + size, 0, ((size + 15) & ~(size_t)15) - size);  /* the padding stays zero */
+		memset((uint8_t *)p + size, 0, ((slot + 15) & ~(size_t)15) - size);  /* the padding stays zero */
 	}
 	return p;
 }

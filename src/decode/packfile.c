@@ -506,8 +506,8 @@ static hks_result parse_fixups(pf_reader *r)
 	}
 
 	/* lookup copies */
-	r->loc_sorted = (hks_pf_local *)hks_arena_dup(r->arena, pf->locals, (size_t)(pf->num_locals ? pf->num_locals : 1) * sizeof(hks_pf_local));
-	r->glo_sorted = (hks_pf_global *)hks_arena_dup(r->arena, pf->globals, (size_t)(pf->num_globals ? pf->num_globals : 1) * sizeof(hks_pf_global));
+	r->loc_sorted = (hks_pf_local *)hks_arena_dup(r->arena, pf->locals, (size_t)pf->num_locals * sizeof(hks_pf_local));
+	r->glo_sorted = (hks_pf_global *)hks_arena_dup(r->arena, pf->globals, (size_t)pf->num_globals * sizeof(hks_pf_global));
 	r->obj_sorted = (pf_object_key *)hks_arena_array(r->arena, pf->num_objects ? pf->num_objects : 1, sizeof(pf_object_key));
 	if (!r->loc_sorted || !r->glo_sorted || !r->obj_sorted)
 		return HKS_E_NOMEM;

@@ -1393,9 +1393,9 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 	for (uint32_t b = 0; b < rec->num_blocks; b++) {
 		hks_stored_block *blk = &s->blocks[b];
 		*blk = p0->blocks[b];
-		blk->tracks = (hks_stored_track *)hks_arena_dup(arena, p0->blocks[b].tracks, (T ? T : 1) * sizeof(hks_stored_track));
-		blk->floats = (hks_stored_part *)hks_arena_dup(arena, p0->blocks[b].floats, (F ? F : 1) * sizeof(hks_stored_part));
-		blk->float_masks = (uint8_t *)hks_arena_dup(arena, p0->blocks[b].float_masks, F ? F : 1);
+		blk->tracks = (hks_stored_track *)hks_arena_dup(arena, p0->blocks[b].tracks, (size_t)T * sizeof(hks_stored_track));
+		blk->floats = (hks_stored_part *)hks_arena_dup(arena, p0->blocks[b].floats, (size_t)F * sizeof(hks_stored_part));
+		blk->float_masks = (uint8_t *)hks_arena_dup(arena, p0->blocks[b].float_masks, F);
 		if (!blk->tracks || !blk->floats || !blk->float_masks)
 			return hks_fail_nomem(ctx, 0);
 		for (uint32_t u = 0; u < per; u++) {
@@ -1558,7 +1558,7 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			} else if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT) {
 				const uint8_t *coded = NULL;
 				r = hks_read_bytes(&c, plen, &coded, "refit prefix");
-				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, coded, plen ? plen : 1) : NULL;
+				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, coded, plen) : NULL;
 				if (r == HKS_OK && !pcopy)
 					r = hks_fail_nomem(ctx, 0);
 				if (r == HKS_OK) {
@@ -1580,7 +1580,7 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 				size_t used = 0;
 				if (r == HKS_OK)
 					r = diff_apply_used(ctx, cn.bytes.data, plen, e->payload + c.pos, e->payload_size - c.pos, &used);
-				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, cn.bytes.data, plen ? plen : 1) : NULL;
+				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, cn.bytes.data, plen) : NULL;
 				if (r == HKS_OK && !pcopy)
 					r = hks_fail_nomem(ctx, 0);
 				prefix = pcopy;
@@ -1606,7 +1606,7 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			/* REFIT and DIFF leave the patched canonical form in cn: keep a copy for the parse */
 			if (r != HKS_OK)
 				break;
-			uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn.bytes.data, cn.bytes.size ? cn.bytes.size : 1);
+			uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn.bytes.data, cn.bytes.size);
 			if (!copy) {
 				r = hks_fail_nomem(ctx, 0);
 				break;
@@ -1647,7 +1647,7 @@ static hks_result packed_from_verbatim(hks_ctx *ctx, const hks_rec_anim *rec, hk
 	uint32_t *bo = (uint32_t *)hks_arena_dup(arena, rec->block_offsets, (rec->num_block_offsets + 1u) * 4);
 	uint32_t *fbo =
 		(uint32_t *)hks_arena_dup(arena, rec->float_block_offsets, (rec->num_float_block_offsets + 1u) * 4);
-	uint8_t *data = (uint8_t *)hks_arena_dup(arena, rec->data, rec->data_size ? rec->data_size : 1);
+	uint8_t *data = (uint8_t *)hks_arena_dup(arena, rec->data, rec->data_size);
 	if (!p || !bo || !fbo || !data) {
 		hks_arena_free(arena);
 		return hks_fail_nomem(ctx, 0);
