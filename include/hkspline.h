@@ -1944,6 +1944,12 @@ FILE *hks_atomic_stream(hks_atomic_file *f);
 hks_result hks_atomic_write(hks_atomic_file *f, const void *bytes, size_t size, hks_error *err);
 hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err);
 void hks_atomic_abort(hks_atomic_file *f);
+/* Remove the temporary file of every atomic write still open in this process,
+ * leaving their targets as they were: for a signal handler (SIGINT, SIGTERM)
+ * before the process ends. Async-signal-safe on POSIX (unlink only); on
+ * Windows, for a console control handler (its own thread). The atomic files
+ * themselves stay open; end the process afterwards. */
+void hks_atomic_remove_temporaries(void);
 
 /*
  * An exclusive advisory lock on an existing file for a read-modify-write

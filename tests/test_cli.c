@@ -589,6 +589,27 @@ static void test_encode_json_donor(void **state)
 	free(out);
 	assert_true(files_equal(path_in("enc/b.hkx"), path_in("enc/b2.hkx")));
 	check_written(path_in("enc/c.anibnd"), ":a000_000200.hkx", path_in("enc/nosrc.json"), "20160200", identity);
+	/* --into replaces animations only: the skeleton member is refused, whatever its name, and
+	 * the binder keeps its bytes; an animation member is replaced */
+	size_t before_size = 0, after_size = 0;
+	uint8_t *before = hks_test_read_file(path_in("enc/c.anibnd"), &before_size);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name Skeleton.HKX --no-backup 2>&1", cli,
+	         path_in("enc/nosrc.json"), path_in("enc/b3.hkx"), path_in("enc/c.anibnd"));
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "'Skeleton.HKX' of"));
+	assert_non_null(strstr(out, "holds no animation (1 skeleton(s))"));
+	free(out);
+	uint8_t *after = hks_test_read_file(path_in("enc/c.anibnd"), &after_size);
+	assert_int_equal(before_size, after_size);
+	assert_memory_equal(before, after, before_size);
+	free(after);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name a000_000100.hkx --no-backup 2>&1", cli,
+	         path_in("enc/nosrc.json"), path_in("enc/b3.hkx"), path_in("enc/c.anibnd"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "replaced a000_000100.hkx"));
+	free(out);
+	check_written(path_in("enc/c.anibnd"), ":a000_000100.hkx", path_in("enc/nosrc.json"), "20160200", identity);
+	free(before);
 
 	/* a bone the skeleton lacks: exit 2, named */
 	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --skeleton '%s' 2>&1", cli, path_in("enc/unknown.json"),

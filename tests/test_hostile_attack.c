@@ -34,7 +34,12 @@
  *   - a folder tree deeper than the walk's bound (64): the files below were
  *     skipped in silence (`check` said "0 files", exit 0); now an error;
  *   - bnd extract of a member the binder does not hold created the output
- *     folder anyway; --deflate-level 1x was taken as 1.
+ *     folder anyway; --deflate-level 1x was taken as 1;
+ *   - (policy, session 6) encode --fps 1e-9 made a 10^9-second clip: the rate
+ *     is now 1 to 10000 frames per second;
+ *   - (session 6) SIGINT in the middle of a write left the .NAME.tmp-XXXXXX:
+ *     the CLI's handler removes the temporaries in flight
+ *     (hks_atomic_remove_temporaries), then the signal ends the process.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -47,7 +52,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *cli;
@@ -658,6 +668,138 @@ static void test_bnd_arguments(void **state)
 	free(text);
 }
 
+/* encode IN.glb --fps: 1 to 10000 frames per second; 1e-9 encoded a 10^9-second clip with a
+ * warning (the rate is checked before the input is read: no glTF needed) */
+static void test_fps_bounds(void **state)
+{
+	(void)state;
+	char cmd[8192], *text = NULL;
+	static const char *const bad[] = {"1e-9", "0", "-30", "0.5", "nan", "inf", "10001", "30x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "'%s' encode '%s/none.glb' -o '%s/none.hkx' --fps '%s'", cli, hks_hostile_root(),
+		         hks_hostile_root(), bad[i]);
+		assert_int_equal(hks_hostile_run(cmd, &text), 2);
+		assert_non_null(strstr(text, "--fps wants a rate from 1 to 10000 frames per second"));
+		free(text);
+	}
+	static const char *const good[] = {"1", "24", "30", "60", "10000"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "'%s' encode '%s/none.glb' -o '%s/none.hkx' --fps '%s'", cli, hks_hostile_root(),
+		         hks_hostile_root(), good[i]);
+		hks_hostile_run(cmd, &text); /* fails later (no such input), not on the rate */
+		assert_null(strstr(text, "--fps wants"));
+		free(text);
+	}
+}
+
+/* ---- SIGINT in the middle of a write: no temporary left, the target as it was ---- */
+
+static bool temporary_in_root(void)
+{
+	DIR *d = opendir(hks_hostile_root());
+	assert_non_null(d);
+	bool found = false;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		found |= strstr(e->d_name, ".tmp-") != NULL;
+	closedir(d);
+	return found;
+}
+
+static void check_old(const char *path)
+{
+	size_t n = 0;
+	uint8_t *b = slurp(path, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(b, "old", 3);
+	free(b);
+}
+
+static void remove_and_reraise(int sig)
+{
+	hks_atomic_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void test_sigint_mid_write(void **state)
+{
+	(void)state;
+	char target[1024], in[1024], out[1024];
+	snprintf(target, sizeof(target), "%s", hks_hostile_path("sig.bin"));
+	snprintf(in, sizeof(in), "%s", hks_hostile_path("sig.hkx"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("sig.json"));
+	hks_hostile_write(target, "old", 3);
+	/* the library: a child opens an atomic file, writes, and takes SIGINT in a handler that
+	 * calls hks_atomic_remove_temporaries (what the CLI installs) */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGINT, remove_and_reraise);
+		hks_atomic_file *f = NULL;
+		hks_error err;
+		static uint8_t buf[1 << 16];
+		memset(buf, 7, sizeof(buf));
+		if (hks_atomic_open(target, NULL, &f, &err) != HKS_OK || hks_atomic_write(f, buf, sizeof(buf), &err) != HKS_OK)
+			_exit(3);
+		fflush(hks_atomic_stream(f));
+		raise(SIGINT);
+		_exit(4);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+	check_old(target);
+	assert_false(temporary_in_root());
+
+	/* the CLI: decode a long time-mode output; SIGINT once its temporary exists */
+	write_spline_file(in, 20, 200);
+	static const char *const steps[] = {"1e-3", "3e-4", "1e-4", "5e-5"};
+	bool caught = false;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && !caught; i++) {
+		hks_hostile_write(out, "old", 3);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+			if (null >= 0) {
+				dup2(null, 1);
+				dup2(null, 2);
+			}
+			execl(cli, cli, "decode", in, "--time-step", steps[i], "-o", out, (char *)NULL);
+			_exit(127);
+		}
+		bool seen = false, ended = false;
+		for (int k = 0; k < 200000 && !seen && !ended; k++) {
+			seen = temporary_in_root();
+			if (!seen) {
+				ended = waitpid(pid, &st, WNOHANG) == pid;
+				struct timespec ts = {0, 100000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		if (seen) {
+			kill(pid, SIGINT);
+			assert_int_equal(waitpid(pid, &st, 0), pid);
+		} else if (!ended) {
+			kill(pid, SIGKILL); /* neither a temporary nor an end in 20 s */
+			waitpid(pid, &st, 0);
+			fail_msg("decode --time-step %s: no temporary and no end", steps[i]);
+		}
+		printf("--time-step %s: temporary %s, %s %d\n", steps[i], seen ? "seen" : "not seen",
+		       WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		if (seen && WIFSIGNALED(st)) {
+			assert_int_equal(WTERMSIG(st), SIGINT);
+			caught = true;
+			check_old(out);
+		} else {
+			assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0); /* it finished first: try a longer one */
+		}
+		assert_false(temporary_in_root());
+	}
+	assert_true(caught);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,6 +813,8 @@ int main(void)
 		cmocka_unit_test(test_frames_json_budget),
 		cmocka_unit_test(test_deep_folders),
 		cmocka_unit_test(test_bnd_arguments),
+		cmocka_unit_test(test_fps_bounds),
+		cmocka_unit_test(test_sigint_mid_write),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

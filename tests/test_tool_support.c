@@ -760,6 +760,37 @@ static void test_cli_error_strict(void **state)
 	         path_in("sa.json"));
 	st = system(cmd);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* two folders (test_compare_dirs made dA): exit 0 when something was compared and nothing
+	 * failed; exit 1, said, when nothing was compared */
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/dE' '%s/dF' '%s/dD' && cp '%s' '%s' && cp '%s' '%s'", tmp_root, tmp_root,
+	         tmp_root, path_in("dA/x1.hkx"), path_in("dF/x1.hkx"), path_in("dA/x1.hkx"), path_in("dD/other.hkx"));
+	assert_int_equal(system(cmd), 0);
+	static const struct {
+		const char *a, *b;
+		int status;
+		const char *said;
+	} folders[] = {
+	    {"dF", "dA", 0, "1 animations compared, 0 failed"},
+	    {"dA", "dD", 1, "nothing compared: no file of the first folder has a counterpart"},
+	    {"dE", "dA", 1, "nothing compared: the first folder holds no Havok file"},
+	};
+	for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++) {
+		char a_dir[1024], b_dir[1024];
+		snprintf(a_dir, sizeof(a_dir), "%s", path_in(folders[i].a));
+		snprintf(b_dir, sizeof(b_dir), "%s", path_in(folders[i].b));
+		char fcmd[4096];
+		snprintf(fcmd, sizeof(fcmd), "'%s' error --no-progress '%s' '%s' > '%s' 2>&1", cli, a_dir, b_dir,
+		         path_in("folders.out"));
+		st = system(fcmd);
+		text = hks_test_read_file(path_in("folders.out"), &n);
+		assert_non_null(text);
+		t = strndup((const char *)text, n);
+		printf("error %s %s: status %d: %s", folders[i].a, folders[i].b, WEXITSTATUS(st), t);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == folders[i].status);
+		assert_non_null(strstr(t, folders[i].said));
+		free(t);
+		free(text);
+	}
 	free_clip(&a);
 	free_clip(&b);
 }

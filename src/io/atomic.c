@@ -20,11 +20,19 @@
 #include "platform.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #ifndef _WIN32
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -44,7 +52,80 @@ struct hks_atomic_file {
 	uint32_t flags;
 	int failed;       /* a write failed: commit refuses */
 	int direct;       /* the target is not a regular file (/dev/null, a FIFO, a terminal): written in place */
+	int slot;         /* its entry in temp_slots, -1 when none */
 };
+
+/* The temporaries in flight, for hks_atomic_remove_temporaries, which a signal handler calls
+ * (SIGINT in the middle of a write left the .NAME.tmp-XXXXXX beside the target): fixed slots,
+ * no allocation, lock-free atomics only. A slot is CREATING from before its file exists until
+ * its path is copied (READY); the handler waits for a CREATING slot (the creating thread
+ * blocks signals meanwhile, so it never runs the handler itself) and removes every READY path.
+ * The owner frees its slot after the rename or the removal, so a handler running in between
+ * removes a path that no longer exists. A path longer than a slot, or a 33rd temporary at
+ * once, is not registered (the write is unaffected). */
+enum { SLOT_FREE = 0, SLOT_CREATING = 1, SLOT_READY = 2 };
+#define TEMP_SLOTS 32
+#define TEMP_PATH_MAX 1024
+static struct {
+	atomic_int state;
+	char path[TEMP_PATH_MAX];
+} temp_slots[TEMP_SLOTS];
+
+static int claim_slot(void)
+{
+	for (int i = 0; i < TEMP_SLOTS; i++) {
+		int expected = SLOT_FREE;
+		if (atomic_compare_exchange_strong(&temp_slots[i].state, &expected, SLOT_CREATING))
+			return i;
+	}
+	return -1;
+}
+
+/* The file exists at `path` (or, with NULL, was not created): READY, or FREE again. */
+static int publish_slot(int slot, const char *path)
+{
+	if (slot < 0)
+		return -1;
+	size_t n = path ? strlen(path) : TEMP_PATH_MAX;
+	if (n >= TEMP_PATH_MAX) {
+		atomic_store(&temp_slots[slot].state, SLOT_FREE);
+		return -1;
+	}
+	memcpy(temp_slots[slot].path, path, n + 1);
+	atomic_store(&temp_slots[slot].state, SLOT_READY);
+	return slot;
+}
+
+static void unregister_temp(int slot)
+{
+	if (slot >= 0 && slot < TEMP_SLOTS)
+		atomic_store(&temp_slots[slot].state, SLOT_FREE);
+}
+
+void hks_atomic_remove_temporaries(void)
+{
+	for (int i = 0; i < TEMP_SLOTS; i++) {
+		/* another thread is creating this one: its path comes within the open() call (at most
+		 * about a second of waiting, then it is given up) */
+		for (int wait = 0; wait < 10000 && atomic_load(&temp_slots[i].state) == SLOT_CREATING; wait++) {
+#ifdef _WIN32
+			Sleep(0);
+#else
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL); /* async-signal-safe */
+#endif
+		}
+		if (atomic_load(&temp_slots[i].state) == SLOT_READY) {
+#ifdef _WIN32
+			/* the console handler runs on a thread of its own; the file was opened with
+			 * FILE_SHARE_DELETE, so it goes when the process's handles close */
+			hks_platform_remove(temp_slots[i].path);
+#else
+			unlink(temp_slots[i].path); /* async-signal-safe */
+#endif
+		}
+	}
+}
 
 static void ctx_for(hks_ctx *ctx, const hks_atomic_options *opts, const char *path, hks_error *err)
 {
@@ -66,6 +147,7 @@ static char *dup_str(hks_ctx *ctx, const char *s, size_t extra, size_t *cap)
 
 static void release(hks_atomic_file *f)
 {
+	unregister_temp(f->slot);
 	hks_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.alloc = f->alloc;
@@ -88,6 +170,7 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 	if (!f)
 		return hks_fail_nomem(&ctx, sizeof(*f));
 	f->alloc = ctx.alloc;
+	f->slot = -1;
 	if (opts) {
 		f->write_hook = opts->write_hook;
 		f->write_hook_user = opts->write_hook_user;
@@ -131,26 +214,42 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 		return HKS_OK;
 	}
 #endif
-	/* The temporary file: ".NAME.tmp-XXXXXX" beside the target (a dot file: folder walks skip it). */
+	/* The temporary file: ".NAME.tmp-XXXXXX" beside the target (a dot file: folder walks skip it).
+	 * Its slot is claimed first and this thread's signals wait until the path is in it: a
+	 * SIGINT between the creation and the registration left it behind (test_sigint_mid_write
+	 * in tests/test_hostile_attack.c caught it). */
+#ifndef _WIN32
+	sigset_t all, old_mask;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
+#endif
+	int slot = claim_slot();
 	char *tmp = NULL;
 	FILE *s = hks_platform_tempfile_beside(f->target, &tmp);
+	int e = errno;
+	if (s) {
+		f->stream = s;
+		f->temp = dup_str(&ctx, tmp, 0, &f->temp_cap);
+		if (!f->temp) {
+			fclose(s);
+			f->stream = NULL;
+			hks_platform_remove(tmp);
+		}
+		free(tmp);
+	}
+	f->slot = publish_slot(slot, f->temp);
+#ifndef _WIN32
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+#endif
 	if (!s) {
-		int e = errno;
 		release(f);
 		return hks_fail(&ctx, HKS_E_IO, -1, "cannot create a temporary file in the folder of %s: %s", path,
 		                strerror(e));
 	}
-	f->stream = s;
-	f->temp = dup_str(&ctx, tmp, 0, &f->temp_cap);
 	if (!f->temp) {
-		fclose(s);
-		f->stream = NULL;
-		hks_platform_remove(tmp);
-		free(tmp);
 		release(f);
 		return hks_fail_nomem(&ctx, strlen(path) + 16);
 	}
-	free(tmp);
 #ifndef _WIN32
 	/* The mode of the file it replaces, else what a plain create would give (0666 less the umask). */
 	mode_t mode;

@@ -150,6 +150,63 @@ static long long name_number(const char *name)
 bool cli_into_no_backup = false;
 
 /* Place `bytes` into BINDER (DCX or plain BND4) as NAME: replace the member, else add it. */
+/* --into replaces animations only: a member that parses and holds no animation (a skeleton,
+ * say) or that is no Havok file at all is refused, whatever its name (docs/CLI.md "encode"):
+ * `--name Skeleton.HKX` by mistake would have put an animation in the skeleton's place.
+ * A member the loader lists but cannot parse (a damaged animation) may be replaced. Returns
+ * 0 when it may be replaced, else 2 after printing why. */
+static int check_replaceable(const char *binder, const char *member)
+{
+	hks_load_options lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.base.name = binder;
+	hks_loader *loader = NULL;
+	hks_error err;
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, binder, &err) != HKS_OK) {
+		cli_print_error(&err);
+		hks_loader_free(loader);
+		return 2;
+	}
+	int rc = 2;
+	bool listed = false;
+	/* display paths name a member by its base name ("BINDER:a000_000000.hkx") */
+	const char *base = member;
+	for (const char *c = member; *c; c++)
+		if (*c == '\\' || *c == '/')
+			base = c + 1;
+	size_t mlen = strlen(base);
+	for (size_t i = 0, n = hks_loader_count(loader); i < n && !listed; i++) {
+		/* by the display path ("BINDER:MEMBER") first: only the candidate is parsed */
+		const char *path = hks_loader_path(loader, i);
+		size_t plen = path ? strlen(path) : 0;
+		if (plen <= mlen || path[plen - mlen - 1] != ':' || strcmp(path + plen - mlen, base) != 0)
+			continue;
+		hks_loaded *u = NULL;
+		if (hks_loader_load(loader, i, &u) != HKS_OK || !u) {
+			fprintf(stderr, "hkspline encode: out of memory\n");
+			break;
+		}
+		if (u->member && !strcmp(u->member, member)) {
+			listed = true;
+			if (u->status == HKS_OK && u->file && !u->file->num_animations)
+				fprintf(stderr,
+				        "hkspline encode: member '%s' of %s holds no animation (%u skeleton(s)); --into replaces "
+				        "or adds animations only: choose another --name (hkspline bnd replace replaces any member)\n",
+				        member, binder, u->file->num_skeletons);
+			else
+				rc = 0;
+		}
+		hks_loaded_free(u);
+	}
+	if (!listed)
+		fprintf(stderr,
+		        "hkspline encode: member '%s' of %s is not a Havok file; --into replaces or adds animations only: "
+		        "choose another --name (hkspline bnd replace replaces any member)\n",
+		        member, binder);
+	hks_loader_free(loader);
+	return listed ? rc : 2;
+}
+
 int cli_place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
 {
 	hks_error err;
@@ -191,6 +248,8 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 	hks_result fr = hks_bnd4_find(bnd, name, &index, &err);
 	const char *action = "replaced";
 	if (fr == HKS_OK) {
+		if (check_replaceable(binder, bnd->entries[index].name) != 0)
+			goto out;
 		/* a member stored DCX-compressed stays so: the new bytes compressed like it (as bnd replace) */
 		uint8_t *packed = NULL;
 		size_t packed_size = 0;

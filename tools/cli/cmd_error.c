@@ -424,6 +424,14 @@ static int compare_folders(const char *dir_a, const char *dir_b, const hks_compa
 		       (unsigned long long)sum.compared, (unsigned long long)sum.failed, sum.unmatched);
 	fflush(stdout);
 	rc = sum.failed || (strict && J.incomplete) ? 1 : 0;
+	if (!sum.compared && !sum.failed) {
+		/* two folders without one animation in common: a wrong path, not a success */
+		fprintf(stderr, "hkspline error: nothing compared: %s\n",
+		        !sum.files_a ? "the first folder holds no Havok file"
+		        : !sum.pairs ? "no file of the first folder has a counterpart at the same path in the second"
+		                     : "the files in common hold no animation");
+		rc = 1;
+	}
 done:
 	for (size_t k = 0; k < J.num_outs; k++)
 		free(J.outs[k].text);

@@ -555,8 +555,10 @@ int cli_encode_gltf(int argc, char **argv)
 		} else if (!strcmp(a, "--fps") && has) {
 			char *end = NULL;
 			fps = strtod(argv[++i], &end);
-			if (!end || *end || !(fps > 0) || fps > 10000) {
-				fprintf(stderr, "hkspline encode: --fps wants a positive rate\n");
+			/* 1..10000: below one frame a second a clip of a few keys lasts hours (1e-9 made a
+			 * 10^9-second clip); games play at 30 or 60 */
+			if (!end || *end || !(fps >= 1) || fps > 10000) {
+				fprintf(stderr, "hkspline encode: --fps wants a rate from 1 to 10000 frames per second\n");
 				goto done;
 			}
 		} else if (a[0] == '-' && a[1]) {

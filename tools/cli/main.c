@@ -53,9 +53,24 @@ static int finish_stdout(int status)
 	return status;
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the temporaries of writes in flight are removed, then the signal
+ * ends the process as it would have (docs/RELIABILITY.md "Nothing destroyed"; the targets are
+ * untouched either way; before, Ctrl-C in the middle of a write left .NAME.tmp-XXXXXX behind). */
+static void on_terminating_signal(int sig)
+{
+	hks_atomic_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int main(int argc, char **argv)
 {
 	hks_platform_init_process(&argc, &argv);
+	signal(SIGINT, on_terminating_signal);
+	signal(SIGTERM, on_terminating_signal);
+#ifdef SIGHUP
+	signal(SIGHUP, on_terminating_signal);
+#endif
 #ifdef SIGXFSZ
 	/* A file-size limit (ulimit -f) must fail the write (EFBIG), not kill the process: the
 	 * atomic writer then removes its temporary and reports (docs/RELIABILITY.md "Nothing
