@@ -536,6 +536,18 @@ static void test_encode_json_source(void **state)
 	assert_true(files_equal(path_in("enc/rel.hkx"), path_in("enc/like.hkx")));
 }
 
+/* encode enc/nosrc.json -o enc/OUT --into enc/c.anibnd --name NAME [EXTRA]: its status, output in *out */
+static int encode_into(const char *name, const char *out_hkx, const char *extra, char **out)
+{
+	char cmd[8192], json[1024], hkx[1024], binder[1024];
+	snprintf(json, sizeof(json), "%s", path_in("enc/nosrc.json"));
+	snprintf(hkx, sizeof(hkx), "%s", path_in(out_hkx));
+	snprintf(binder, sizeof(binder), "%s", path_in("enc/c.anibnd"));
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name %s %s 2>&1", cli, json, hkx, binder, name,
+	         extra);
+	return run(cmd, out);
+}
+
 /* Path b: no usable source; a donor through --skeleton (its folder) or --into
  * (the binder), bones bound by the JSON's names. */
 static void test_encode_json_donor(void **state)
@@ -581,9 +593,7 @@ static void test_encode_json_donor(void **state)
 	check_written(path_in("enc/sw.hkx"), NULL, path_in("enc/swapped.json"), "20160200", reversed);
 
 	/* --into: the donor and the skeleton come from the binder; the output is added to it */
-	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name a000_000200.hkx 2>&1", cli,
-	         path_in("enc/nosrc.json"), path_in("enc/b2.hkx"), path_in("enc/c.anibnd"));
-	assert_int_equal(run(cmd, &out), 0);
+	assert_int_equal(encode_into("a000_000200.hkx", "enc/b2.hkx", "", &out), 0);
 	assert_non_null(strstr(out, "container: donor"));
 	assert_non_null(strstr(out, "added a000_000200.hkx"));
 	free(out);
@@ -593,9 +603,7 @@ static void test_encode_json_donor(void **state)
 	 * the binder keeps its bytes; an animation member is replaced */
 	size_t before_size = 0, after_size = 0;
 	uint8_t *before = hks_test_read_file(path_in("enc/c.anibnd"), &before_size);
-	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name Skeleton.HKX --no-backup 2>&1", cli,
-	         path_in("enc/nosrc.json"), path_in("enc/b3.hkx"), path_in("enc/c.anibnd"));
-	assert_int_equal(run(cmd, &out), 2);
+	assert_int_equal(encode_into("Skeleton.HKX", "enc/b3.hkx", "--no-backup", &out), 2);
 	assert_non_null(strstr(out, "'Skeleton.HKX' of"));
 	assert_non_null(strstr(out, "holds no animation (1 skeleton(s))"));
 	free(out);
@@ -603,9 +611,7 @@ static void test_encode_json_donor(void **state)
 	assert_int_equal(before_size, after_size);
 	assert_memory_equal(before, after, before_size);
 	free(after);
-	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name a000_000100.hkx --no-backup 2>&1", cli,
-	         path_in("enc/nosrc.json"), path_in("enc/b3.hkx"), path_in("enc/c.anibnd"));
-	assert_int_equal(run(cmd, &out), 0);
+	assert_int_equal(encode_into("a000_000100.hkx", "enc/b3.hkx", "--no-backup", &out), 0);
 	assert_non_null(strstr(out, "replaced a000_000100.hkx"));
 	free(out);
 	check_written(path_in("enc/c.anibnd"), ":a000_000100.hkx", path_in("enc/nosrc.json"), "20160200", identity);
