@@ -1209,7 +1209,14 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	/* fast path, rows of the track buffer: four floats per row (the fourth
 	 * lands in a float written later or in the padding, see ROW_FLOATS) */
 	int wide = FAST(sm) && nlanes == 3 && stride == ROW_FLOATS;
-	if (evaluated < nlanes) {
+	/* AVX2, one or two spline lanes: every lane of every row is written by
+	 * the evaluation below and the other lanes are then set to their fill
+	 * values, so the pass here would be overwritten */
+	int narrow = 0;
+#if defined(HKS_HAVE_AVX2)
+	narrow = wide && evaluated > 0 && evaluated < LANES_VECTOR && !pr->time_mode && sm->path == HKS_SAMPLE_PATH_AVX2;
+#endif
+	if (evaluated < nlanes && !narrow) {
 #if defined(__SSE2__)
 		if (wide) {
 			__m128 v = _mm_set_ps(0.0f, fill[2], fill[1], fill[0]);
@@ -1257,7 +1264,7 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	 * with d = max − min (the same operations per point as per sample). */
 	const float scale = hks_f32_from_bits(p->quantization ? 0x37800080u : 0x3B808081u);
 #if defined(HKS_HAVE_AVX2)
-	if (wide && nslots < LANES_VECTOR && !pr->time_mode && sm->path == HKS_SAMPLE_PATH_AVX2) {
+	if (narrow) {
 		/* One or two spline lanes, AVX2: the points laid out as x, y, z with
 		 * the spline lanes in their places and 0 elsewhere, evaluated as three
 		 * lanes (each lane's operations are its own: the others do not change
@@ -1273,11 +1280,17 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 		}
 		eval_avx2(sm, p->degree, LANES_VECTOR, p->knots, sm->knots, (unsigned)ncp - 1, sm->cp, pr->L0, pr->count, out,
 		          stride);
-		for (unsigned l = 0; l < LANES_VECTOR; l++) {
-			if (((m >> (4 + l)) & 1) && !((m >> l) & 1))
-				continue;
-			for (uint32_t i = 0; i < rows; i++)
-				out[i * stride + l] = fill[l];
+		/* the other lanes (and the fourth, which is left as it is) set per
+		 * row by bit masks: copies, every bit kept */
+		uint32_t keep_bits[4] = {0, 0, 0, 0xFFFFFFFFu};
+		for (unsigned k = 0; k < nslots; k++)
+			keep_bits[slot_lane[k]] = 0xFFFFFFFFu;
+		__m128 keep;
+		memcpy(&keep, keep_bits, sizeof(keep));
+		const __m128 fv = _mm_andnot_ps(keep, _mm_setr_ps(fill[0], fill[1], fill[2], 0.0f));
+		for (uint32_t i = 0; i < rows; i++) {
+			float *o = out + (size_t)i * stride;
+			_mm_storeu_ps(o, _mm_or_ps(_mm_and_ps(keep, _mm_loadu_ps(o)), fv));
 		}
 		return HKS_OK;
 	}
