@@ -95,9 +95,11 @@ typedef struct sampler {
 	size_t cp_cap;         /* floats */
 	float *knots;
 	size_t knots_cap;      /* floats */
-	/* AVX2 path: the rows of the block's tracks without any spline, 12
-	 * floats each (10 of the row, the track index's bits in the 11th),
-	 * written frame by frame after the other tracks (sample_block) */
+	/* AVX2 path: the rows of the block's tracks without any spline, as
+	 * runs of consecutive tracks: the bits of the first track's index and
+	 * of the run's length in two floats, then the run's rows (10 floats
+	 * each, contiguous as in the output); at most 12 floats per track.
+	 * Written frame by frame after the other tracks (sample_block). */
 	float *crows;
 	size_t crows_cap;      /* floats */
 	/* one track's rows (at most maxFramesPerBlock <= 256) × ROW_FLOATS */
@@ -1055,22 +1057,30 @@ HKS_TARGET_AVX2 static void eval_avx2(sampler *sm, unsigned p, unsigned lanes, c
 	}
 }
 
-/* sample_block's row copies with one 32-byte and one 8-byte store per row:
- * the rows of the tracks without any spline (crows: 10 floats and the track
- * index per track), frame by frame, or the first seven floats of each
- * track-buffer row (translation, rotation) with the constant scale s (copies
- * only). */
-HKS_TARGET_AVX2 static void rows_const_avx2(float *out, const float *crows, uint32_t nconst, uint32_t rows,
+/* sample_block's row copies (copies only): the rows of the tracks without
+ * any spline, frame by frame, each run of consecutive such tracks (crows,
+ * `len` floats) copied as one contiguous span of 10·k floats with 32-byte
+ * stores, the last one overlapping the one before where 10·k is not a
+ * multiple of 8 (it rewrites the same values); or the first seven floats of
+ * each track-buffer row (translation, rotation) with the constant scale s,
+ * one 32-byte and one 8-byte store per row. */
+HKS_TARGET_AVX2 static void rows_const_avx2(float *out, const float *crows, size_t len, uint32_t rows,
                                             size_t stride)
 {
+	const float *end = crows + len;
 	for (uint32_t i = 0; i < rows; i++, out += stride) {
-		const float *c = crows;
-		for (uint32_t k = 0; k < nconst; k++, c += ROW_FLOATS) {
-			uint32_t t;
-			memcpy(&t, c + HKS_TRACK_SAMPLE_FLOATS, sizeof(t));
+		for (const float *c = crows; c < end;) {
+			uint32_t t, k;
+			memcpy(&t, c, sizeof(t));
+			memcpy(&k, c + 1, sizeof(k));
+			c += 2;
 			float *o = out + (size_t)t * HKS_TRACK_SAMPLE_FLOATS;
-			_mm256_storeu_ps(o, _mm256_loadu_ps(c));
-			_mm_storel_pi((__m64 *)(void *)(o + 8), _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(c + 8))));
+			size_t n = (size_t)k * HKS_TRACK_SAMPLE_FLOATS, j = 0; /* n >= 10 */
+			for (; j + 8 <= n; j += 8)
+				_mm256_storeu_ps(o + j, _mm256_loadu_ps(c + j));
+			if (j < n)
+				_mm256_storeu_ps(o + n - 8, _mm256_loadu_ps(c + n - 8));
+			c += n;
 		}
 	}
 }
@@ -1199,7 +1209,14 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	/* fast path, rows of the track buffer: four floats per row (the fourth
 	 * lands in a float written later or in the padding, see ROW_FLOATS) */
 	int wide = FAST(sm) && nlanes == 3 && stride == ROW_FLOATS;
-	if (evaluated < nlanes) {
+	/* AVX2, one or two spline lanes: every lane of every row is written by
+	 * the evaluation below and the other lanes are then set to their fill
+	 * values, so the pass here would be overwritten */
+	int narrow = 0;
+#if defined(HKS_HAVE_AVX2)
+	narrow = wide && evaluated > 0 && evaluated < LANES_VECTOR && !pr->time_mode && sm->path == HKS_SAMPLE_PATH_AVX2;
+#endif
+	if (evaluated < nlanes && !narrow) {
 #if defined(__SSE2__)
 		if (wide) {
 			__m128 v = _mm_set_ps(0.0f, fill[2], fill[1], fill[0]);
@@ -1247,7 +1264,7 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 	 * with d = max − min (the same operations per point as per sample). */
 	const float scale = hks_f32_from_bits(p->quantization ? 0x37800080u : 0x3B808081u);
 #if defined(HKS_HAVE_AVX2)
-	if (wide && nslots < LANES_VECTOR && !pr->time_mode && sm->path == HKS_SAMPLE_PATH_AVX2) {
+	if (narrow) {
 		/* One or two spline lanes, AVX2: the points laid out as x, y, z with
 		 * the spline lanes in their places and 0 elsewhere, evaluated as three
 		 * lanes (each lane's operations are its own: the others do not change
@@ -1263,11 +1280,17 @@ static hks_result sample_vector(sampler *sm, uint32_t b, int32_t track, hks_part
 		}
 		eval_avx2(sm, p->degree, LANES_VECTOR, p->knots, sm->knots, (unsigned)ncp - 1, sm->cp, pr->L0, pr->count, out,
 		          stride);
-		for (unsigned l = 0; l < LANES_VECTOR; l++) {
-			if (((m >> (4 + l)) & 1) && !((m >> l) & 1))
-				continue;
-			for (uint32_t i = 0; i < rows; i++)
-				out[i * stride + l] = fill[l];
+		/* the other lanes (and the fourth, which is left as it is) set per
+		 * row by bit masks: copies, every bit kept */
+		uint32_t keep_bits[4] = {0, 0, 0, 0xFFFFFFFFu};
+		for (unsigned k = 0; k < nslots; k++)
+			keep_bits[slot_lane[k]] = 0xFFFFFFFFu;
+		__m128 keep;
+		memcpy(&keep, keep_bits, sizeof(keep));
+		const __m128 fv = _mm_andnot_ps(keep, _mm_setr_ps(fill[0], fill[1], fill[2], 0.0f));
+		for (uint32_t i = 0; i < rows; i++) {
+			float *o = out + (size_t)i * stride;
+			_mm_storeu_ps(o, _mm_or_ps(_mm_and_ps(keep, _mm_loadu_ps(o)), fv));
 		}
 		return HKS_OK;
 	}
@@ -1361,7 +1384,9 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 	 * strided place in the output once, instead of three strided passes over
 	 * the whole output. */
 	float *tmp = sm->track_rows;
-	uint32_t nconst = 0; /* AVX2 path: rows kept in sm->crows */
+	size_t nconst = 0;   /* AVX2 path: floats kept in sm->crows */
+	float *run = NULL;   /* the header of the last run in sm->crows */
+	size_t run_end = 0;  /* the track after that run */
 #if defined(HKS_HAVE_AVX2)
 	if (sm->path == HKS_SAMPLE_PATH_AVX2)
 		HKS_TRY(reserve(sm, &sm->crows, &sm->crows_cap, T * ROW_FLOATS));
@@ -1395,11 +1420,22 @@ static hks_result sample_block(sampler *sm, uint32_t b, const param *pr, float *
 				memcpy(tmp + 7, fs, 3 * sizeof(float));
 #if defined(HKS_HAVE_AVX2)
 				if (sm->path == HKS_SAMPLE_PATH_AVX2) {
-					/* kept for the frame-by-frame pass after the track loop */
-					float *c = sm->crows + (size_t)nconst++ * ROW_FLOATS;
-					uint32_t ti = (uint32_t)t;
-					memcpy(c, tmp, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
-					memcpy(c + HKS_TRACK_SAMPLE_FLOATS, &ti, sizeof(ti));
+					/* kept for the frame-by-frame pass after the track loop:
+					 * appended to the last run if it ends here, else a new run */
+					uint32_t k = 1;
+					if (run && run_end == t) {
+						memcpy(&k, run + 1, sizeof(k));
+						k++;
+					} else {
+						run = sm->crows + nconst;
+						uint32_t ti = (uint32_t)t;
+						memcpy(run, &ti, sizeof(ti));
+						nconst += 2;
+					}
+					memcpy(run + 1, &k, sizeof(k));
+					run_end = t + 1;
+					memcpy(sm->crows + nconst, tmp, HKS_TRACK_SAMPLE_FLOATS * sizeof(float));
+					nconst += HKS_TRACK_SAMPLE_FLOATS;
 					continue;
 				}
 #endif

@@ -153,12 +153,27 @@ static void unit_error(bench_unit *u, const char *path, const hks_error *err)
 	unit_printf(u, "E hkspline bench: %s: %s\n", path, buf);
 }
 
+/*
+ * The worker's output buffer, reused from animation to animation and called
+ * before the timed region. A new buffer is written once here: the first
+ * write to each fresh page of an allocation is a page fault served by the
+ * kernel (microseconds per page on a virtual machine), a cost of the
+ * allocation, not of the decoder, which the timed sampling would otherwise
+ * pay for every growth (skyrim/ in folder order regrew its buffer to several
+ * megabytes many times). It grows by at least half, so a run of ever larger
+ * clips reallocates a few times only.
+ */
 static float *worker_buffer(bench_job *J, size_t worker, size_t floats)
 {
 	if (floats > J->buf_cap[worker]) {
+		size_t cap = J->buf_cap[worker] + J->buf_cap[worker] / 2;
+		if (cap < floats)
+			cap = floats;
 		free(J->buf[worker]);
-		J->buf[worker] = malloc(floats * sizeof(float));
-		J->buf_cap[worker] = J->buf[worker] ? floats : 0;
+		J->buf[worker] = malloc(cap * sizeof(float));
+		J->buf_cap[worker] = J->buf[worker] ? cap : 0;
+		if (J->buf[worker])
+			memset(J->buf[worker], 0, cap * sizeof(float));
 	}
 	return J->buf[worker];
 }
