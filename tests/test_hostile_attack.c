@@ -39,7 +39,9 @@
  *     is now 1 to 10000 frames per second;
  *   - (session 6) SIGINT in the middle of a write left the .NAME.tmp-XXXXXX:
  *     the CLI's handler removes the temporaries in flight
- *     (hks_atomic_remove_temporaries), then the signal ends the process.
+ *     (hks_atomic_remove_temporaries), then the signal ends the process;
+ *   - (session 6, third pass) encode --into NAME where two members share NAME's
+ *     base name: the animation was refused as "not a Havok file" (exit 2).
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -800,6 +802,67 @@ static void test_sigint_mid_write(void **state)
 	assert_true(caught);
 }
 
+/* ---- (session 6, third pass) encode --into a member whose base name another member shares ---- */
+
+/* The loader names such members by their full names ("B:N:\x\a000_000001.hkx"); check_replaceable
+ * matched the base name only, so the animation was refused as "not a Havok file" (exit 2) and
+ * the skeleton beside it was refused with the same wrong reason. */
+static void test_into_shared_base_name(void **state)
+{
+	(void)state;
+	char anim[1024], skel[1024], json[1024], binder[1024], out[1024], cmd[8192], *text = NULL;
+	snprintf(anim, sizeof(anim), "%s", hks_hostile_path("sb_anim.hkx"));
+	snprintf(skel, sizeof(skel), "%s", hks_hostile_path("sb_skel.hkx"));
+	snprintf(json, sizeof(json), "%s", hks_hostile_path("sb.json"));
+	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("sb.anibnd"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("sb_out.hkx"));
+	char make_sample[1024];
+	snprintf(make_sample, sizeof(make_sample), "%s", cli);
+	char *slash = strrchr(make_sample, '/');
+	assert_non_null(slash);
+	snprintf(slash + 1, sizeof(make_sample) - (size_t)(slash + 1 - make_sample), "make_sample");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' && '%s' --skeleton '%s' && '%s' decode '%s' --skeleton '%s' -o '%s'",
+	         make_sample, anim, make_sample, skel, cli, anim, skel, json);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	size_t an = 0, sn = 0, bn = 0;
+	uint8_t *a = slurp(anim, &an), *k = slurp(skel, &sn), *bytes = NULL;
+	hks_error err;
+	hks_bnd4 *b = NULL;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &b, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\x\\a000_000001.hkx", 1000001, 0x40, a, an, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\y\\a000_000001.hkx", 1000002, 0x40, k, sn, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_write(b, NULL, &bytes, &bn, &err), HKS_OK);
+	hks_bnd4_free(b);
+	free(a);
+	free(k);
+
+	/* the animation: replaced */
+	hks_hostile_write(binder, bytes, bn);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' --skeleton '%s' -o '%s' --into '%s' --name 'N:\\x\\a000_000001.hkx' --no-backup",
+	         cli, json, skel, out, binder);
+	int st = hks_hostile_run(cmd, &text);
+	if (st != 0)
+		printf("%s\n", text);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(text, "replaced N:\\x\\a000_000001.hkx"));
+	free(text);
+
+	/* the skeleton: refused for what it is, the binder unchanged */
+	hks_hostile_write(binder, bytes, bn);
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' --skeleton '%s' -o '%s' --into '%s' --name 'N:\\y\\a000_000001.hkx' --no-backup",
+	         cli, json, skel, out, binder);
+	assert_int_equal(hks_hostile_run(cmd, &text), 2);
+	assert_non_null(strstr(text, "holds no animation (1 skeleton(s))"));
+	free(text);
+	size_t now_n = 0;
+	uint8_t *now = slurp(binder, &now_n);
+	assert_int_equal(now_n, bn);
+	assert_memory_equal(now, bytes, bn);
+	free(now);
+	hks_buffer_free(NULL, bytes, bn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -815,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_bnd_arguments),
 		cmocka_unit_test(test_fps_bounds),
 		cmocka_unit_test(test_sigint_mid_write),
+		cmocka_unit_test(test_into_shared_base_name),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

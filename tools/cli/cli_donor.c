@@ -174,12 +174,17 @@ static int check_replaceable(const char *binder, const char *member)
 	for (const char *c = member; *c; c++)
 		if (*c == '\\' || *c == '/')
 			base = c + 1;
-	size_t mlen = strlen(base);
+	size_t mlen = strlen(base), flen = strlen(member);
 	for (size_t i = 0, n = hks_loader_count(loader); i < n && !listed; i++) {
-		/* by the display path ("BINDER:MEMBER") first: only the candidate is parsed */
+		/* by the display path first: only the candidate is parsed. It ends in the base name
+		 * ("BINDER:a000_000000.hkx"), or in the full name when two members share the base name
+		 * ("BINDER:N:\x\a000_000000.hkx"; matching the base name alone refused such an
+		 * animation as "not a Havok file") */
 		const char *path = hks_loader_path(loader, i);
 		size_t plen = path ? strlen(path) : 0;
-		if (plen <= mlen || path[plen - mlen - 1] != ':' || strcmp(path + plen - mlen, base) != 0)
+		bool by_base = plen > mlen && path[plen - mlen - 1] == ':' && !strcmp(path + plen - mlen, base);
+		bool by_full = plen > flen && path[plen - flen - 1] == ':' && !strcmp(path + plen - flen, member);
+		if (!by_base && !by_full)
 			continue;
 		hks_loaded *u = NULL;
 		if (hks_loader_load(loader, i, &u) != HKS_OK || !u) {
