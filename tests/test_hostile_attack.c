@@ -41,7 +41,9 @@
  *     the CLI's handler removes the temporaries in flight
  *     (hks_atomic_remove_temporaries), then the signal ends the process;
  *   - (session 6, third pass) encode --into NAME where two members share NAME's
- *     base name: the animation was refused as "not a Havok file" (exit 2).
+ *     base name: the animation was refused as "not a Havok file" (exit 2);
+ *   - (session 6, third pass) error DIR_A DIR_B where a B file holds more
+ *     animations than its A file: the extra ones were skipped in silence (exit 0).
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -863,6 +865,38 @@ static void test_into_shared_base_name(void **state)
 	hks_buffer_free(NULL, bytes, bn);
 }
 
+/* ---- (session 6, third pass) error DIR_A DIR_B: B's animations past A's count ---- */
+
+/* The pair's animations were A's only: a B file with more animations than its A file (here a
+ * skeleton in A, an animation in B) was left out in silence, and with another pair compared the
+ * command exited 0. Now the pair fails (exit 1) naming both files. */
+static void test_error_dirs_extra_animations(void **state)
+{
+	(void)state;
+	char cmd[8192], *text = NULL;
+	char make_sample[1024];
+	snprintf(make_sample, sizeof(make_sample), "%s", cli);
+	char *slash = strrchr(make_sample, '/');
+	assert_non_null(slash);
+	snprintf(slash + 1, sizeof(make_sample) - (size_t)(slash + 1 - make_sample), "make_sample");
+	const char *r = hks_hostile_root();
+	snprintf(cmd, sizeof(cmd),
+	         "mkdir -p '%s/ea/A' '%s/ea/B' && '%s' '%s/ea/A/x.hkx' && cp '%s/ea/A/x.hkx' '%s/ea/B/x.hkx' && "
+	         "'%s' --skeleton '%s/ea/A/w.hkx' && cp '%s/ea/A/x.hkx' '%s/ea/B/w.hkx'",
+	         r, r, make_sample, r, r, r, make_sample, r, r, r);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "'%s' error '%s/ea/A' '%s/ea/B'", cli, r, r);
+	assert_int_equal(hks_hostile_run(cmd, &text), 1);
+	assert_non_null(strstr(text, "w.hkx holds 1 animation(s)"));
+	assert_non_null(strstr(text, "1 animations compared, 1 failed"));
+	free(text);
+	/* the same pair the other way round failed already (A's animation 0 is not in B) */
+	snprintf(cmd, sizeof(cmd), "'%s' error '%s/ea/B' '%s/ea/A'", cli, r, r);
+	assert_int_equal(hks_hostile_run(cmd, &text), 1);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -879,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_fps_bounds),
 		cmocka_unit_test(test_sigint_mid_write),
 		cmocka_unit_test(test_into_shared_base_name),
+		cmocka_unit_test(test_error_dirs_extra_animations),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -138,6 +138,18 @@ static void compare_pair(dir_job *J, size_t k, skel_cache *cache)
 				compared++;
 			}
 		}
+		/* B's animations past A's count have no counterpart: a failure of the pair (a B with
+		 * more animations than A, a skeleton in A, was left out in silence: exit 0) */
+		uint32_t nb = lb->file->num_animations;
+		if (nb > na) {
+			snprintf(msg, sizeof(msg), "%s holds %u animation(s), %s %u: animation %u onward not compared",
+			         out.b ? out.b : "B", (unsigned)nb, out.a ? out.a : "A", (unsigned)na, (unsigned)na);
+			msgs[na] = strdup(msg);
+			hks_dir_item *it = &items[out.num_items++];
+			it->animation = na;
+			it->error = msgs[na] ? msgs[na] : "out of memory";
+			failed++;
+		}
 	}
 	out.items = items;
 	if (J->o->on_pair && items && msgs && cs)
