@@ -43,7 +43,9 @@
  *   - (session 6, third pass) encode --into NAME where two members share NAME's
  *     base name: the animation was refused as "not a Havok file" (exit 2);
  *   - (session 6, third pass) error DIR_A DIR_B where a B file holds more
- *     animations than its A file: the extra ones were skipped in silence (exit 0).
+ *     animations than its A file: the extra ones were skipped in silence (exit 0);
+ *   - (session 6, third pass) SIGINT during a write to a path of 1,024 bytes or
+ *     more: its temporary was not registered, so it was left behind.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -52,6 +54,7 @@
 
 #include "../tests/fuzz/synth.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -897,6 +900,53 @@ static void test_error_dirs_extra_animations(void **state)
 	free(text);
 }
 
+/* ---- (session 6, third pass) SIGINT during a write to a path of 1,024 bytes or more ---- */
+
+/* The temporaries' slots held 1,024-byte paths: a longer one (a deep folder, which the system
+ * accepts up to PATH_MAX) was not registered, and SIGINT left its .NAME.tmp-XXXXXX behind. */
+static void test_sigint_long_path(void **state)
+{
+	(void)state;
+	char dir[3072], target[4096];
+	int n = snprintf(dir, sizeof(dir), "%s", hks_hostile_root());
+	for (int level = 0; level < 8; level++) {
+		n += snprintf(dir + n, sizeof(dir) - (size_t)n, "/");
+		for (int k = 0; k < 200; k++)
+			dir[n++] = (char)('a' + level);
+		dir[n] = 0;
+		assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	}
+	snprintf(target, sizeof(target), "%s/out.bin", dir);
+	assert_true(strlen(target) > 1100);
+	hks_hostile_write(target, "old", 3);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGINT, remove_and_reraise);
+		hks_atomic_file *f = NULL;
+		hks_error err;
+		static uint8_t buf[1 << 12];
+		memset(buf, 7, sizeof(buf));
+		if (hks_atomic_open(target, NULL, &f, &err) != HKS_OK || hks_atomic_write(f, buf, sizeof(buf), &err) != HKS_OK)
+			_exit(3);
+		fflush(hks_atomic_stream(f));
+		raise(SIGINT);
+		_exit(4);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+	check_old(target);
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	int left = 0;
+	while ((e = readdir(d)) != NULL)
+		left += strstr(e->d_name, ".tmp-") != NULL;
+	closedir(d);
+	assert_int_equal(left, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -914,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_sigint_mid_write),
 		cmocka_unit_test(test_into_shared_base_name),
 		cmocka_unit_test(test_error_dirs_extra_animations),
+		cmocka_unit_test(test_sigint_long_path),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

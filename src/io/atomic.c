@@ -61,11 +61,13 @@ struct hks_atomic_file {
  * its path is copied (READY); the handler waits for a CREATING slot (the creating thread
  * blocks signals meanwhile, so it never runs the handler itself) and removes every READY path.
  * The owner frees its slot after the rename or the removal, so a handler running in between
- * removes a path that no longer exists. A path longer than a slot, or a 33rd temporary at
- * once, is not registered (the write is unaffected). */
+ * removes a path that no longer exists. A slot holds PATH_MAX (4096) bytes: with 1024, a
+ * target in a deep folder (a path of 1,024 bytes or more, which the system accepts) was not
+ * registered and SIGINT left its temporary. A 33rd temporary at once is not registered (the
+ * write is unaffected; the CLI holds at most two). */
 enum { SLOT_FREE = 0, SLOT_CREATING = 1, SLOT_READY = 2 };
 #define TEMP_SLOTS 32
-#define TEMP_PATH_MAX 1024
+#define TEMP_PATH_MAX 4096
 static struct {
 	atomic_int state;
 	char path[TEMP_PATH_MAX];
