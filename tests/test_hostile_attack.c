@@ -45,7 +45,9 @@
  *   - (session 6, third pass) error DIR_A DIR_B where a B file holds more
  *     animations than its A file: the extra ones were skipped in silence (exit 0);
  *   - (session 6, third pass) SIGINT during a write to a path of 1,024 bytes or
- *     more: its temporary was not registered, so it was left behind.
+ *     more: its temporary was not registered, so it was left behind;
+ *   - (session 6, third pass) encode --into NAME whose member cannot be read (a
+ *     skeleton stored DCX KRAK, no Oodle library): it was replaced (exit 0).
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -947,6 +949,84 @@ static void test_sigint_long_path(void **state)
 	assert_int_equal(left, 0);
 }
 
+/* ---- (session 6, third pass) encode --into a member that cannot be read (KRAK, no Oodle) ---- */
+
+/* check_replaceable took every load failure for a damaged member: a skeleton stored as a DCX
+ * KRAK member, with no Oodle library to read it, was replaced by the animation (exit 0). Now a
+ * member that cannot be read is refused (exit 2, binder unchanged). */
+static void test_into_unreadable_member(void **state)
+{
+	(void)state;
+	char anim[1024], skel[1024], json[1024], binder[1024], out[1024], cmd[8192], *text = NULL;
+	snprintf(anim, sizeof(anim), "%s", hks_hostile_path("kr_anim.hkx"));
+	snprintf(skel, sizeof(skel), "%s", hks_hostile_path("kr_skel.hkx"));
+	snprintf(json, sizeof(json), "%s", hks_hostile_path("kr.json"));
+	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("kr.anibnd"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("kr_out.hkx"));
+	char make_sample[1024];
+	snprintf(make_sample, sizeof(make_sample), "%s", cli);
+	char *slash = strrchr(make_sample, '/');
+	assert_non_null(slash);
+	snprintf(slash + 1, sizeof(make_sample) - (size_t)(slash + 1 - make_sample), "make_sample");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' && '%s' --skeleton '%s' && '%s' decode '%s' --skeleton '%s' -o '%s'",
+	         make_sample, anim, make_sample, skel, cli, anim, skel, json);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	size_t an = 0, sn = 0, bn = 0, dn = 0;
+	uint8_t *a = slurp(anim, &an), *k = slurp(skel, &sn), *bytes = NULL, *dflt = NULL;
+	hks_error err;
+	/* the skeleton as a DCX KRAK member (CONTAINERS.md §7: tag at 0x28, compressed size at 0x20,
+	 * big-endian), its payload in the test stand-in's stored form ("HKSO", raw size, level, bytes) */
+	assert_int_equal(hks_dcx_compress(k, sn, NULL, NULL, &dflt, &dn, &err), HKS_OK);
+	size_t kn = HKS_DCX_HEADER_SIZE + 9 + sn;
+	uint8_t *krak = (uint8_t *)malloc(kn);
+	assert_non_null(krak);
+	memcpy(krak, dflt, HKS_DCX_HEADER_SIZE);
+	memcpy(krak + 0x28, "KRAK", 4);
+	uint32_t cs = (uint32_t)(9 + sn);
+	krak[0x20] = (uint8_t)(cs >> 24), krak[0x21] = (uint8_t)(cs >> 16), krak[0x22] = (uint8_t)(cs >> 8), krak[0x23] = (uint8_t)cs;
+	memcpy(krak + HKS_DCX_HEADER_SIZE, "HKSO", 4);
+	for (int i = 0; i < 4; i++)
+		krak[HKS_DCX_HEADER_SIZE + 4 + i] = (uint8_t)(sn >> (8 * i));
+	krak[HKS_DCX_HEADER_SIZE + 8] = 6;
+	memcpy(krak + HKS_DCX_HEADER_SIZE + 9, k, sn);
+	hks_dcx_info info;
+	assert_int_equal(hks_dcx_read_info(krak, kn, &info, &err), HKS_OK);
+	assert_string_equal(info.compression, "KRAK");
+	hks_bnd4 *b = NULL;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &b, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\c\\a000_000001.hkx", 1000001, 0x40, a, an, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\c\\Skeleton.HKX", 1000002, 0x40 | HKS_BND4_ENTRY_COMPRESSED, krak, kn, &err),
+	                 HKS_OK);
+	assert_int_equal(hks_bnd4_write(b, NULL, &bytes, &bn, &err), HKS_OK);
+	hks_bnd4_free(b);
+	hks_buffer_free(NULL, dflt, dn);
+	free(krak);
+	free(a);
+	free(k);
+
+	hks_hostile_write(binder, bytes, bn);
+	snprintf(cmd, sizeof(cmd),
+	         "env -u HKSPLINE_OODLE '%s' encode '%s' --like '%s' -o '%s' --into '%s' --name Skeleton.HKX --no-backup", cli,
+	         json, anim, out, binder);
+	assert_int_equal(hks_hostile_run(cmd, &text), 2);
+	assert_non_null(strstr(text, "cannot be read, so what it holds is unknown"));
+	assert_non_null(strstr(text, "KRAK"));
+	free(text);
+	size_t now_n = 0;
+	uint8_t *now = slurp(binder, &now_n);
+	assert_int_equal(now_n, bn);
+	assert_memory_equal(now, bytes, bn);
+	free(now);
+	/* the plain animation beside it is still replaced */
+	snprintf(cmd, sizeof(cmd),
+	         "env -u HKSPLINE_OODLE '%s' encode '%s' --like '%s' -o '%s' --into '%s' --name a000_000001.hkx --no-backup", cli,
+	         json, anim, out, binder);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	hks_buffer_free(NULL, bytes, bn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -965,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_into_shared_base_name),
 		cmocka_unit_test(test_error_dirs_extra_animations),
 		cmocka_unit_test(test_sigint_long_path),
+		cmocka_unit_test(test_into_unreadable_member),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -193,12 +193,24 @@ static int check_replaceable(const char *binder, const char *member)
 		}
 		if (u->member && !strcmp(u->member, member)) {
 			listed = true;
-			if (u->status == HKS_OK && u->file && !u->file->num_animations)
+			/* a member that could not be read (a KRAK member without Oodle, a limit, an I/O
+			 * error) may hold anything: a skeleton behind KRAK was replaced. Only a damaged
+			 * member (truncated, malformed; CLI.md "encode") or one whose compendium is
+			 * elsewhere (--compendium) is replaced unseen */
+			hks_result st = u->status;
+			if (st == HKS_OK && u->file && !u->file->num_animations)
 				fprintf(stderr,
 				        "hkspline encode: member '%s' of %s holds no animation (%u skeleton(s)); --into replaces "
 				        "or adds animations only: choose another --name (hkspline bnd replace replaces any member)\n",
 				        member, binder, u->file->num_skeletons);
-			else
+			else if (st != HKS_OK && st != HKS_E_TRUNCATED && st != HKS_E_MALFORMED && st != HKS_E_COMPENDIUM) {
+				char msg[1024];
+				hks_error_format(&u->error, msg, sizeof(msg));
+				fprintf(stderr,
+				        "hkspline encode: member '%s' of %s cannot be read, so what it holds is unknown (%s); --into "
+				        "replaces or adds animations only (hkspline bnd replace replaces any member)\n",
+				        member, binder, msg);
+			} else
 				rc = 0;
 		}
 		hks_loaded_free(u);
