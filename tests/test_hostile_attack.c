@@ -47,7 +47,10 @@
  *   - (session 6, third pass) SIGINT during a write to a path of 1,024 bytes or
  *     more: its temporary was not registered, so it was left behind;
  *   - (session 6, third pass) encode --into NAME whose member cannot be read (a
- *     skeleton stored DCX KRAK, no Oodle library): it was replaced (exit 0).
+ *     skeleton stored DCX KRAK, no Oodle library): it was replaced (exit 0);
+ *   - (session 6, third pass) encode --like B:M -o B, recompress B -o B (the
+ *     binder became a bare .hkx) and recompress IN --record IN (the file became
+ *     its record), all exit 0.
  * Each ends in a clean error (status, message naming the file) or a valid result.
  */
 #define _DEFAULT_SOURCE
@@ -1027,6 +1030,60 @@ static void test_into_unreadable_member(void **state)
 	hks_buffer_free(NULL, bytes, bn);
 }
 
+/* ---- (session 6, third pass) outputs over the input binder ---- */
+
+/* encode --like B:M -o B and recompress B -o B replaced the binder B (its other members, names,
+ * DCX) with the bare .hkx; recompress IN --record IN replaced the Havok file with its record; all
+ * with exit 0. Now each is refused (exit 2) and B / IN stay as they were. */
+static void test_output_over_input_binder(void **state)
+{
+	(void)state;
+	char anim[1024], json[1024], binder[1024], cmd[8192], *text = NULL;
+	snprintf(anim, sizeof(anim), "%s", hks_hostile_path("ob_anim.hkx"));
+	snprintf(json, sizeof(json), "%s", hks_hostile_path("ob.json"));
+	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("ob.anibnd"));
+	write_spline_file(anim, 2, 30);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' -o '%s'", cli, anim, json);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	size_t an = 0, bn = 0;
+	uint8_t *a = slurp(anim, &an), *bytes = NULL;
+	hks_error err;
+	hks_bnd4 *b = NULL;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &b, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\c\\a000_000001.hkx", 1000001, 0x40, a, an, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(b, "N:\\c\\a.tae", 1000002, 0x40, "TAE ", 4, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_write(b, NULL, &bytes, &bn, &err), HKS_OK);
+	hks_bnd4_free(b);
+	char cmds[4][4096];
+	snprintf(cmds[0], sizeof(cmds[0]), "'%s' encode '%s' --like '%s:a000_000001.hkx' -o '%s'", cli, json, binder, binder);
+	snprintf(cmds[1], sizeof(cmds[1]), "'%s' recompress '%s' -o '%s'", cli, binder, binder);
+	snprintf(cmds[2], sizeof(cmds[2]), "'%s' recompress '%s' --record '%s'", cli, binder, binder);
+	snprintf(cmds[3], sizeof(cmds[3]), "'%s' recompress '%s' --record '%s'", cli, anim, anim);
+	static const char *const want[4] = {"is a binder / DCX", "-o names the binder / DCX", "--record names the input",
+	                                    "--record names the input"};
+	for (int i = 0; i < 4; i++) {
+		hks_hostile_write(binder, bytes, bn);
+		int st = hks_hostile_run(cmds[i], &text);
+		if (st != 2 || !strstr(text, want[i]))
+			printf("%s\n-> %d: %s\n", cmds[i], st, text);
+		assert_int_equal(st, 2);
+		assert_non_null(strstr(text, want[i]));
+		free(text);
+		size_t n = 0;
+		uint8_t *now = slurp(i == 3 ? anim : binder, &n);
+		assert_int_equal(n, i == 3 ? an : bn);
+		assert_memory_equal(now, i == 3 ? a : bytes, n);
+		free(now);
+	}
+	/* in place over a loose file is still a rewrite */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s'", cli, anim, anim);
+	assert_int_equal(hks_hostile_run(cmd, &text), 0);
+	free(text);
+	free(a);
+	hks_buffer_free(NULL, bytes, bn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1046,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(test_error_dirs_extra_animations),
 		cmocka_unit_test(test_sigint_long_path),
 		cmocka_unit_test(test_into_unreadable_member),
+		cmocka_unit_test(test_output_over_input_binder),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

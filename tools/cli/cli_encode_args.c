@@ -174,6 +174,15 @@ int cli_encode_write_file(const cli_encode_args *opt, hks_file *file, uint8_t **
 	if (opt->sdk && strcmp(opt->sdk, file->sdk) != 0)
 		fprintf(stderr, "hkspline encode: warning: encoding for SDK %s into a file of SDK %s (its type table is kept)\n",
 		        opt->sdk, file->sdk);
+	/* -o over a binder (the one --like / --into read from, typically) replaced the whole binder
+	 * with the bare .hkx, status 0 */
+	if (cli_is_container_file(opt->out)) {
+		fprintf(stderr,
+		        "hkspline encode: -o %s is a binder / DCX: the output is a bare .hkx and would replace it; "
+		        "write it elsewhere and use --into BINDER --name NAME to put it in the binder\n",
+		        opt->out);
+		return 2;
+	}
 	hks_write_options wo;
 	memset(&wo, 0, sizeof(wo)); /* default allocator: the caller frees with hks_buffer_free(NULL, ...) */
 	wo.base.name = opt->out;

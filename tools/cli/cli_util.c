@@ -78,6 +78,20 @@ uint8_t *cli_read_file(const char *path, size_t *size)
 	return buf;
 }
 
+bool cli_is_container_file(const char *path)
+{
+	hks_path_info st;
+	if (hks_platform_stat(path, &st) != 0 || st.kind != HKS_PATH_FILE)
+		return false;
+	FILE *f = hks_platform_fopen(path, "rb");
+	if (!f)
+		return false;
+	unsigned char m[4] = {0, 0, 0, 0};
+	size_t n = fread(m, 1, 4, f);
+	fclose(f);
+	return n == 4 && (!memcmp(m, "BND4", 4) || !memcmp(m, "DCX\0", 4));
+}
+
 bool cli_write_file(const char *path, const void *data, size_t size)
 {
 	return cli_write_file_flags(path, data, size, 0);

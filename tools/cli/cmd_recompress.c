@@ -412,6 +412,28 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		hks_loader_free(loader);
 		return 2;
 	}
+	/* --record over the input (or the binder holding it) replaced the Havok file with its record,
+	 * and -o over a binder / DCX input replaced the binder (its other members, names, DCX) with
+	 * the bare .hkx, both with status 0. -o over a loose Havok file rewrites it in place (kept). */
+	const char *clash = NULL;
+	for (const char *c = in; c && !clash; c = strchr(c + 1, ':')) {
+		size_t plen = c == in ? strlen(in) : (size_t)(c - in);
+		char *prefix = (char *)malloc(plen + 1);
+		if (!prefix)
+			break;
+		memcpy(prefix, in, plen);
+		prefix[plen] = 0;
+		if (rec_path && same_file(rec_path, prefix))
+			clash = "--record names the input";
+		else if (out_path && same_file(out_path, prefix) && cli_is_container_file(prefix))
+			clash = "-o names the binder / DCX holding the input (it would become a bare .hkx)";
+		free(prefix);
+	}
+	if (clash) {
+		fprintf(stderr, "hkspline recompress: %s (%s): the input would be replaced; write elsewhere\n", clash, in);
+		hks_loader_free(loader);
+		return 2;
+	}
 	size_t units = hks_loader_count(loader);
 	if ((out_path || rec_path) && units != 1) {
 		fprintf(stderr, "hkspline recompress: -o and --record need exactly one Havok file (found %zu)\n", units);
