@@ -706,9 +706,10 @@ static void test_fps_bounds(void **state)
 
 /* ---- SIGINT in the middle of a write: no temporary left, the target as it was ---- */
 
-static bool temporary_in_root(void)
+/* Does `dir` hold a .NAME.tmp-XXXXXX (an atomic write's temporary)? */
+static bool temporary_in(const char *dir)
 {
-	DIR *d = opendir(hks_hostile_root());
+	DIR *d = opendir(dir);
 	assert_non_null(d);
 	bool found = false;
 	struct dirent *e;
@@ -717,6 +718,8 @@ static bool temporary_in_root(void)
 	closedir(d);
 	return found;
 }
+
+static bool temporary_in_root(void) { return temporary_in(hks_hostile_root()); }
 
 static void check_old(const char *path)
 {
@@ -734,16 +737,11 @@ static void remove_and_reraise(int sig)
 	raise(sig);
 }
 
-static void test_sigint_mid_write(void **state)
+/* A child opens an atomic file on `target` (which holds "old"), writes `size` bytes and takes
+ * SIGINT in a handler that calls hks_atomic_remove_temporaries (what the CLI installs): it must
+ * die of the signal and leave the target as it was. */
+static void interrupted_atomic_write(const char *target, size_t size)
 {
-	(void)state;
-	char target[1024], in[1024], out[1024];
-	snprintf(target, sizeof(target), "%s", hks_hostile_path("sig.bin"));
-	snprintf(in, sizeof(in), "%s", hks_hostile_path("sig.hkx"));
-	snprintf(out, sizeof(out), "%s", hks_hostile_path("sig.json"));
-	hks_hostile_write(target, "old", 3);
-	/* the library: a child opens an atomic file, writes, and takes SIGINT in a handler that
-	 * calls hks_atomic_remove_temporaries (what the CLI installs) */
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -752,7 +750,8 @@ static void test_sigint_mid_write(void **state)
 		hks_error err;
 		static uint8_t buf[1 << 16];
 		memset(buf, 7, sizeof(buf));
-		if (hks_atomic_open(target, NULL, &f, &err) != HKS_OK || hks_atomic_write(f, buf, sizeof(buf), &err) != HKS_OK)
+		if (size > sizeof(buf) || hks_atomic_open(target, NULL, &f, &err) != HKS_OK ||
+		    hks_atomic_write(f, buf, size, &err) != HKS_OK)
 			_exit(3);
 		fflush(hks_atomic_stream(f));
 		raise(SIGINT);
@@ -762,7 +761,21 @@ static void test_sigint_mid_write(void **state)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
 	check_old(target);
+}
+
+static void test_sigint_mid_write(void **state)
+{
+	(void)state;
+	char target[1024], in[1024], out[1024];
+	snprintf(target, sizeof(target), "%s", hks_hostile_path("sig.bin"));
+	snprintf(in, sizeof(in), "%s", hks_hostile_path("sig.hkx"));
+	snprintf(out, sizeof(out), "%s", hks_hostile_path("sig.json"));
+	hks_hostile_write(target, "old", 3);
+	/* the library */
+	interrupted_atomic_write(target, (size_t)1 << 16);
 	assert_false(temporary_in_root());
+	int st = 0;
+	pid_t pid;
 
 	/* the CLI: decode a long time-mode output; SIGINT once its temporary exists */
 	write_spline_file(in, 20, 200);
@@ -812,20 +825,22 @@ static void test_sigint_mid_write(void **state)
 	assert_true(caught);
 }
 
-/* ---- (session 6, third pass) encode --into a member whose base name another member shares ---- */
-
-/* The loader names such members by their full names ("B:N:\x\a000_000001.hkx"); check_replaceable
- * matched the base name only, so the animation was refused as "not a Havok file" (exit 2) and
- * the skeleton beside it was refused with the same wrong reason. */
-static void test_into_shared_base_name(void **state)
+/* PREFIX_anim.hkx and PREFIX_skel.hkx made by make_sample (beside the CLI), PREFIX.json the
+ * animation decoded against the skeleton; the binder and output paths PREFIX.anibnd and
+ * PREFIX_out.hkx named (each buffer 1024 bytes). */
+static void make_sample_set(const char *prefix, char *anim, char *skel, char *json, char *binder, char *out)
 {
-	(void)state;
-	char anim[1024], skel[1024], json[1024], binder[1024], out[1024], cmd[8192], *text = NULL;
-	snprintf(anim, sizeof(anim), "%s", hks_hostile_path("sb_anim.hkx"));
-	snprintf(skel, sizeof(skel), "%s", hks_hostile_path("sb_skel.hkx"));
-	snprintf(json, sizeof(json), "%s", hks_hostile_path("sb.json"));
-	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("sb.anibnd"));
-	snprintf(out, sizeof(out), "%s", hks_hostile_path("sb_out.hkx"));
+	char name[256], cmd[8192], *text = NULL;
+	snprintf(name, sizeof(name), "%s_anim.hkx", prefix);
+	snprintf(anim, 1024, "%s", hks_hostile_path(name));
+	snprintf(name, sizeof(name), "%s_skel.hkx", prefix);
+	snprintf(skel, 1024, "%s", hks_hostile_path(name));
+	snprintf(name, sizeof(name), "%s.json", prefix);
+	snprintf(json, 1024, "%s", hks_hostile_path(name));
+	snprintf(name, sizeof(name), "%s.anibnd", prefix);
+	snprintf(binder, 1024, "%s", hks_hostile_path(name));
+	snprintf(name, sizeof(name), "%s_out.hkx", prefix);
+	snprintf(out, 1024, "%s", hks_hostile_path(name));
 	char make_sample[1024];
 	snprintf(make_sample, sizeof(make_sample), "%s", cli);
 	char *slash = strrchr(make_sample, '/');
@@ -835,6 +850,18 @@ static void test_into_shared_base_name(void **state)
 	         make_sample, anim, make_sample, skel, cli, anim, skel, json);
 	assert_int_equal(hks_hostile_run(cmd, &text), 0);
 	free(text);
+}
+
+/* ---- (session 6, third pass) encode --into a member whose base name another member shares ---- */
+
+/* The loader names such members by their full names ("B:N:\x\a000_000001.hkx"); check_replaceable
+ * matched the base name only, so the animation was refused as "not a Havok file" (exit 2) and
+ * the skeleton beside it was refused with the same wrong reason. */
+static void test_into_shared_base_name(void **state)
+{
+	(void)state;
+	char anim[1024], skel[1024], json[1024], binder[1024], out[1024], cmd[8192], *text = NULL;
+	make_sample_set("sb", anim, skel, json, binder, out);
 	size_t an = 0, sn = 0, bn = 0;
 	uint8_t *a = slurp(anim, &an), *k = slurp(skel, &sn), *bytes = NULL;
 	hks_error err;
@@ -924,32 +951,8 @@ static void test_sigint_long_path(void **state)
 	snprintf(target, sizeof(target), "%s/out.bin", dir);
 	assert_true(strlen(target) > 1100);
 	hks_hostile_write(target, "old", 3);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		signal(SIGINT, remove_and_reraise);
-		hks_atomic_file *f = NULL;
-		hks_error err;
-		static uint8_t buf[1 << 12];
-		memset(buf, 7, sizeof(buf));
-		if (hks_atomic_open(target, NULL, &f, &err) != HKS_OK || hks_atomic_write(f, buf, sizeof(buf), &err) != HKS_OK)
-			_exit(3);
-		fflush(hks_atomic_stream(f));
-		raise(SIGINT);
-		_exit(4);
-	}
-	int st = 0;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
-	check_old(target);
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	struct dirent *e;
-	int left = 0;
-	while ((e = readdir(d)) != NULL)
-		left += strstr(e->d_name, ".tmp-") != NULL;
-	closedir(d);
-	assert_int_equal(left, 0);
+	interrupted_atomic_write(target, (size_t)1 << 12);
+	assert_false(temporary_in(dir));
 }
 
 /* ---- (session 6, third pass) encode --into a member that cannot be read (KRAK, no Oodle) ---- */
@@ -961,20 +964,7 @@ static void test_into_unreadable_member(void **state)
 {
 	(void)state;
 	char anim[1024], skel[1024], json[1024], binder[1024], out[1024], cmd[8192], *text = NULL;
-	snprintf(anim, sizeof(anim), "%s", hks_hostile_path("kr_anim.hkx"));
-	snprintf(skel, sizeof(skel), "%s", hks_hostile_path("kr_skel.hkx"));
-	snprintf(json, sizeof(json), "%s", hks_hostile_path("kr.json"));
-	snprintf(binder, sizeof(binder), "%s", hks_hostile_path("kr.anibnd"));
-	snprintf(out, sizeof(out), "%s", hks_hostile_path("kr_out.hkx"));
-	char make_sample[1024];
-	snprintf(make_sample, sizeof(make_sample), "%s", cli);
-	char *slash = strrchr(make_sample, '/');
-	assert_non_null(slash);
-	snprintf(slash + 1, sizeof(make_sample) - (size_t)(slash + 1 - make_sample), "make_sample");
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' && '%s' --skeleton '%s' && '%s' decode '%s' --skeleton '%s' -o '%s'",
-	         make_sample, anim, make_sample, skel, cli, anim, skel, json);
-	assert_int_equal(hks_hostile_run(cmd, &text), 0);
-	free(text);
+	make_sample_set("kr", anim, skel, json, binder, out);
 	size_t an = 0, sn = 0, bn = 0, dn = 0;
 	uint8_t *a = slurp(anim, &an), *k = slurp(skel, &sn), *bytes = NULL, *dflt = NULL;
 	hks_error err;
