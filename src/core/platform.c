@@ -420,6 +420,24 @@ int hks_thread_join(hks_thread *t)
 	return 0;
 }
 
+typedef struct once_call {
+	void (*fn)(void);
+} once_call;
+
+static BOOL CALLBACK once_trampoline(PINIT_ONCE once, PVOID param, PVOID *context)
+{
+	(void)once;
+	(void)context;
+	((const once_call *)param)->fn();
+	return TRUE;
+}
+
+void hks_platform_once(hks_once *once, void (*fn)(void))
+{
+	once_call call = {fn};
+	InitOnceExecuteOnce((PINIT_ONCE)&once->init_once, once_trampoline, &call, NULL);
+}
+
 int hks_mutex_init(hks_mutex *m)
 {
 	InitializeSRWLock((PSRWLOCK)&m->srw);
@@ -791,6 +809,11 @@ int hks_thread_create(hks_thread *t, hks_thread_fn fn, void *arg)
 int hks_thread_join(hks_thread *t)
 {
 	return pthread_join(t->thread, NULL) == 0 ? 0 : -1;
+}
+
+void hks_platform_once(hks_once *once, void (*fn)(void))
+{
+	pthread_once(&once->o, fn);
 }
 
 int hks_mutex_init(hks_mutex *m)

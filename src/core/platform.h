@@ -103,6 +103,11 @@ typedef struct hks_mutex {
 typedef struct hks_cond {
 	void *cv;
 } hks_cond;
+/* an INIT_ONCE (one pointer) */
+typedef struct hks_once {
+	void *init_once;
+} hks_once;
+#define HKS_ONCE_INIT {NULL}
 #else
 #include <pthread.h>
 typedef struct hks_thread {
@@ -114,6 +119,10 @@ typedef struct hks_mutex {
 typedef struct hks_cond {
 	pthread_cond_t c;
 } hks_cond;
+typedef struct hks_once {
+	pthread_once_t o;
+} hks_once;
+#define HKS_ONCE_INIT {PTHREAD_ONCE_INIT}
 #endif
 
 /* The thread structure must stay in place until hks_thread_join. */
@@ -129,6 +138,9 @@ void hks_cond_signal(hks_cond *c);
 void hks_cond_broadcast(hks_cond *c);
 /* Wait at most `ms` milliseconds (spurious wake-ups possible). */
 void hks_cond_wait_ms(hks_cond *c, hks_mutex *m, unsigned ms);
+/* Run fn exactly once per `once` (statically HKS_ONCE_INIT) over all threads; every
+ * caller returns after it has run. */
+void hks_platform_once(hks_once *once, void (*fn)(void));
 /* Processors online (at least 1). */
 unsigned hks_platform_cpu_count(void);
 

@@ -219,6 +219,9 @@ bool hks_fit_cg_solve(hks_fit_workspace *ws, int lane, float *x, const hks_fit_c
 /* Solve all four lanes of the built system in double precision (dpbsv on NᵀN,
  * half-bandwidth p). X[0 … n−2]. Returns false when NᵀN is not positive definite. */
 bool hks_fit_lapack_solve(hks_fit_workspace *ws, double (*X)[4]);
+/* LAPACK loaded and used by the solves (loads it on the first call); false in a
+ * build without LAPACK or when the library cannot be loaded (fit_lapack.c). */
+bool hks_fit_lapack_loaded(void);
 
 /*
  * §14 item 2 — cross-checking a refit: run the Havok refit's pieces and the

@@ -8,20 +8,77 @@
  * It serves the quality mode and the cross-check of the f32 CG emulation; it
  * cannot reproduce Havok's bytes (§14).
  *
- * Without LAPACK (HKS_WITH_LAPACK 0: the Windows build) the same band is
- * factored by the project's own banded Cholesky (fit_band.c) and the condition
- * estimated by Hager's method; the results agree with LAPACK's to rounding.
+ * LAPACK is loaded at run time, on the first solve (HKS_LAPACKE_LIBRARY, the
+ * library the build found): linked, OpenBLAS starts its worker threads when the
+ * program starts, and they spin for about a tenth of a second of CPU in every
+ * process, every `hkspline info`, every Python `import`, although only the
+ * quality mode ever solves (docs/BENCHMARKS.md, session 7). When the library
+ * cannot be loaded, and without LAPACK (HKS_WITH_LAPACK 0: the Windows build),
+ * the same band is factored by the project's own banded Cholesky (fit_band.c)
+ * and the condition estimated by Hager's method; the results agree with
+ * LAPACK's to rounding.
  */
 #include "fit_workspace.h"
+#include "fit_band.h"
+#include "platform.h"
 
 #ifndef HKS_WITH_LAPACK
-#define HKS_WITH_LAPACK 1
+#define HKS_WITH_LAPACK 0
 #endif
 #if HKS_WITH_LAPACK
-#include <lapacke.h>
-#else
-#include "fit_band.h"
+#include <lapacke.h> /* the types of the three entry points; nothing is linked */
+#ifndef HKS_LAPACKE_LIBRARY
+#define HKS_LAPACKE_LIBRARY "liblapacke.so.3"
 #endif
+
+typedef lapack_int (*pbtrf_fn)(int layout, char uplo, lapack_int n, lapack_int kd, double *ab, lapack_int ldab);
+typedef lapack_int (*pbcon_fn)(int layout, char uplo, lapack_int n, lapack_int kd, const double *ab,
+                               lapack_int ldab, double anorm, double *rcond);
+typedef lapack_int (*pbtrs_fn)(int layout, char uplo, lapack_int n, lapack_int kd, lapack_int nrhs,
+                               const double *ab, lapack_int ldab, double *b, lapack_int ldb);
+
+static struct {
+	pbtrf_fn pbtrf;
+	pbcon_fn pbcon;
+	pbtrs_fn pbtrs;
+	bool loaded; /* all three found */
+} g_lapack;
+static hks_once g_lapack_once = HKS_ONCE_INIT;
+
+/* Object and function pointers: dlsym's result converted through memcpy (ISO C
+ * has no cast between them; POSIX guarantees the representation). */
+static void *entry(void *lib, const char *name, void *fn, size_t fn_size)
+{
+	void *p = hks_platform_dlsym(lib, name);
+	if (p)
+		memcpy(fn, &p, fn_size < sizeof(p) ? fn_size : sizeof(p));
+	return p;
+}
+
+static void load_lapack(void)
+{
+	void *lib = hks_platform_dlopen(HKS_LAPACKE_LIBRARY);
+	if (!lib)
+		return;
+	if (entry(lib, "LAPACKE_dpbtrf", &g_lapack.pbtrf, sizeof(g_lapack.pbtrf)) &&
+	    entry(lib, "LAPACKE_dpbcon", &g_lapack.pbcon, sizeof(g_lapack.pbcon)) &&
+	    entry(lib, "LAPACKE_dpbtrs", &g_lapack.pbtrs, sizeof(g_lapack.pbtrs)))
+		g_lapack.loaded = true;
+	else
+		hks_platform_dlclose(lib);
+	/* kept open for the process's life when loaded: the pointers point into it */
+}
+#endif
+
+bool hks_fit_lapack_loaded(void)
+{
+#if HKS_WITH_LAPACK
+	hks_platform_once(&g_lapack_once, load_lapack);
+	return g_lapack.loaded;
+#else
+	return false;
+#endif
+}
 
 /* Assemble NᵀN (upper band, column-major: A(i, j), i <= j, at ab[kd + i − j + j·ldab]).
  * Returns the 1-norm of the symmetric matrix, or −1 when a row's columns are farther
@@ -79,19 +136,25 @@ static bool factor_and_solve(hks_fit_workspace *ws, double (*X)[4], double *rcon
 	}
 	double *rhs = ws->rhs;
 #if HKS_WITH_LAPACK
-	if (LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab) != 0) {
-		if (rcond)
+	if (hks_fit_lapack_loaded()) {
+		if (g_lapack.pbtrf(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab) != 0) {
+			if (rcond)
+				*rcond = 0.0;
+			return false;
+		}
+		if (rcond && g_lapack.pbcon(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab, anorm, rcond) != 0)
 			*rcond = 0.0;
-		return false;
-	}
-	if (rcond && LAPACKE_dpbcon(LAPACK_COL_MAJOR, 'U', N, kd, ws->band, ldab, anorm, rcond) != 0)
-		*rcond = 0.0;
-	for (int c = 0; c < 4; c++)
+		for (int c = 0; c < 4; c++)
+			for (int i = 0; i < N; i++)
+				rhs[i + c * N] = ws->Bd[i][c];
+		if (g_lapack.pbtrs(LAPACK_COL_MAJOR, 'U', N, kd, 4, ws->band, ldab, rhs, N) != 0)
+			return false;
 		for (int i = 0; i < N; i++)
-			rhs[i + c * N] = ws->Bd[i][c];
-	if (LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'U', N, kd, 4, ws->band, ldab, rhs, N) != 0)
-		return false;
-#else
+			for (int c = 0; c < 4; c++)
+				X[i][c] = rhs[i + c * N];
+		return true;
+	}
+#endif
 	if (hks_band_cholesky(N, kd, ws->band, ldab) != 0) {
 		if (rcond)
 			*rcond = 0.0;
@@ -104,7 +167,6 @@ static bool factor_and_solve(hks_fit_workspace *ws, double (*X)[4], double *rcon
 			rhs[i + c * N] = ws->Bd[i][c];
 		hks_band_solve(N, kd, ws->band, ldab, rhs + c * N);
 	}
-#endif
 	for (int i = 0; i < N; i++)
 		for (int c = 0; c < 4; c++)
 			X[i][c] = rhs[i + c * N];
