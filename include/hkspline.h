@@ -1507,6 +1507,14 @@ hks_result hks_loader_load(hks_loader *loader, size_t index, hks_loaded **out);
  * location waits for the end, so units load the same whatever the timing.
  * HKS_E_ARGUMENT / HKS_E_NOMEM / HKS_E_INTERNAL (no condition variable). */
 hks_result hks_loader_begin_adding(hks_loader *loader, const char *const *paths, size_t num_paths);
+/* The units in the order of the walk (paths in the order added, folders in sorted
+ * order, a binder's members in entry order): order[k] is the index of the k-th unit.
+ * Unit indices follow the walk, except while adding overlaps loading: a binder met
+ * in a folder is then opened after the rest of that folder's walk (its inflation
+ * would hold up the loading threads), so its members come later; a caller that
+ * reports units in path order sorts by this. After adding has ended; `count` must
+ * be hks_loader_count (else HKS_E_ARGUMENT); HKS_E_NOMEM. */
+hks_result hks_loader_walk_order(const hks_loader *loader, size_t *order, size_t count);
 void hks_loader_end_adding(hks_loader *loader);
 size_t hks_loader_wait_count(hks_loader *loader, size_t known);
 /* Find the skeleton (a file with an hkaSkeleton) for unit `index`: in the same

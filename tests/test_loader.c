@@ -472,9 +472,21 @@ static void test_streaming(void **state)
 	assert_int_equal(arg.bad_bytes, 0);
 	/* the loose samples, the binder's sample and skeleton (its junk member fails) */
 	assert_int_equal(arg.ok, 8 + 1 + 2);
-	for (size_t i = 0; i < n; i++)
-		assert_string_equal(arg.paths[i], hks_loader_path(ref, i));
+	/* the binder met in the walk is opened after it (its members come last); the
+	 * walk order puts every unit back in the place a loader filled first gives it */
 	assert_int_equal(hks_loader_count(L), n);
+	size_t order[32], ref_order[32];
+	assert_int_equal(hks_loader_walk_order(L, order, n - 1), HKS_E_ARGUMENT);
+	assert_int_equal(hks_loader_walk_order(L, order, n), HKS_OK);
+	assert_int_equal(hks_loader_walk_order(ref, ref_order, n), HKS_OK);
+	bool moved = false;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(ref_order[i], i);
+		assert_string_equal(arg.paths[order[i]], hks_loader_path(ref, i));
+		assert_string_equal(hks_loader_path(L, order[i]), hks_loader_path(ref, i));
+		moved |= order[i] != i;
+	}
+	assert_true(moved); /* the binder sits between loose files in the walk */
 	/* after the end, wait_count answers at once */
 	assert_int_equal(hks_loader_wait_count(L, n), n);
 	hks_loader_free(L);

@@ -121,7 +121,16 @@ typedef struct source {
 	uint32_t member_index;
 	uint32_t folder;
 	hks_error *deferred;   /* opening failed at add time: reported by hks_loader_load */
+	uint64_t walk_seq;     /* the file's place in the walk (hks_loader_walk_order) */
 } source;
+
+/* A binder or DCX met in a folder while adding overlaps loading: opened once the
+ * folder's walk is done (add_deferred_archives). */
+typedef struct deferred_archive {
+	char *path;
+	hks_container outer;
+	uint64_t walk_seq;
+} deferred_archive;
 
 struct hks_loader {
 	hks_load_options opts;
@@ -149,6 +158,11 @@ struct hks_loader {
 	 * (CONTAINERS.md §2.11: "index every compendium the user gives") */
 	char **inputs;
 	size_t num_inputs, cap_inputs;
+	/* the walk's order (hks_loader_walk_order): every file found takes the next sequence number */
+	uint64_t next_seq;
+	uint64_t cur_seq;              /* stamped on the units being added */
+	deferred_archive *deferred;    /* binders of the walk under way, while adding overlaps loading */
+	size_t num_deferred, cap_deferred;
 	bool inputs_built;
 	bool inputs_building;          /* build_input_set walks the folders without the mutex */
 	bool inputs_declared;          /* hks_loader_begin_adding named every path to come */
@@ -1259,7 +1273,8 @@ static hks_result add_unit(hks_loader *L, const source *s)
 {
 	if (!grow(L, (void **)&L->units, L->num_units, &L->cap_units, sizeof(source)))
 		return L->ctx.err && L->ctx.err->code ? L->ctx.err->code : HKS_E_NOMEM;
-	L->units[L->num_units++] = *s;
+	L->units[L->num_units] = *s;
+	L->units[L->num_units++].walk_seq = L->cur_seq;
 	atomic_store_explicit(&L->published, L->num_units, memory_order_release);
 	if (L->adding)
 		hks_cond_broadcast(&L->grown);
@@ -1360,8 +1375,12 @@ static hks_result add_archive(hks_loader *L, const char *path, hks_container out
 	return HKS_OK;
 }
 
-/* One file: a binder / DCX is opened, anything else is a unit (sniffed when loaded). */
-static hks_result add_file(hks_loader *L, const char *path)
+/* One file: a binder / DCX is opened, anything else is a unit (sniffed when loaded).
+ * `in_walk`: met in a folder; while adding overlaps loading, a binder is then only noted
+ * and opened after the rest of the walk (add_deferred_archives): inflating a large binder
+ * takes the adding thread tens of milliseconds, during which the loading threads would
+ * have no unit to load (docs/BENCHMARKS.md, session 7). */
+static hks_result add_file(hks_loader *L, const char *path, bool in_walk)
 {
 	uint8_t head[64];
 	/* file I/O only: loads may take the mutex meanwhile (and the context's error sink) */
@@ -1373,6 +1392,19 @@ static hks_result add_file(hks_loader *L, const char *path)
 	L->ctx.err = err;
 	L->ctx.file = file;
 	hks_container kind = hks_detect_container(head, n);
+	L->cur_seq = L->next_seq++;
+	if ((kind == HKS_CONTAINER_BND4 || kind == HKS_CONTAINER_DCX) && in_walk && L->adding) {
+		if (!grow(L, (void **)&L->deferred, L->num_deferred, &L->cap_deferred, sizeof(deferred_archive)))
+			return L->ctx.err && L->ctx.err->code ? L->ctx.err->code : HKS_E_NOMEM;
+		deferred_archive *d = &L->deferred[L->num_deferred];
+		d->path = loader_strdup(L, path);
+		if (!d->path)
+			return HKS_E_NOMEM;
+		d->outer = kind;
+		d->walk_seq = L->cur_seq;
+		L->num_deferred++;
+		return HKS_OK;
+	}
 	if (kind == HKS_CONTAINER_BND4 || kind == HKS_CONTAINER_DCX)
 		return add_archive(L, path, kind);
 	source s = {0};
@@ -1419,12 +1451,30 @@ static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 			if (st.kind == HKS_PATH_DIR)
 				r = add_tree(L, p, w);
 			else if (st.kind == HKS_PATH_FILE && walk_keeps(nl.names[i]))
-				r = add_file(L, p);
+				r = add_file(L, p, true);
 		}
 		loader_strfree(L, p);
 	}
 	free_names(L, &nl);
 	w->depth--;
+	return r;
+}
+
+/* The binders add_file noted during a walk, opened in the walk's order, each with
+ * its own place in it. Every note is freed, also after a failure. */
+static hks_result add_deferred_archives(hks_loader *L)
+{
+	hks_result r = HKS_OK;
+	for (size_t i = 0; i < L->num_deferred; i++) {
+		deferred_archive *d = &L->deferred[i];
+		if (r == HKS_OK) {
+			L->cur_seq = d->walk_seq;
+			r = add_archive(L, d->path, d->outer);
+		}
+		loader_strfree(L, d->path);
+		d->path = NULL;
+	}
+	L->num_deferred = 0;
 	return r;
 }
 
@@ -1507,9 +1557,12 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 		walk_stack w;
 		w.depth = 0;
 		r = add_tree(L, path, &w);
+		hks_result rd = add_deferred_archives(L);
+		if (r == HKS_OK)
+			r = rd;
 	}
 	else if (st.kind == HKS_PATH_FILE)
-		r = add_file(L, path);
+		r = add_file(L, path, false);
 	else
 		r = hks_fail(&L->ctx, HKS_E_IO, -1, "not a regular file or folder");
 	if (r == HKS_OK && !L->inputs_declared) {
@@ -1554,6 +1607,50 @@ const char *hks_loader_path(const hks_loader *L, size_t index)
 	const char *p = index < L->num_units ? L->units[index].path : NULL;
 	hks_mutex_unlock(mutex_of(L));
 	return p;
+}
+
+/* Units of one file are added together, in the file's own order, so the index
+ * orders them within their place in the walk. */
+typedef struct walk_key {
+	uint64_t seq;
+	size_t index;
+} walk_key;
+
+static int compare_walk_keys(const void *x, const void *y)
+{
+	const walk_key *a = (const walk_key *)x, *b = (const walk_key *)y;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+hks_result hks_loader_walk_order(const hks_loader *L, size_t *order, size_t count)
+{
+	if (!L || (count && !order))
+		return HKS_E_ARGUMENT;
+	hks_mutex_lock(mutex_of(L));
+	hks_result r = HKS_OK;
+	if (count != L->num_units || L->adding) {
+		r = HKS_E_ARGUMENT;
+	} else if (count) {
+		hks_loader *M = (hks_loader *)(uintptr_t)L; /* its allocator (under the mutex) */
+		size_t bytes = 0;
+		walk_key *k = hks_mul_size(count, sizeof(walk_key), &bytes) ? (walk_key *)hks_malloc(&M->ctx, bytes) : NULL;
+		if (!k) {
+			r = HKS_E_NOMEM;
+		} else {
+			for (size_t i = 0; i < count; i++) {
+				k[i].seq = L->units[i].walk_seq;
+				k[i].index = i;
+			}
+			qsort(k, count, sizeof(walk_key), compare_walk_keys);
+			for (size_t i = 0; i < count; i++)
+				order[i] = k[i].index;
+			hks_free(&M->ctx, k, bytes);
+		}
+	}
+	hks_mutex_unlock(mutex_of(L));
+	return r;
 }
 
 hks_result hks_loader_begin_adding(hks_loader *L, const char *const *paths, size_t num_paths)
@@ -1890,6 +1987,8 @@ void hks_loader_free(hks_loader *L)
 		loader_strfree(L, L->inputs[i]);
 	if (L->inputs)
 		hks_free(&L->ctx, L->inputs, L->cap_inputs * sizeof(char *));
+	if (L->deferred)
+		hks_free(&L->ctx, L->deferred, L->cap_deferred * sizeof(deferred_archive));
 	if (L->opts.compendium_paths) {
 		char **paths = (char **)(void *)L->opts.compendium_paths;
 		for (size_t i = 0; i < L->opts.num_compendium_paths; i++)

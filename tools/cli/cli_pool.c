@@ -319,6 +319,23 @@ void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, c
 		st.results = p;
 		st.cap = total + 1;
 	}
+	/* in the walk's order (the loader opened the binders of each folder after its
+	 * other files: hks_loader_walk_order), so the output does not depend on that */
+	size_t *order = total ? (size_t *)malloc(total * sizeof(size_t)) : NULL;
+	void **sorted = total ? (void **)calloc(total + 1, sizeof(void *)) : NULL;
+	if (order && sorted && hks_loader_walk_order(loader, order, total) == HKS_OK) {
+		for (size_t k = 0; k < total; k++)
+			sorted[k] = st.results[order[k]];
+		free(st.results);
+		st.results = sorted;
+		sorted = NULL;
+	} else if (total) {
+		/* out of memory: the units would print out of place; every slot is then
+		 * "no result" (the results are leaked, out of memory anyway) */
+		memset(st.results, 0, total * sizeof(void *));
+	}
+	free(sorted);
+	free(order);
 	*count = total;
 	return st.results;
 }
