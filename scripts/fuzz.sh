@@ -15,6 +15,9 @@
 #   FUZZ_TIMEOUT=S sets libFuzzer's per-input timeout (25 s): its clock is
 #   the wall clock, so a fuzzer paused for longer (SIGSTOP while another
 #   process times something) reports a fast input as a timeout.
+#   FUZZ_MAX_LEN=N sets libFuzzer's -max_len (65536): the campaign's bnd4 and
+#   frames_json runs use 8192, where their inputs stop growing into the
+#   tens-of-KB documents that cut their rate twentyfold (docs/RELIABILITY.md).
 # Prints per target: seconds, executions, exec/s, coverage (cov: edges, ft:
 # features, from libFuzzer's last status line), corpus size and the result.
 # Prints executions per second and crashes per target; exits 1 when any
@@ -54,7 +57,7 @@ for t in $targets; do
 		runs=$(awk -v t="$t" '$1 == t { print $2 }' "$FUZZ_RUNS_FILE")
 		[ -n "$runs" ] && extra="$extra -runs=$runs"
 	fi
-	${NICE:+nice -n "$NICE"} "$build/fuzz_$t" $dict $extra -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-25}" -max_len=65536 \
+	${NICE:+nice -n "$NICE"} "$build/fuzz_$t" $dict $extra -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-25}" -max_len="${FUZZ_MAX_LEN:-65536}" \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts-$t/" "$corpus" >"$log" 2>&1 || rc=$?
 	ran=$(( $(date +%s) - t0 ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
