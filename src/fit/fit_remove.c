@@ -5,6 +5,10 @@
  */
 #include "fit_workspace.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* The first index >= x that ends its run of equal knots (r == K or U[r+1] != U[r]). */
 static int run_end_at_or_after(int K, const float *U, int x)
 {
@@ -31,13 +35,78 @@ static void compute_bounds(float *Br, int lo, int hi, int n, int p, const float 
 	}
 }
 
-/* First sample index with ub[k] >= x (m + 1 when none; a NaN x gives m + 1). */
+/* First sample index with ub[k] >= x (m + 1 when none; a NaN x gives m + 1). The parameters are
+ * strictly increasing (hks_fit_curve_run checks them), so "ub[k] >= x" is false up to some k and
+ * true from there on: a bisection finds the same index as a scan from 0. */
 static int first_at_or_above(int m, const float *ub, float x)
 {
-	int k = 0;
-	while (k <= m && !(ub[k] >= x))
-		k++;
-	return k;
+	if (x != x)
+		return m + 1;
+	int lo = 0, hi = m + 1; /* the answer is in [lo, hi] */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (ub[mid] >= x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The knot slot Havok removes next: the first index in lo .. hi with the smallest bound, as a scan
+ * with a strict "<" from Br[lo] (or from FLT_MAX, starting at lo) finds it: NaN bounds never win,
+ * a NaN Br[lo] keeps lo, equal bounds go to the lowest index. Done as a minimum over four
+ * independent lanes, then a search for its first occurrence: the same index without the scan's
+ * chain of dependent comparisons (most of the fit's time on long blocks). */
+static int first_smallest_bound(const float *Br, int lo, int hi, bool from_max)
+{
+	float start = from_max ? FLT_MAX : Br[lo];
+	if (start != start)
+		return lo;
+	int idx = lo;
+	float m0 = start;
+#if defined(__SSE2__)
+	/* minps(x, m) is "x < m ? x : m" lane by lane, NaN x included: the scalar rule below */
+	__m128 m4 = _mm_set1_ps(start);
+	for (; idx + 3 <= hi; idx += 4)
+		m4 = _mm_min_ps(_mm_loadu_ps(Br + idx), m4);
+	float lanes[4];
+	_mm_storeu_ps(lanes, m4);
+	for (int l = 0; l < 4; l++)
+		m0 = lanes[l] < m0 ? lanes[l] : m0;
+#else
+	float m1 = start, m2 = start, m3 = start;
+	for (; idx + 3 <= hi; idx += 4) {
+		m0 = Br[idx] < m0 ? Br[idx] : m0;
+		m1 = Br[idx + 1] < m1 ? Br[idx + 1] : m1;
+		m2 = Br[idx + 2] < m2 ? Br[idx + 2] : m2;
+		m3 = Br[idx + 3] < m3 ? Br[idx + 3] : m3;
+	}
+	m0 = m1 < m0 ? m1 : m0;
+	m2 = m3 < m2 ? m3 : m2;
+	m0 = m2 < m0 ? m2 : m0;
+#endif
+	for (; idx <= hi; idx++)
+		m0 = Br[idx] < m0 ? Br[idx] : m0;
+	if (!(m0 < start))
+		return lo;
+	idx = lo;
+#if defined(__SSE2__)
+	__m128 want = _mm_set1_ps(m0);
+	for (; idx + 3 <= hi; idx += 4) {
+		int hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(Br + idx), want));
+		if (hit) {
+			while (!(hit & 1)) {
+				hit >>= 1;
+				idx++;
+			}
+			return idx;
+		}
+	}
+#endif
+	while (!(Br[idx] == m0))
+		idx++;
+	return idx;
 }
 
 int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, hks_fit_v4 *P, int m,
@@ -56,13 +125,7 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 
 	while (n > p) {
 		/* The first index with the smallest bound: strict "<", ties to the lowest index. */
-		int r = p + 1;
-		float best = cfg->removal_scan_from_max ? FLT_MAX : Br[p + 1];
-		for (int idx = cfg->removal_scan_from_max ? p + 1 : p + 2; idx <= K - p - 1; idx++)
-			if (Br[idx] < best) {
-				best = Br[idx];
-				r = idx;
-			}
+		int r = first_smallest_bound(Br, p + 1, K - p - 1, cfg->removal_scan_from_max);
 		if (Br[r] == FLT_MAX)
 			break;
 
