@@ -350,11 +350,12 @@ static int knots3_fits(const knots3_state *st, uint32_t j)
 	return 1;
 }
 
-/* The largest j >= j0 (at most nf − 1) with knots3_fits (fitting is monotone in j); j0 − 1 when none. */
-static uint32_t knots3_extend(const knots3_state *st, uint32_t j0)
+/* The largest j >= j0 (at most nf − 1) with knots3_fits (fitting is monotone in j); j0 − 1 when none.
+ * `known`: knots3_fits(j0) is already known to hold. */
+static uint32_t knots3_extend_from(const knots3_state *st, uint32_t j0, int known)
 {
 	uint32_t top = st->nf - 1;
-	if (j0 > top || !knots3_fits(st, j0))
+	if (j0 > top || (!known && !knots3_fits(st, j0)))
 		return j0 - 1;
 	uint32_t good = j0, step = 1;
 	for (;;) { /* gallop */
@@ -377,6 +378,11 @@ static uint32_t knots3_extend(const knots3_state *st, uint32_t j0)
 	}
 }
 
+static uint32_t knots3_extend(const knots3_state *st, uint32_t j0)
+{
+	return knots3_extend_from(st, j0, 0);
+}
+
 unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
                            float ulps, uint8_t *knots)
 {
@@ -394,11 +400,18 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 	/* Segments: from the last knot K, the curve extends without a knot to the last frame J that still fits;
 	 * the next knot sits at J, J − 1 or J − 2 with the multiplicity that then extends furthest (fewest
 	 * copies among equals, then the latest position). */
-	uint32_t K = 0;
+	/* Fitting is monotone in the last frame, so a candidate that does not fit one frame beyond the
+	 * best extension so far cannot win (ties go to the earlier candidate): one fit decides it, and
+	 * only a candidate that beats the best is extended further. The winner's extension is the next
+	 * segment's end when the window did not move: the same state, the same frames. */
+	uint32_t K = 0, next_J = 0;
+	int have_next = 0;
 	for (;;) {
+		uint32_t L_before = st.L;
 		if (K - st.L > KNOTS3_WINDOW)
 			st.L = K - KNOTS3_WINDOW;
-		uint32_t J = knots3_extend(&st, K + 1);
+		uint32_t J = have_next && st.L == L_before ? next_J : knots3_extend(&st, K + 1);
+		have_next = 0;
 		if (J >= nf - 1)
 			break;
 		uint32_t best_q = J, best_e = 0;
@@ -410,7 +423,13 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 				uint32_t L0 = st.L;
 				if (m == 3)
 					st.L = q;
-				uint32_t e = knots3_extend(&st, J + 1);
+				uint32_t e;
+				if (!have)
+					e = knots3_extend(&st, J + 1);
+				else if (best_e + 1 > nf - 1 || !knots3_fits(&st, best_e + 1))
+					e = best_e; /* cannot beat the best */
+				else
+					e = knots3_extend_from(&st, best_e + 1, 1);
 				st.L = L0;
 				st.mult[q] = 0;
 				if (!have || e > best_e) {
@@ -426,6 +445,10 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 		if (best_m == 3)
 			st.L = best_q;
 		K = best_q;
+		if (best_e > J) {
+			next_J = best_e;
+			have_next = 1;
+		}
 	}
 	unsigned n = 0;
 	for (unsigned c = 0; c < 4; c++)

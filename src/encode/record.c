@@ -274,7 +274,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			HKS_TRY(hks_read_u8(c, &lk, "entry kind"));
 			e->kind = lk & 7;
 			e->ladder = (uint8_t)(lk >> 3);
-			if (e->kind > (r->version >= 4 ? HKS_REC_ENTRY_REFIT_INV : HKS_REC_ENTRY_INVERTED))
+			if (e->kind > HKS_REC_ENTRY_REFIT_INV)
 				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "entry %u: kind %u is unknown", i,
 				                e->kind);
 			if (e->ladder >= r->ladder_count)
