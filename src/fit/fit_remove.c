@@ -66,13 +66,25 @@ static int first_smallest_bound(const float *Br, int lo, int hi, bool from_max)
 	int idx = lo;
 	float m0 = start;
 #if defined(__SSE2__)
-	/* minps(x, m) is "x < m ? x : m" lane by lane, NaN x included: the scalar rule below */
-	__m128 m4 = _mm_set1_ps(start);
+	/* minps(x, m) is "x < m ? x : m" lane by lane, NaN x included: the scalar rule below. Four
+	 * accumulators, so that the minimum is not one chain of dependent instructions; the order in
+	 * which values meet does not matter (only a zero's sign could differ, and the search for the
+	 * first equal value below does not see it). */
+	__m128 a0 = _mm_set1_ps(start), a1 = a0, a2 = a0, a3 = a0;
+	for (; idx + 15 <= hi; idx += 16) {
+		a0 = _mm_min_ps(_mm_loadu_ps(Br + idx), a0);
+		a1 = _mm_min_ps(_mm_loadu_ps(Br + idx + 4), a1);
+		a2 = _mm_min_ps(_mm_loadu_ps(Br + idx + 8), a2);
+		a3 = _mm_min_ps(_mm_loadu_ps(Br + idx + 12), a3);
+	}
 	for (; idx + 3 <= hi; idx += 4)
-		m4 = _mm_min_ps(_mm_loadu_ps(Br + idx), m4);
-	float lanes[4];
-	_mm_storeu_ps(lanes, m4);
-	for (int l = 0; l < 4; l++)
+		a0 = _mm_min_ps(_mm_loadu_ps(Br + idx), a0);
+	float lanes[16];
+	_mm_storeu_ps(lanes, a0);
+	_mm_storeu_ps(lanes + 4, a1);
+	_mm_storeu_ps(lanes + 8, a2);
+	_mm_storeu_ps(lanes + 12, a3);
+	for (int l = 0; l < 16; l++)
 		m0 = lanes[l] < m0 ? lanes[l] : m0;
 #else
 	float m1 = start, m2 = start, m3 = start;
