@@ -681,12 +681,14 @@ static void test_bnd_arguments(void **state)
 }
 
 /* encode IN.glb --fps: 1 to 10000 frames per second; 1e-9 encoded a 10^9-second clip with a
- * warning (the rate is checked before the input is read: no glTF needed) */
+ * warning (the rate is checked before the input is read: no glTF needed). Plain decimals only:
+ * strtod read "0x10" as 16 and " 30" as 30 (cli_parse_decimal, every number option). */
 static void test_fps_bounds(void **state)
 {
 	(void)state;
 	char cmd[8192], *text = NULL;
-	static const char *const bad[] = {"1e-9", "0", "-30", "0.5", "nan", "inf", "10001", "30x"};
+	static const char *const bad[] = {"1e-9", "0", "-30", "0.5", "nan", "inf", "10001", "30x",
+	                                   "0x10", "0X1E", "0x1p5", " 30", "30 ", "", ".", "1e", "infinity"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "'%s' encode '%s/none.glb' -o '%s/none.hkx' --fps '%s'", cli, hks_hostile_root(),
 		         hks_hostile_root(), bad[i]);
@@ -694,7 +696,7 @@ static void test_fps_bounds(void **state)
 		assert_non_null(strstr(text, "--fps wants a rate from 1 to 10000 frames per second"));
 		free(text);
 	}
-	static const char *const good[] = {"1", "24", "30", "60", "10000"};
+	static const char *const good[] = {"1", "24", "30", "60", "10000", "+30", "29.97", "3e1", "1E4", ".5e2"};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "'%s' encode '%s/none.glb' -o '%s/none.hkx' --fps '%s'", cli, hks_hostile_root(),
 		         hks_hostile_root(), good[i]);
@@ -702,6 +704,12 @@ static void test_fps_bounds(void **state)
 		assert_null(strstr(text, "--fps wants"));
 		free(text);
 	}
+	/* the same parser behind decode --time-step and error's tolerances */
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s/none.hkx' -o '%s/none.json' --time-step 0x1p-3", cli,
+	         hks_hostile_root(), hks_hostile_root());
+	assert_int_equal(hks_hostile_run(cmd, &text), 2);
+	assert_non_null(strstr(text, "--time-step wants a positive number of seconds"));
+	free(text);
 }
 
 /* ---- SIGINT in the middle of a write: no temporary left, the target as it was ---- */

@@ -35,9 +35,8 @@ void cli_encode_args_free(cli_encode_args *a)
 /* A positive finite number. */
 static bool positive_number(const char *s, float *out)
 {
-	char *end = NULL;
-	double v = strtod(s, &end);
-	if (!end || *end || !(v > 0) || !isfinite(v))
+	double v = 0;
+	if (!cli_parse_decimal(s, &v) || !(v > 0) || !isfinite(v))
 		return false;
 	*out = (float)v;
 	return true;

@@ -90,10 +90,8 @@ int cli_error_control_parse(cli_error_control_args *a, int argc, char **argv, in
 	const char *o = argv[*i];
 	bool has = *i + 1 < argc;
 	if ((!strcmp(o, "--object-tolerance") || !strcmp(o, "--shell")) && has) {
-		char *end = NULL;
-		const char *v_text = argv[++*i];
-		double v = strtod(v_text, &end);
-		if (!end || end == v_text || *end || !(v > 0) || !isfinite(v)) {
+		double v = 0;
+		if (!cli_parse_decimal(argv[++*i], &v) || !(v > 0) || !isfinite(v)) {
 			fprintf(stderr, "hkspline encode: %s wants a positive distance in metres\n", o);
 			return -1;
 		}
@@ -124,9 +122,8 @@ int cli_error_control_parse(cli_error_control_args *a, int argc, char **argv, in
 			a->ctl.num_bone_tolerances++;
 		} else {
 			const char *eq = strrchr(arg, '=');
-			char *end = NULL;
-			double v = eq ? strtod(eq + 1, &end) : 0;
-			if (!eq || eq == arg || !end || end == eq + 1 || *end || !(v > 0) || !isfinite(v)) {
+			double v = 0;
+			if (!eq || eq == arg || !cli_parse_decimal(eq + 1, &v) || !(v > 0) || !isfinite(v)) {
 				fprintf(stderr, "hkspline encode: --shell-override wants GLOB=S with S > 0, not '%s'\n", arg);
 				return -1;
 			}

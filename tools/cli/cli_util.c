@@ -78,6 +78,41 @@ uint8_t *cli_read_file(const char *path, size_t *size)
 	return buf;
 }
 
+bool cli_parse_decimal(const char *s, double *out)
+{
+	/* [+-] digits [. digits] [(e|E) [+-] digits], at least one digit before the exponent */
+	const char *p = s;
+	if (*p == '+' || *p == '-')
+		p++;
+	size_t digits = 0;
+	while (*p >= '0' && *p <= '9')
+		p++, digits++;
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++, digits++;
+	}
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p)
+		return false;
+	char *end = NULL;
+	double v = strtod(s, &end);
+	if (end != p)
+		return false;
+	*out = v;
+	return true;
+}
+
 bool cli_is_container_file(const char *path)
 {
 	hks_path_info st;

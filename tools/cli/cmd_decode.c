@@ -298,9 +298,7 @@ int cmd_decode(int argc, char **argv)
 		else if (!strcmp(a, "-o") && has_value)
 			out_path = argv[++i];
 		else if (!strcmp(a, "--time-step") && has_value) {
-			char *end = NULL;
-			o.time_step = strtod(argv[++i], &end);
-			if (!end || *end || !(o.time_step > 0) || !isfinite(o.time_step)) {
+			if (!cli_parse_decimal(argv[++i], &o.time_step) || !(o.time_step > 0) || !isfinite(o.time_step)) {
 				fprintf(stderr, "hkspline decode: --time-step wants a positive number of seconds\n");
 				free(comps);
 				return 2;

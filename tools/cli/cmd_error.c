@@ -460,9 +460,8 @@ static void usage(FILE *out)
 
 static bool parse_positive(const char *s, double *out)
 {
-	char *end = NULL;
-	double v = strtod(s, &end);
-	if (!s[0] || *end || !(v > 0) || !isfinite(v))
+	double v = 0;
+	if (!cli_parse_decimal(s, &v) || !(v > 0) || !isfinite(v))
 		return false;
 	*out = v;
 	return true;

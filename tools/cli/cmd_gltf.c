@@ -545,19 +545,16 @@ int cli_encode_gltf(int argc, char **argv)
 		} else if (!strcmp(a, "--animation") && has)
 			anim_sel = argv[++i];
 		else if (!strcmp(a, "--untouched-tolerance") && has) {
-			char *end = NULL;
-			double v = strtod(argv[++i], &end);
-			if (!end || *end || !(v >= 0) || !isfinite(v)) {
+			double v = 0;
+			if (!cli_parse_decimal(argv[++i], &v) || !(v >= 0) || !isfinite(v)) {
 				fprintf(stderr, "hkspline encode: %s wants a non-negative number\n", a);
 				goto done;
 			}
 			untouched_tol = v;
 		} else if (!strcmp(a, "--fps") && has) {
-			char *end = NULL;
-			fps = strtod(argv[++i], &end);
 			/* 1..10000: below one frame a second a clip of a few keys lasts hours (1e-9 made a
 			 * 10^9-second clip); games play at 30 or 60 */
-			if (!end || *end || !(fps >= 1) || fps > 10000) {
+			if (!cli_parse_decimal(argv[++i], &fps) || !(fps >= 1) || fps > 10000) {
 				fprintf(stderr, "hkspline encode: --fps wants a rate from 1 to 10000 frames per second\n");
 				goto done;
 			}
