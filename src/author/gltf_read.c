@@ -194,9 +194,9 @@ static hks_result get_view(gr *g, const char *member, size_t vi, const uint8_t *
 	const json_t *v = json_array_get(views, vi);
 	size_t bi;
 	if (!json_is_object(v))
-		return bad(g, member, "%s: bufferView %zu does not exist", member, vi);
+		return bad(g, member, "bufferView %zu does not exist", vi);
 	if (!get_index(v, "buffer", g->bufs.count, &bi))
-		return bad(g, member, "%s: bufferViews[%zu].buffer is missing or out of range", member, vi);
+		return bad(g, member, "bufferViews[%zu].buffer is missing or out of range", vi);
 	const json_t *vo = json_object_get(v, "byteOffset"), *vl = json_object_get(v, "byteLength"),
 	             *vs = json_object_get(v, "byteStride");
 	int64_t voff = vo ? (json_is_integer(vo) ? json_integer_value(vo) : -1) : 0;
@@ -204,12 +204,12 @@ static hks_result get_view(gr *g, const char *member, size_t vi, const uint8_t *
 	*stride = vs ? (json_is_integer(vs) ? json_integer_value(vs) : -1) : 0;
 	/* glTF 2.0 §5.11: byteLength >= 1, byteStride in [4, 252] */
 	if (voff < 0 || vlen < 1 || (vs && (*stride < 4 || *stride > 252)))
-		return bad(g, member, "%s: bufferViews[%zu] offset, length or stride invalid", member, vi);
+		return bad(g, member, "bufferViews[%zu] offset, length or stride invalid", vi);
 	const author_buffer *b;
 	hks_err_member(g->ctx, member);
 	HKS_TRY(author_buffer_get(&g->bufs, bi, &b));
 	if (!hks_range_ok(b->size, (uint64_t)voff, (uint64_t)vlen))
-		return bad(g, member, "%s: bufferViews[%zu] [%lld, +%lld) lies outside its %zu-byte buffer", member, vi,
+		return bad(g, member, "bufferViews[%zu] [%lld, +%lld) lies outside its %zu-byte buffer", vi,
 		           (long long)voff, (long long)vlen, b->size);
 	*data = b->data + voff;
 	*length = (size_t)vlen;
@@ -293,8 +293,8 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kin
 	uint32_t comps = comps_of(json_string_value(json_object_get(a, "type")));
 	if (!json_is_integer(ct) || !ctype_size((uint32_t)json_integer_value(ct)) || !json_is_integer(cnt) ||
 	    json_integer_value(cnt) < 1 || comps != want_comps)
-		return bad(g, member, "%s: type, componentType or count is invalid (want %lld components, count >= 1)",
-		           member, (long long)want_comps);
+		return bad(g, member, "type, componentType or count is invalid (want %lld components, count >= 1)",
+		           (long long)want_comps);
 	out->ctype = (uint32_t)json_integer_value(ct);
 	out->comps = comps;
 	out->count = (size_t)json_integer_value(cnt);
@@ -317,12 +317,12 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kin
 		const json_t *ao = json_object_get(a, "byteOffset");
 		int64_t aoff = ao ? (json_is_integer(ao) ? json_integer_value(ao) : -1) : 0;
 		if (!get_index(a, "bufferView", json_is_array(views) ? json_array_size(views) : 0, &vi) || aoff < 0)
-			return bad(g, member, "%s: bufferView out of range or byteOffset invalid", member);
+			return bad(g, member, "bufferView out of range or byteOffset invalid");
 		int64_t vstride;
 		HKS_TRY(get_view(g, member, vi, &vdata, &vlen, &vstride));
 		if (vstride) {
 			if (vstride < (int64_t)esize)
-				return bad(g, member, "%s: byteStride %lld is below the element size %zu", member, (long long)vstride,
+				return bad(g, member, "byteStride %lld is below the element size %zu", (long long)vstride,
 				           esize);
 			stride = vstride;
 		}
@@ -420,20 +420,20 @@ typedef struct chan {
 	uint32_t comps;
 } chan;
 
-static hks_result get_channel(gr *g, const json_t *anim, size_t ai, size_t ci, size_t *node, int *path, chan *ch)
+static hks_result get_channel(gr *g, const json_t *anim, size_t ci, size_t *node, int *path, chan *ch)
 {
-	char member[64];
-	snprintf(member, sizeof(member), "animations[%zu].channels[%zu]", ai, ci);
+	char member[64]; /* the object is animations[ai] (read_animation) */
+	snprintf(member, sizeof(member), "channels[%zu]", ci);
 	const json_t *c = json_array_get(json_object_get(anim, "channels"), ci);
 	const json_t *samplers = json_object_get(anim, "samplers");
 	const json_t *tg = json_object_get(c, "target");
 	const json_t *nodes = json_object_get(g->root, "nodes");
 	size_t si;
 	if (!get_index(c, "sampler", json_is_array(samplers) ? json_array_size(samplers) : 0, &si))
-		return bad(g, member, "%s: sampler missing or out of range", member);
+		return bad(g, member, "sampler missing or out of range");
 	const char *p = json_string_value(json_object_get(tg, "path"));
 	if (!p)
-		return bad(g, member, "%s: target.path missing", member);
+		return bad(g, member, "target.path missing");
 	if (!strcmp(p, "translation"))
 		*path = PATH_T;
 	else if (!strcmp(p, "rotation"))
@@ -449,25 +449,25 @@ static hks_result get_channel(gr *g, const json_t *anim, size_t ai, size_t ci, s
 		return HKS_OK;
 	}
 	if (!get_index(tg, "node", json_is_array(nodes) ? json_array_size(nodes) : 0, node))
-		return bad(g, member, "%s: target.node out of range", member);
+		return bad(g, member, "target.node out of range");
 	const json_t *s = json_array_get(samplers, si);
 	const char *ip = json_string_value(json_object_get(s, "interpolation"));
 	ch->interp = !ip || !strcmp(ip, "LINEAR") ? INTERP_LINEAR : !strcmp(ip, "STEP") ? INTERP_STEP
 	             : !strcmp(ip, "CUBICSPLINE")                               ? INTERP_CUBIC
 	                                                                        : -1;
 	if (ch->interp < 0)
-		return bad(g, member, "%s: unknown interpolation", member);
+		return bad(g, member, "unknown interpolation");
 	ch->comps = *path == PATH_R ? 4 : 3;
 	size_t in_i, out_i;
 	const json_t *accs = json_object_get(g->root, "accessors");
 	size_t na = json_is_array(accs) ? json_array_size(accs) : 0;
 	if (!get_index(s, "input", na, &in_i) || !get_index(s, "output", na, &out_i))
-		return bad(g, member, "%s: sampler input / output missing or out of range", member);
+		return bad(g, member, "sampler input / output missing or out of range");
 	HKS_TRY(get_accessor_once(g, na, in_i, 1, ACC_FLOAT_ONLY, &ch->in));
 	HKS_TRY(get_accessor_once(g, na, out_i, ch->comps, *path == PATH_R ? ACC_ROTATION : ACC_FLOAT_ONLY, &ch->out));
 	size_t want = ch->in.count * (ch->interp == INTERP_CUBIC ? 3 : 1);
 	if (ch->out.count != want)
-		return bad(g, member, "%s: %lld output elements for %lld keyframes", member, (long long)ch->out.count,
+		return bad(g, member, "%lld output elements for %lld keyframes", (long long)ch->out.count,
 		           (long long)ch->in.count);
 	/* a sampler input shared by many channels is checked once */
 	if (!g->times_ok && na) {
@@ -480,11 +480,11 @@ static hks_result get_channel(gr *g, const json_t *anim, size_t ai, size_t ci, s
 		return HKS_OK;
 	float prev = acc_get(&ch->in, 0, 0);
 	if (!isfinite(prev))
-		return bad(g, member, "%s: keyframe time 0 is not finite", member);
+		return bad(g, member, "keyframe time 0 is not finite");
 	for (size_t i = 1; i < ch->in.count; i++) {
 		float t = acc_get(&ch->in, i, 0);
 		if (!(t > prev) || !isfinite(t))
-			return bad(g, member, "%s: keyframe times not strictly increasing at key %lld", member,
+			return bad(g, member, "keyframe times not strictly increasing at key %lld",
 			           (long long)i);
 		prev = t;
 	}
@@ -601,19 +601,18 @@ static hks_result node_trs(gr *g, const json_t *node, size_t index, float t[3], 
 	const json_t *jt = json_object_get(node, "translation"), *jr = json_object_get(node, "rotation"),
 	             *js = json_object_get(node, "scale");
 	if ((jt && !get_f32_array(jt, t, 3)) || (jr && !get_f32_array(jr, r, 4)) || (js && !get_f32_array(js, s, 3)))
-		return bad(g, member, "%s: translation / rotation / scale must be arrays of 3 / 4 / 3 numbers",
-		           member);
+		return bad(g, member, "translation / rotation / scale must be arrays of 3 / 4 / 3 numbers");
 	const json_t *m = json_object_get(node, "matrix");
 	if (!m)
 		return HKS_OK;
 	double mv[16];
 	int identity = 1;
 	if (!json_is_array(m) || json_array_size(m) != 16)
-		return bad(g, member, "%s: matrix must hold 16 numbers", member);
+		return bad(g, member, "matrix must hold 16 numbers");
 	for (size_t k = 0; k < 16; k++) {
 		const json_t *x = json_array_get(m, k);
 		if (!json_is_number(x))
-			return bad(g, member, "%s: matrix must hold 16 numbers", member);
+			return bad(g, member, "matrix must hold 16 numbers");
 		/* glTF stores f32 values: round as a float accessor would */
 		mv[k] = (double)(float)json_number_value(x);
 		identity &= mv[k] == ((k % 5) == 0 ? 1.0 : 0.0);
@@ -917,7 +916,7 @@ static hks_result import(gr *g, const hks_skeleton *sk, const hks_gltf_read_opti
 	for (size_t c = 0; c < nch; c++) {
 		size_t node = 0;
 		int path = -1;
-		HKS_TRY(get_channel(g, anim, ai, c, &node, &path, &chans[c]));
+		HKS_TRY(get_channel(g, anim, c, &node, &path, &chans[c]));
 		if (path < 0)
 			continue;
 		by_node[node][path] = (int32_t)c;
