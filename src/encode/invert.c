@@ -231,24 +231,28 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 		}
 		A[i][0] = sqrt(s);
 	}
-	for (unsigned l = 0; l < lanes; l++) {
-		double y[HKS_INVERT_MAX_POINTS];
-		for (unsigned i = 0; i < n1; i++) {
+	/* forward and back substitution, the lanes side by side: each lane's operations are those of a
+	 * lane-by-lane solve, in the same order, but the lanes' division chains overlap */
+	double Y[HKS_INVERT_MAX_POINTS][4];
+	for (unsigned i = 0; i < n1; i++) {
+		for (unsigned l = 0; l < lanes; l++) {
 			double s = B[i][l];
 			for (unsigned d = 1; d <= deg && d <= i; d++)
-				s -= A[i - d][d] * y[i - d];
-			y[i] = s / A[i][0];
+				s -= A[i - d][d] * Y[i - d][l];
+			Y[i][l] = s / A[i][0];
 		}
-		for (unsigned i = n1; i-- > 0;) {
-			double s = y[i];
+	}
+	int finite = 1;
+	for (unsigned i = n1; i-- > 0;) {
+		for (unsigned l = 0; l < lanes; l++) {
+			double s = Y[i][l];
 			for (unsigned d = 1; d <= deg && i + d < n1; d++)
 				s -= A[i][d] * P[i + d][l];
 			P[i][l] = s / A[i][0];
-			if (!isfinite(P[i][l]))
-				return 0;
+			finite &= isfinite(P[i][l]) != 0;
 		}
 	}
-	return 1;
+	return finite;
 }
 
 void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const float *end_value,
