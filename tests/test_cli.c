@@ -568,6 +568,47 @@ static void test_lapack_loaded_only_to_solve(void **state)
 	free(out);
 }
 
+/* recompress BINDER:MEMBER, as decode and encode --like take one member (it said "No such file or
+ * directory"): --exact writes the member's own bytes back; a missing member is named */
+static void test_recompress_binder_member(void **state)
+{
+	(void)state;
+	size_t size = 0;
+	uint8_t *sample = hks_test_read_file(path_in("tree/sub/sample.hkx"), &size);
+	assert_non_null(sample);
+	hks_bnd4 *bnd = NULL;
+	hks_error err;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\x\\a000_000001.hkx", 1000000001, 0, sample, size, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\x\\a000_000002.hkx", 1000000002, 0, sample, size, &err), HKS_OK);
+	uint8_t *bytes = NULL;
+	size_t bsize = 0;
+	assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &bsize, &err), HKS_OK);
+	char cmd[8192], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/rcm'", tmp_root);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	write_bytes(path_in("rcm/c.anibnd"), bytes, bsize);
+	hks_buffer_free(NULL, bytes, bsize);
+	hks_bnd4_free(bnd);
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s:a000_000002.hkx' --exact -o '%s' --record '%s' 2>&1", cli,
+	         path_in("rcm/c.anibnd"), path_in("rcm/out.hkx"), path_in("rcm/out.rec"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "c.anibnd:a000_000002.hkx: 1 animations"));
+	free(out);
+	size_t got_size = 0;
+	uint8_t *got = hks_test_read_file(path_in("rcm/out.hkx"), &got_size);
+	assert_non_null(got);
+	assert_int_equal(got_size, size);
+	assert_memory_equal(got, sample, size);
+	free(got);
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s:missing.hkx' 2>&1", cli, path_in("rcm/c.anibnd"));
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "has no member 'missing.hkx'"));
+	free(out);
+	free(sample);
+}
+
 /* encode enc/nosrc.json -o enc/OUT --into enc/c.anibnd --name NAME [EXTRA]: its status, output in *out */
 static int encode_into(const char *name, const char *out_hkx, const char *extra, char **out)
 {
@@ -701,6 +742,7 @@ int main(void)
 	    cmocka_unit_test(test_info_json),
 	    cmocka_unit_test(test_encode_json_source),
 	    cmocka_unit_test(test_lapack_loaded_only_to_solve),
+	    cmocka_unit_test(test_recompress_binder_member),
 	    cmocka_unit_test(test_encode_json_donor),
 	    cmocka_unit_test(test_encode_json_no_container),
 	};

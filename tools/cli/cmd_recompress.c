@@ -401,10 +401,23 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 	lo.num_compendium_paths = num_compendiums;
 	hks_loader *loader = NULL;
 	hks_error err;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK || hks_loader_add_path(loader, in, &err) != HKS_OK) {
+	size_t only = SIZE_MAX; /* IN named one member of a binder (BINDER:MEMBER) */
+	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
 		cli_print_error(&err);
-		hks_loader_free(loader);
 		return 2;
+	}
+	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
+		/* not a file or folder: BINDER:MEMBER, as decode and encode --like take it (docs/CLI.md) */
+		hks_loader_free(loader);
+		loader = NULL;
+		if (!strchr(in, ':') || hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+			cli_print_error(&err);
+			return 2;
+		}
+		if (cli_open_unit(loader, in, "recompress", &only) != 0) {
+			hks_loader_free(loader);
+			return 2;
+		}
 	}
 	if (out_path && rec_path && same_file(out_path, rec_path)) {
 		fprintf(stderr, "hkspline recompress: -o and --record name the same file (%s): one would overwrite the other\n",
@@ -434,13 +447,13 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		hks_loader_free(loader);
 		return 2;
 	}
-	size_t units = hks_loader_count(loader);
+	size_t units = only != SIZE_MAX ? 1 : hks_loader_count(loader);
 	if ((out_path || rec_path) && units != 1) {
 		fprintf(stderr, "hkspline recompress: -o and --record need exactly one Havok file (found %zu)\n", units);
 		hks_loader_free(loader);
 		return 2;
 	}
-	if (jobs > 1 && !out_path && !rec_path) {
+	if (jobs > 1 && !out_path && !rec_path && only == SIZE_MAX) {
 		rc_job job;
 		memset(&job, 0, sizeof(job));
 		job.loader = loader;
@@ -467,7 +480,8 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 	int status = 0;
 	rc_totals all;
 	memset(&all, 0, sizeof(all));
-	for (size_t u = 0; u < units; u++) {
+	for (size_t k = 0; k < units; k++) {
+		size_t u = only != SIZE_MAX ? only : k;
 		hks_loaded *ld = NULL;
 		hks_result r = hks_loader_load(loader, u, &ld);
 		if (r != HKS_OK || !ld || ld->status != HKS_OK) {
