@@ -1510,8 +1510,9 @@ hks_result hks_loader_begin_adding(hks_loader *loader, const char *const *paths,
 /* The units in the order of the walk (paths in the order added, folders in sorted
  * order, a binder's members in entry order): order[k] is the index of the k-th unit.
  * Unit indices follow the walk, except while adding overlaps loading: a binder met
- * in a folder is then opened after the rest of that folder's walk (its inflation
- * would hold up the loading threads), so its members come later; a caller that
+ * in a folder walk is then opened when the whole walk of the path given to
+ * hks_loader_add_path is done (its inflation would hold up the loading threads),
+ * so its members come after every file of that walk; a caller that
  * reports units in path order sorts by this. After adding has ended; `count` must
  * be hks_loader_count (else HKS_E_ARGUMENT); HKS_E_NOMEM. */
 hks_result hks_loader_walk_order(const hks_loader *loader, size_t *order, size_t count);

@@ -226,7 +226,7 @@ static hks_result apply_sparse(gr *g, const char *member, const json_t *sparse, 
 	             *jv = json_object_get(sparse, "values");
 	if (!json_is_integer(jc) || json_integer_value(jc) < 1 || (uint64_t)json_integer_value(jc) > a->count ||
 	    !json_is_object(ji) || !json_is_object(jv))
-		return bad(g, member, "%s.sparse: count (1 to %zu), indices and values are required", member, a->count);
+		return bad(g, member, "sparse: count (1 to %zu), indices and values are required", a->count);
 	size_t n = (size_t)json_integer_value(jc);
 	const json_t *ict = json_object_get(ji, "componentType");
 	uint32_t isize = 0;
@@ -245,7 +245,7 @@ static hks_result apply_sparse(gr *g, const char *member, const json_t *sparse, 
 			break;
 		}
 	if (!isize)
-		return bad(g, member, "%s.sparse.indices: componentType must be 5121, 5123 or 5125", member);
+		return bad(g, member, "sparse.indices: componentType must be 5121, 5123 or 5125");
 	const uint8_t *part[2];
 	for (int k = 0; k < 2; k++) {
 		const json_t *side = k ? jv : ji;
@@ -256,15 +256,15 @@ static hks_result apply_sparse(gr *g, const char *member, const json_t *sparse, 
 		const json_t *jo = json_object_get(side, "byteOffset");
 		int64_t off = jo ? (json_is_integer(jo) ? json_integer_value(jo) : -1) : 0;
 		if (!get_index(side, "bufferView", json_is_array(views) ? json_array_size(views) : 0, &vi) || off < 0)
-			return bad(g, member, "%s.sparse.%s: bufferView missing or out of range, or byteOffset invalid", member,
+			return bad(g, member, "sparse.%s: bufferView missing or out of range, or byteOffset invalid",
 			           what);
 		const uint8_t *d;
 		HKS_TRY(get_view(g, member, vi, &d, &vlen, &stride));
 		if (stride) /* §3.6.2.3: sparse indices and values are tightly packed */
-			return bad(g, member, "%s.sparse.%s: its bufferView has a byteStride", member, what);
+			return bad(g, member, "sparse.%s: its bufferView has a byteStride", what);
 		uint64_t need = (uint64_t)n * (k ? esize : isize);
 		if (!hks_range_ok(vlen, (uint64_t)off, need))
-			return bad(g, member, "%s.sparse.%s need %llu bytes at %lld of a %zu-byte bufferView", member, what,
+			return bad(g, member, "sparse.%s need %llu bytes at %lld of a %zu-byte bufferView", what,
 			           (unsigned long long)need, (long long)off, vlen);
 		part[k] = d + off;
 	}
@@ -273,7 +273,7 @@ static hks_result apply_sparse(gr *g, const char *member, const json_t *sparse, 
 		const uint8_t *p = part[0] + i * isize;
 		uint64_t at = isize == 1 ? p[0] : isize == 2 ? hks_le16(p) : hks_le32(p);
 		if (at >= a->count || (i && at <= prev))
-			return bad(g, member, "%s.sparse.indices[%zu] = %llu: not strictly increasing below count %zu", member, i,
+			return bad(g, member, "sparse.indices[%zu] = %llu: not strictly increasing below count %zu", i,
 			           (unsigned long long)at, a->count);
 		memcpy(dense + at * esize, part[1] + i * esize, esize);
 		prev = at;
@@ -288,7 +288,7 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kin
 	const json_t *accs = json_object_get(g->root, "accessors");
 	const json_t *a = json_array_get(accs, index);
 	if (!json_is_object(a))
-		return bad(g, member, "%s does not exist", member);
+		return bad(g, member, "does not exist");
 	const json_t *ct = json_object_get(a, "componentType"), *cnt = json_object_get(a, "count");
 	uint32_t comps = comps_of(json_string_value(json_object_get(a, "type")));
 	if (!json_is_integer(ct) || !ctype_size((uint32_t)json_integer_value(ct)) || !json_is_integer(cnt) ||
@@ -301,11 +301,13 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kin
 	out->normalized = json_is_true(json_object_get(a, "normalized"));
 	if (out->ctype != GLTF_FLOAT && (kind != ACC_ROTATION || !out->normalized))
 		return bad(g, member,
-		           "%s: componentType %u%s is not allowed here (glTF 2.0 §3.11: keyframe times, translations and "
+		           "componentType %u%s is not allowed here (glTF 2.0 §3.11: keyframe times, translations and "
 		           "scales are float; rotations float or normalized integers)",
-		           member, out->ctype, out->normalized ? " normalized" : "");
-	if (out->count > g->ctx->limits.max_frames * (size_t)3 + 3)
-		return hks_fail(g->ctx, HKS_E_LIMIT, -1, "%s: %zu elements exceed the frame limit", member, out->count);
+		           out->ctype, out->normalized ? " normalized" : "");
+	if (out->count > g->ctx->limits.max_frames * (size_t)3 + 3) {
+		hks_err_member(g->ctx, member);
+		return hks_fail(g->ctx, HKS_E_LIMIT, -1, "%zu elements exceed the frame limit", out->count);
+	}
 	size_t esize = (size_t)ctype_size(out->ctype) * comps;
 	const json_t *views = json_object_get(g->root, "bufferViews"), *jview = json_object_get(a, "bufferView"),
 	             *sparse = json_object_get(a, "sparse");
@@ -328,7 +330,7 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kin
 		}
 		uint64_t need = (uint64_t)aoff + (uint64_t)stride * (out->count - 1) + esize;
 		if (need > (uint64_t)vlen)
-			return bad(g, member, "%s needs %llu bytes of a %lld-byte bufferView", member, (unsigned long long)need,
+			return bad(g, member, "needs %llu bytes of a %lld-byte bufferView", (unsigned long long)need,
 			           (long long)vlen);
 		vdata += aoff;
 	}
@@ -347,7 +349,7 @@ static hks_result get_accessor(gr *g, size_t index, uint32_t want_comps, int kin
 		memcpy(dense + i * esize, vdata + i * (size_t)stride, esize);
 	if (sparse) {
 		if (!json_is_object(sparse))
-			return bad(g, member, "%s.sparse is not an object", member);
+			return bad(g, member, "sparse is not an object");
 		HKS_TRY(apply_sparse(g, member, sparse, out, dense, esize));
 	}
 	out->base = dense;
@@ -620,14 +622,14 @@ static hks_result node_trs(gr *g, const json_t *node, size_t index, float t[3], 
 	if (identity)
 		return HKS_OK;
 	if (jt || jr || js)
-		return bad(g, member, "%s has both a matrix and translation / rotation / scale (glTF 2.0 §3.5.2: one or the other)",
-		           member);
+		return bad(g, member,
+		           "has both a matrix and translation / rotation / scale (glTF 2.0 §3.5.2: one or the other)");
 	author_trs x;
 	const char *why = author_mat_decompose(mv, &x);
 	if (why) {
 		hks_err_member(g->ctx, member);
-		return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1, "%s: %s; glTF requires matrices decomposable into translation, rotation and scale",
-		                member, why);
+		return hks_fail(g->ctx, HKS_E_UNSUPPORTED, -1,
+		                "%s; glTF requires matrices decomposable into translation, rotation and scale", why);
 	}
 	for (int k = 0; k < 3; k++) {
 		t[k] = (float)x.t[k];

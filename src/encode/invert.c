@@ -232,20 +232,20 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 		A[i][0] = sqrt(s);
 	}
 	/* forward and back substitution, the lanes side by side: each lane's operations are those of a
-	 * lane-by-lane solve, in the same order, but the lanes' division chains overlap */
-	double Y[HKS_INVERT_MAX_POINTS][4];
+	 * lane-by-lane solve, in the same order, but the lanes' division chains overlap. The forward
+	 * pass leaves y in B (row i is read only before it is overwritten). */
 	for (unsigned i = 0; i < n1; i++) {
 		for (unsigned l = 0; l < lanes; l++) {
 			double s = B[i][l];
 			for (unsigned d = 1; d <= deg && d <= i; d++)
-				s -= A[i - d][d] * Y[i - d][l];
-			Y[i][l] = s / A[i][0];
+				s -= A[i - d][d] * B[i - d][l];
+			B[i][l] = s / A[i][0];
 		}
 	}
 	int finite = 1;
 	for (unsigned i = n1; i-- > 0;) {
 		for (unsigned l = 0; l < lanes; l++) {
-			double s = Y[i][l];
+			double s = B[i][l];
 			for (unsigned d = 1; d <= deg && i + d < n1; d++)
 				s -= A[i][d] * P[i + d][l];
 			P[i][l] = s / A[i][0];

@@ -124,8 +124,8 @@ typedef struct source {
 	uint64_t walk_seq;     /* the file's place in the walk (hks_loader_walk_order) */
 } source;
 
-/* A binder or DCX met in a folder while adding overlaps loading: opened once the
- * folder's walk is done (add_deferred_archives). */
+/* A binder or DCX met in a folder walk while adding overlaps loading: opened once the
+ * walk of the path given to hks_loader_add_path is done (add_deferred_archives). */
 typedef struct deferred_archive {
 	char *path;
 	hks_container outer;
@@ -1461,10 +1461,10 @@ static hks_result add_tree(hks_loader *L, const char *dir, walk_stack *w)
 }
 
 /* The binders add_file noted during a walk, opened in the walk's order, each with
- * its own place in it. Every note is freed, also after a failure. */
-static hks_result add_deferred_archives(hks_loader *L)
+ * its own place in it, unless the walk failed (`r`, returned as it is: its error
+ * stands). Every note is freed, also after a failure. */
+static hks_result add_deferred_archives(hks_loader *L, hks_result r)
 {
-	hks_result r = HKS_OK;
 	for (size_t i = 0; i < L->num_deferred; i++) {
 		deferred_archive *d = &L->deferred[i];
 		if (r == HKS_OK) {
@@ -1556,10 +1556,7 @@ hks_result hks_loader_add_path(hks_loader *L, const char *path, hks_error *err)
 	{
 		walk_stack w;
 		w.depth = 0;
-		r = add_tree(L, path, &w);
-		hks_result rd = add_deferred_archives(L);
-		if (r == HKS_OK)
-			r = rd;
+		r = add_deferred_archives(L, add_tree(L, path, &w));
 	}
 	else if (st.kind == HKS_PATH_FILE)
 		r = add_file(L, path, false);
@@ -1676,7 +1673,9 @@ hks_result hks_loader_begin_adding(hks_loader *L, const char *const *paths, size
 		}
 		L->inputs_declared = r == HKS_OK;
 	}
-	L->adding = true;
+	/* only on success: a caller told of a failure adds without loads overlapping and never calls
+	 * hks_loader_end_adding (a loader left adding made hks_loader_wait_count wait forever) */
+	L->adding = r == HKS_OK;
 	hks_mutex_unlock(&L->mutex);
 	return r;
 }

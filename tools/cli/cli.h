@@ -37,12 +37,12 @@ int cli_oodle_finish(int rc);
 uint8_t *cli_read_file(const char *path, size_t *size);
 /* Write a buffer to a file; false (with a message) on failure. */
 bool cli_write_file(const char *path, const void *data, size_t size);
-/* An existing file whose magic is a binder's or a DCX's ("BND4", "DCX\0"): a bare .hkx written
- * over it would lose the binder (encode -o, recompress -o refuse it). */
 /* A number option's value in plain decimal notation ("12", "-0.5", "1e-3"): the whole text, no
  * leading space, no hexadecimal ("0x10" read 16), no "inf" or "nan" (strtod takes all three).
  * The caller checks the range. */
 bool cli_parse_decimal(const char *s, double *out);
+/* An existing file whose magic is a binder's or a DCX's ("BND4", "DCX\0"): a bare .hkx written
+ * over it would lose the binder (encode -o, recompress -o refuse it). */
 bool cli_is_container_file(const char *path);
 /* The same with HKS_ATOMIC_* flags (HKS_ATOMIC_BACKUP keeps PATH.bak). */
 bool cli_write_file_flags(const char *path, const void *data, size_t size, uint32_t flags);

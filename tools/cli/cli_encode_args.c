@@ -36,9 +36,12 @@ void cli_encode_args_free(cli_encode_args *a)
 static bool positive_number(const char *s, float *out)
 {
 	double v = 0;
-	if (!cli_parse_decimal(s, &v) || !(v > 0) || !isfinite(v))
+	if (!cli_parse_decimal(s, &v))
 		return false;
-	*out = (float)v;
+	float f = (float)v; /* the option is a float: 1e39 would become inf, 1e-50 zero */
+	if (!(f > 0) || !isfinite(f))
+		return false;
+	*out = f;
 	return true;
 }
 

@@ -329,11 +329,9 @@ void **cli_units_stream(hks_loader *loader, const cli_unit_args *a, void *ctx, c
 		free(st.results);
 		st.results = sorted;
 		sorted = NULL;
-	} else if (total) {
-		/* out of memory: the units would print out of place; every slot is then
-		 * "no result" (the results are leaked, out of memory anyway) */
-		memset(st.results, 0, total * sizeof(void *));
 	}
+	/* else (out of memory for the permutation) the results stay in the order the units were
+	 * added: every one is reported, binders met in a walk after the rest of that walk */
 	free(sorted);
 	free(order);
 	*count = total;

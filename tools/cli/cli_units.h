@@ -83,9 +83,11 @@ void cli_units_run(hks_loader *loader, const cli_unit_args *a, void *ctx, cli_un
  * `path_failed` (calling thread, in path order) gets a path that cannot be
  * added; it returns false to stop adding (out of memory). `fn` returns the
  * unit's result (NULL only when out of memory); the results come back in the
- * walk's order (hks_loader_walk_order: a folder's binders are opened after its
- * other files, so unit indices differ from it), *count of them, in an array to free() (NULL when out of memory); a
- * NULL slot is a unit without a result (out of memory, or adding stopped).
+ * walk's order (hks_loader_walk_order: the binders met in a path's walk are opened
+ * after the rest of that walk, so unit indices differ from it; when memory for the
+ * permutation runs out, in unit order), *count of them, in an array to free() (NULL
+ * when out of memory); a NULL slot is a unit without a result (out of memory, or
+ * adding stopped).
  * *stopped: adding was stopped by `path_failed`.
  */
 /* A `path_failed` for commands that stop at the first path that cannot be added: prints the error. */

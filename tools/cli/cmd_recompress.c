@@ -340,6 +340,23 @@ static bool write_pair(const char *out_path, const uint8_t *out, size_t out_size
 	return ok;
 }
 
+/* Is IN up to one of its ':' an existing binder or DCX (BINDER:MEMBER)? */
+static bool names_a_member(const char *in)
+{
+	bool found = false;
+	for (const char *c = strchr(in, ':'); c && !found; c = strchr(c + 1, ':')) {
+		size_t plen = (size_t)(c - in);
+		char *prefix = (char *)malloc(plen + 1);
+		if (!prefix)
+			return false;
+		memcpy(prefix, in, plen);
+		prefix[plen] = 0;
+		found = cli_is_container_file(prefix);
+		free(prefix);
+	}
+	return found;
+}
+
 static int recompress_main(int argc, char **argv, const char **compendiums)
 {
 	const char *in = NULL, *out_path = NULL, *rec_path = NULL;
@@ -407,10 +424,12 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		return 2;
 	}
 	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
-		/* not a file or folder: BINDER:MEMBER, as decode and encode --like take it (docs/CLI.md) */
+		/* not a file or folder: BINDER:MEMBER, as decode and encode --like take it (docs/CLI.md),
+		 * when IN up to one of its ':' is a binder or DCX (a Windows path has a ':' too: a
+		 * missing C:\x.hkx keeps its own error) */
 		hks_loader_free(loader);
 		loader = NULL;
-		if (!strchr(in, ':') || hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+		if (!names_a_member(in) || hks_loader_create(&lo, &loader, &err) != HKS_OK) {
 			cli_print_error(&err);
 			return 2;
 		}
@@ -538,8 +557,8 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 			cli_print_error(&err);
 			status = 1;
 		}
-		for (uint32_t k = 0; k < num_entries; k++)
-			hks_buffer_free(NULL, (void *)entries[k].record, entries[k].size);
+		for (uint32_t e = 0; e < num_entries; e++)
+			hks_buffer_free(NULL, (void *)entries[e].record, entries[e].size);
 		free(entries);
 		bool write_out = false;
 		if (out_path && status == 0) {
