@@ -341,16 +341,24 @@ static bool write_pair(const char *out_path, const uint8_t *out, size_t out_size
 }
 
 /* Is IN up to one of its ':' an existing binder or DCX (BINDER:MEMBER)? */
+/* IN's first `len` bytes as a string to free() (the path part of BINDER:MEMBER); NULL when out of memory. */
+static char *input_prefix(const char *in, size_t len)
+{
+	char *prefix = (char *)malloc(len + 1);
+	if (prefix) {
+		memcpy(prefix, in, len);
+		prefix[len] = 0;
+	}
+	return prefix;
+}
+
 static bool names_a_member(const char *in)
 {
 	bool found = false;
 	for (const char *c = strchr(in, ':'); c && !found; c = strchr(c + 1, ':')) {
-		size_t plen = (size_t)(c - in);
-		char *prefix = (char *)malloc(plen + 1);
+		char *prefix = input_prefix(in, (size_t)(c - in));
 		if (!prefix)
 			return false;
-		memcpy(prefix, in, plen);
-		prefix[plen] = 0;
 		found = cli_is_container_file(prefix);
 		free(prefix);
 	}
@@ -449,12 +457,9 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 	 * the bare .hkx, both with status 0. -o over a loose Havok file rewrites it in place (kept). */
 	const char *clash = NULL;
 	for (const char *c = in; c && !clash; c = strchr(c + 1, ':')) {
-		size_t plen = c == in ? strlen(in) : (size_t)(c - in);
-		char *prefix = (char *)malloc(plen + 1);
+		char *prefix = input_prefix(in, c == in ? strlen(in) : (size_t)(c - in));
 		if (!prefix)
 			break;
-		memcpy(prefix, in, plen);
-		prefix[plen] = 0;
 		if (rec_path && same_file(rec_path, prefix))
 			clash = "--record names the input";
 		else if (out_path && same_file(out_path, prefix) && cli_is_container_file(prefix))
