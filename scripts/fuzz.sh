@@ -18,6 +18,9 @@
 #   FUZZ_MAX_LEN=N sets libFuzzer's -max_len (65536): the campaign's bnd4 and
 #   frames_json runs use 8192, where their inputs stop growing into the
 #   tens-of-KB documents that cut their rate twentyfold (docs/RELIABILITY.md).
+#   FUZZ_FORK=N runs libFuzzer's fork mode with N worker processes sharing one
+#   corpus (-fork=N); FUZZ_RUNS then bounds the executions of all workers
+#   together. The campaign's slowest target (gltf_rest) ran this way.
 # Prints per target: seconds, executions, exec/s, coverage (cov: edges, ft:
 # features, from libFuzzer's last status line), corpus size and the result.
 # Prints executions per second and crashes per target; exits 1 when any
@@ -53,6 +56,7 @@ for t in $targets; do
 	extra=
 	[ -n "${FUZZ_SEED:-}" ] && extra="-seed=$FUZZ_SEED"
 	[ -n "${FUZZ_RUNS:-}" ] && extra="$extra -runs=$FUZZ_RUNS"
+	[ -n "${FUZZ_FORK:-}" ] && extra="$extra -fork=$FUZZ_FORK"
 	if [ -n "${FUZZ_RUNS_FILE:-}" ]; then
 		runs=$(awk -v t="$t" '$1 == t { print $2 }' "$FUZZ_RUNS_FILE")
 		[ -n "$runs" ] && extra="$extra -runs=$runs"
@@ -62,6 +66,11 @@ for t in $targets; do
 	ran=$(( $(date +%s) - t0 ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+	if [ -z "$execs" ]; then
+		# fork mode prints no final stats: its last "#N: ... time: Ts" line has them
+		execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
+		[ -n "$execs" ] && [ "$ran" -gt 0 ] && rate=$(( execs / ran ))
+	fi
 	size=$(ls "$corpus" | wc -l)
 	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 | awk '{ print $2 "/" $4 }')
 	result=ok
