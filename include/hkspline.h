@@ -1314,8 +1314,8 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * frames still hash the same gets its original bytes, the others are fitted
  * afresh.
  */
-#define HKS_RECORD_VERSION 5
-#define HKS_RECORD_VERSION_MIN 5 /* the oldest record version this build reads (docs/RECORD.md) */
+#define HKS_RECORD_VERSION 6
+#define HKS_RECORD_VERSION_MIN 6 /* the oldest record version this build reads (docs/RECORD.md) */
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */

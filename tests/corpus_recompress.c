@@ -32,8 +32,8 @@
 #include <time.h>
 
 /* floors of the resolved inversion ambiguities at stride 8 (measured, docs/RECORD.md) */
-#define INV_RESOLVED_ER 283u
-#define INV_RESOLVED_SEK 149u
+#define INV_RESOLVED_ER 721u /* session 9; 283 before */
+#define INV_RESOLVED_SEK 415u /* session 9; 149 before */
 
 typedef struct group {
 	char sdk[32];
@@ -318,15 +318,17 @@ static void test_recompress_corpus(void **state)
 		 * translations 8.4 / 7.0 %, scale 14.0 / 34.0 %) are replaced by the floor on every spline part
 		 * reproduced without a record (prediction or inverter), which rose from 49.4 / 59.3 % */
 		/* session 5: record v4, REFIT knots as edits of the inverter's knot vectors (6.02 / 4.94 % before) */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 5.47 : 4.50));
-		assert_true(g->refit_inv >= (er ? 5413u : 4087u));
-		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 57.4 : 63.9));
+		/* session 9: a lane's maximum one grid step above its largest point (docs/RECORD.md "Bounds"):
+		 * 5.46 / 4.49 % and 57.5 / 64.0 % before. The knot-edit entries (session 5's floor of 5,413 /
+		 * 4,087) count misses, so they fall as the inverter gets more right: no floor */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 5.27 : 4.36));
+		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 60.9 : 66.0));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);
 		/* inversion (sessions 3-4, docs/RECORD.md "Inversion"): parts reproduced as is from the frames
 		 * where step 0 misses, and the ambiguities resolved by a few payload bytes */
-		assert_true(g->inverted >= (er ? 2138u : 1418u));
-		assert_true(g->inverted_spline >= (er ? 1606u : 1298u));
+		assert_true(g->inverted >= (er ? 2718u : 1739u));
+		assert_true(g->inverted_spline >= (er ? 2186u : 1619u));
 		assert_true(g->inverted_bound >= (er ? INV_RESOLVED_ER : INV_RESOLVED_SEK));
 	}
 }

@@ -204,6 +204,7 @@ static void test_knots3(void **state)
 enum { NF = 40, NTR = 6, NFL = 1, MAXCP = 24 };
 
 static unsigned g_deg = 1; /* the degree of the synthetic spline parts */
+static unsigned g_top_below = 0; /* 1: a lane's largest point one step below the grid's top (no point on it) */
 
 static uint32_t rng = 12345u;
 static uint32_t next_rand(void)
@@ -253,7 +254,7 @@ static void scalar_part(hks_stored_part *p, uint16_t *cp, unsigned lanes_mask, u
 		for (unsigned l = 0; l < 3; l++)
 			if (lanes_mask & (1u << l)) {
 				/* q = 0 and q = top each once per lane: the bounds sit on control points */
-				uint16_t q = (uint16_t)(i == l ? 0 : i == l + 1 ? top : next_rand() % (top + 1));
+				uint16_t q = (uint16_t)(i == l ? 0 : i == l + 1 ? top - g_top_below : next_rand() % (top + 1 - g_top_below));
 				cp[i * p->spline_lanes + k++] = q;
 			}
 	}
@@ -372,6 +373,24 @@ static void test_end_to_end(void **state)
 	assert_true(rep.parts_exact + rep.inverted_parts + rep.inverted_wrong <= rep.parts);
 }
 
+/* Havok's truncating quantizer often puts a lane's largest point at 65534 (255: 254), not on the grid's top
+ * (rcp(d) · d < 1): the frames then show lo + (top − 1)/top · d, and the inverter must look for max one grid
+ * step above the largest solved point (docs/RECORD.md "Inversion", bounds). Without that base, every
+ * translation, scale and float spline part here failed to invert. */
+static void test_end_to_end_top_below(void **state)
+{
+	(void)state;
+	hks_recompress_report rep;
+	g_deg = 1;
+	g_top_below = 1;
+	run_end_to_end(knots_a, sizeof(knots_a), knots_b, sizeof(knots_b), &rep);
+	g_top_below = 0;
+	/* measured (may only rise): the same as with points on the top */
+	assert_true(rep.inverted_spline_parts >= 7);
+	assert_true(rep.parts_exact + rep.inverted_parts + rep.inverted_ambiguity[HKS_DIFF_BOUND] >= 16);
+	assert_int_equal(rep.inverted_bound_parts, rep.inverted_ambiguity[HKS_DIFF_BOUND]);
+}
+
 /* Degree 3: multiplicities 1-3, spans of 2 frames and more (knots3_sep) and a one-frame span between triple
  * knots with its hidden points on the elevation's line (knots3_one: random integers there, so the model
  * misses them: the documented ambiguity that a record entry corrects); 8- and 16-bit lanes, every
@@ -403,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_knots3),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end3),
+		cmocka_unit_test(test_end_to_end_top_below),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1099,25 +1099,32 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			unsigned slot = 0;
 			for (unsigned k = 0; k < l; k++)
 				slot += active[k];
-			for (unsigned a = 0; a < 5 && !found; a++)
-				for (unsigned z = 0; z < 7 && !found; z++) {
-					float lo = blo[l], hi = bhi[l];
-					for (int s = 0; s < abs(lo_off[a]); s++)
-						lo = hks_invert_ulp_step(lo, lo_off[a]);
-					for (int s = 0; s < abs(hi_off[z]); s++)
-						hi = hks_invert_ulp_step(hi, hi_off[z]);
-					if (!(hi >= lo))
-						continue;
-					p.min[l] = lo;
-					p.max[l] = hi;
-					for (unsigned i = 0; i < n1; i++)
-						cp[(size_t)i * p.spline_lanes + slot] = best_q(p.quantization, P[i][l], lo, hi);
-					unsigned res = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned);
-					if (res & (1u << l)) {
-						found = 1;
-						good |= 1u << l;
+			/* base 0: the solved extremes are the bounds (points at q = 0 and at the grid's top); base 1:
+			 * Havok's truncating quantizer put the largest point one step below the top (d · rcp(d) < 1),
+			 * so the solved maximum is lo + (top − 1)/top · d and the bound is one grid step above it */
+			double top = p.quantization ? 65535.0 : 255.0;
+			float bases[2] = {bhi[l], (float)((double)blo[l] + ((double)bhi[l] - (double)blo[l]) * top / (top - 1.0))};
+			unsigned nbases = bhi[l] > blo[l] && bases[1] != bhi[l] ? 2 : 1;
+			for (unsigned bi = 0; bi < nbases && !found; bi++)
+				for (unsigned a = 0; a < 5 && !found; a++)
+					for (unsigned z = 0; z < 7 && !found; z++) {
+						float lo = blo[l], hi = bases[bi];
+						for (int s = 0; s < abs(lo_off[a]); s++)
+							lo = hks_invert_ulp_step(lo, lo_off[a]);
+						for (int s = 0; s < abs(hi_off[z]); s++)
+							hi = hks_invert_ulp_step(hi, hi_off[z]);
+						if (!(hi >= lo))
+							continue;
+						p.min[l] = lo;
+						p.max[l] = hi;
+						for (unsigned i = 0; i < n1; i++)
+							cp[(size_t)i * p.spline_lanes + slot] = best_q(p.quantization, P[i][l], lo, hi);
+						unsigned res = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned);
+						if (res & (1u << l)) {
+							found = 1;
+							good |= 1u << l;
+						}
 					}
-				}
 			failed = !found;
 		}
 		if (failed || good != all)
