@@ -32,8 +32,8 @@
 #include <time.h>
 
 /* floors of the resolved inversion ambiguities at stride 8 (measured, docs/RECORD.md) */
-#define INV_RESOLVED_ER 721u /* session 9; 283 before */
-#define INV_RESOLVED_SEK 415u /* session 9; 149 before */
+#define INV_RESOLVED_ER 724u /* session 9; 283 before */
+#define INV_RESOLVED_SEK 420u /* session 9; 149 before */
 
 typedef struct group {
 	char sdk[32];
@@ -318,17 +318,18 @@ static void test_recompress_corpus(void **state)
 		 * translations 8.4 / 7.0 %, scale 14.0 / 34.0 %) are replaced by the floor on every spline part
 		 * reproduced without a record (prediction or inverter), which rose from 49.4 / 59.3 % */
 		/* session 5: record v4, REFIT knots as edits of the inverter's knot vectors (6.02 / 4.94 % before) */
-		/* session 9: a lane's maximum one grid step above its largest point (docs/RECORD.md "Bounds"):
+		/* session 9: a lane's maximum one grid step above its largest point (docs/RECORD.md "Bounds"),
+		 * rotation points repacked exactly, degree-1 knots refined where a candidate missed:
 		 * 5.46 / 4.49 % and 57.5 / 64.0 % before. The knot-edit entries (session 5's floor of 5,413 /
 		 * 4,087) count misses, so they fall as the inverter gets more right: no floor */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 5.27 : 4.36));
-		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 60.9 : 66.0));
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 5.20 : 4.31));
+		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 61.7 : 66.6));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);
 		/* inversion (sessions 3-4, docs/RECORD.md "Inversion"): parts reproduced as is from the frames
 		 * where step 0 misses, and the ambiguities resolved by a few payload bytes */
-		assert_true(g->inverted >= (er ? 2718u : 1739u));
-		assert_true(g->inverted_spline >= (er ? 2186u : 1619u));
+		assert_true(g->inverted >= (er ? 2852u : 1816u));
+		assert_true(g->inverted_spline >= (er ? 2320u : 1696u));
 		assert_true(g->inverted_bound >= (er ? INV_RESOLVED_ER : INV_RESOLVED_SEK));
 	}
 }

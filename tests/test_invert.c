@@ -95,6 +95,47 @@ static void test_knots1(void **state)
 	assert_int_equal(hks_invert_knots1(v, 1, 1, 2, active, 8.0f, NULL, knots), 0);
 }
 
+/* A kink smaller than the threshold's ulps is missed by hks_invert_knots1; hks_invert_refine_knots1 puts a
+ * knot where the candidate's frames missed, at the frame whose second difference is largest. */
+static void test_refine_knots1(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	float v[N];
+	/* two lines meeting at frame 23 with slopes 2^-10 and 2^-10 + 2^-21: a second difference of 2^-21
+	 * there, 4 ulps of the largest magnitude (0.5-1: ulp 2^-24 ... 2^-23), below the 8-ulp threshold */
+	for (int f = 0; f < N; f++) {
+		double x = 0.5 + (double)f * ldexp(1.0, -10);
+		if (f > 23)
+			x += (double)(f - 23) * ldexp(1.0, -21);
+		v[f] = (float)x;
+	}
+	uint8_t knots[N + 4];
+	const uint8_t active[1] = {1};
+	unsigned n1 = hks_invert_knots1(v, N, N, 1, active, 8.0f, NULL, knots);
+	assert_int_equal(n1, 2); /* the kink is missed */
+	/* the candidate (one line) misses the frames past the kink */
+	uint8_t bad[N];
+	memset(bad, 0, sizeof(bad));
+	for (int f = 24; f < N - 1; f++)
+		bad[f] = 1;
+	assert_int_equal(hks_invert_refine_knots1(v, N, 1, active, bad, knots, &n1), 1);
+	assert_int_equal(n1, 3);
+	static const uint8_t want[] = {0, 0, 23, N - 1, N - 1};
+	assert_memory_equal(knots, want, sizeof(want));
+	/* nothing missed, or only one-frame spans: nothing added */
+	memset(bad, 0, sizeof(bad));
+	assert_int_equal(hks_invert_refine_knots1(v, N, 1, active, bad, knots, &n1), 0);
+	uint8_t every[N + 2];
+	every[0] = 0;
+	for (unsigned f = 0; f < N; f++)
+		every[f + 1] = (uint8_t)f;
+	every[N + 1] = N - 1;
+	unsigned ne = N;
+	memset(bad, 1, sizeof(bad));
+	assert_int_equal(hks_invert_refine_knots1(v, N, 1, active, bad, every, &ne), 0);
+	assert_int_equal(ne, N);
+}
 
 /* ---- degree 3 ------------------------------------------------------------- */
 
@@ -419,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_ulp_step),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_knots1),
+		cmocka_unit_test(test_refine_knots1),
 		cmocka_unit_test(test_knots3),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end3),

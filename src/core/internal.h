@@ -140,6 +140,12 @@ static inline void hks_put_be32(uint8_t *p, uint32_t v)
 	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
 }
 
+/* FORMAT.md §3.4-3.6: the ThreeComp40/48/24 unpackers' scales ≈ 1/(centre·√2), as f32 bits (the
+ * decoder's, and the encoder's exact repacking, hks_repack_quaternion_exact). */
+#define HKS_BITS_S40 0x39B51B97u
+#define HKS_BITS_S48 0x383507C7u
+#define HKS_BITS_S24 0x3C37E485u
+
 /* ---- the cursor: the single bounds-checked reader -------------------- */
 
 typedef struct hks_cursor {

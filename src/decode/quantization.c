@@ -20,10 +20,6 @@
 /* FORMAT.md §3.1: 1/65535 and 1/255 as f32. */
 #define HKS_BITS_INV_65535 0x37800080u
 #define HKS_BITS_INV_255 0x3B808081u
-/* FORMAT.md §3.4-3.6: the smallest-three scales ≈ 1/(centre·√2). */
-#define HKS_BITS_S40 0x39B51B97u
-#define HKS_BITS_S48 0x383507C7u
-#define HKS_BITS_S24 0x3C37E485u
 /* FORMAT.md §3.7: Polar32 constants. */
 #define HKS_BITS_INV_1023 0x3A802008u
 #define HKS_BITS_INV_511 0x3B004020u

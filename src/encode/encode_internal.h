@@ -200,6 +200,8 @@ unsigned hks_quat_largest(const float q[4], unsigned *sign);
 uint32_t hks_pack_quaternion(unsigned selector, const float q[4], uint8_t *out);
 /* 1 when the packer of `selector` is the bit-exact Havok one (1, 2, 3, 5). */
 int hks_pack_quaternion_exact(unsigned selector);
+/* Bytes of `selector` (1, 2, 3, 5) that unpack to `target` bit for bit, when there are any (1). */
+int hks_repack_quaternion_exact(unsigned selector, const float target[4], uint8_t *out);
 
 /* §9.3: pack(normU(p)) through model m — the write path for control points and
  * static rotations (no zero guard: a zero point packs as NaN). */

@@ -96,6 +96,65 @@ unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned
 	return n - 2;
 }
 
+unsigned hks_invert_refine_knots1(const float *v, uint32_t nf, unsigned lanes, const uint8_t *active,
+                                  const uint8_t *bad, uint8_t *knots, unsigned *n1)
+{
+	if (nf < 3 || nf > HKS_INVERT_MAX_FRAMES || *n1 < 2)
+		return 0;
+	double unit[4] = {1, 1, 1, 1};
+	for (unsigned l = 0; l < lanes; l++) {
+		float big = 0.0f;
+		for (uint32_t f = 0; f < nf; f++) {
+			float a = fabsf(v[(size_t)f * lanes + l]);
+			if (a > big && isfinite(a))
+				big = a;
+		}
+		int e;
+		frexpf(big > 0.0f ? big : 1e-30f, &e);
+		unit[l] = ldexp(1.0, e - 24);
+	}
+	uint8_t out[HKS_INVERT_MAX_FRAMES + 2];
+	unsigned n = 0, added = 0, count = *n1 + 2; /* knots: n1 + 2 for degree 1 */
+	out[n++] = knots[0];
+	for (unsigned i = 1; i < count; i++) {
+		unsigned a = knots[i - 1], b = knots[i];
+		int missed = 0;
+		for (unsigned f = a; f <= b && f < nf; f++)
+			missed |= bad[f] != 0;
+		if (missed && b > a + 1) {
+			unsigned best = 0;
+			double bd = -1.0;
+			for (unsigned f = a + 1; f < b; f++) {
+				double d = 0.0;
+				for (unsigned l = 0; l < lanes; l++) {
+					if (!active[l])
+						continue;
+					double x = v[(size_t)(f - 1) * lanes + l], y = v[(size_t)f * lanes + l], z = v[(size_t)(f + 1) * lanes + l];
+					double r = fabs(x - 2.0 * y + z) / unit[l];
+					if (r != r)
+						r = 1e300; /* NaN: a knot for sure */
+					if (r > d)
+						d = r;
+				}
+				if (d > bd) {
+					bd = d;
+					best = f;
+				}
+			}
+			if (n + 1 < HKS_INVERT_MAX_FRAMES + 2) {
+				out[n++] = (uint8_t)best;
+				added++;
+			}
+		}
+		out[n++] = (uint8_t)b;
+	}
+	if (!added)
+		return 0;
+	memcpy(knots, out, n);
+	*n1 = n - 2;
+	return added;
+}
+
 /* ---- degree 3 (docs/RECORD.md "Inversion", degree 3) --------------------- */
 
 /* Span s (U[s] <= u < U[s+1]; the last non-empty span at the clamped end) and the deg + 1 non-zero basis

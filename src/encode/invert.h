@@ -36,6 +36,15 @@ uint8_t hks_invert_classify(const float *v, uint32_t owned, unsigned lanes, floa
 unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned lanes, const uint8_t *active,
                            float ulps, const float *edge, uint8_t *knots);
 
+/*
+ * Degree-1 knots refined by where a candidate missed: in every span (between consecutive knots) that
+ * holds a frame f with bad[f] set, a knot at the interior frame whose second difference is largest
+ * (in ulps of its lane's largest magnitude, over the active lanes). knots / *n1 as hks_invert_knots1
+ * (room for nf + 2 knots); returns the number of knots added (0: no span can take one).
+ */
+unsigned hks_invert_refine_knots1(const float *v, uint32_t nf, unsigned lanes, const uint8_t *active,
+                                  const uint8_t *bad, uint8_t *knots, unsigned *n1);
+
 /* Control points of a degree-3 part: at most 3 per interior frame + 4. */
 #define HKS_INVERT_MAX_POINTS (3 * HKS_INVERT_MAX_FRAMES + 4)
 

@@ -10,6 +10,7 @@
 #include "encode_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 /* ---- normalization (§4.1) ---------------------------------------------- */
 
@@ -81,6 +82,37 @@ static void kept(const float q[4], unsigned k, float out[3])
 			out[j++] = q[i];
 }
 
+/* The byte assembly of each ThreeComp format from its fields: dropped index k, its sign, the three
+ * kept integers (already offset and saturated by the packer). */
+static uint32_t put_threecomp40(unsigned k, unsigned sign, const int16_t c[3], uint8_t *out)
+{
+	out[0] = (uint8_t)((uint16_t)c[0] & 0xFFu);
+	out[1] = (uint8_t)(shl8(c[1], 4) | asr8(c[0], 8));
+	out[2] = asr8(c[1], 4);
+	out[3] = (uint8_t)((uint16_t)c[2] & 0xFFu);
+	out[4] = (uint8_t)(asr8(c[2], 8) | (k << 4) | (sign << 6));
+	return 5;
+}
+
+static uint32_t put_threecomp48(unsigned k, unsigned sign, const int16_t c[3], uint8_t *out)
+{
+	uint16_t w[3];
+	w[0] = (uint16_t)((uint16_t)c[0] | (k & 1u) << 15);
+	w[1] = (uint16_t)((uint16_t)c[1] | (k >> 1) << 15);
+	w[2] = (uint16_t)((uint16_t)c[2] | sign << 15);
+	for (int i = 0; i < 3; i++)
+		hks_put_le16(out + 2 * i, w[i]);
+	return 6;
+}
+
+static uint32_t put_threecomp24(unsigned k, unsigned sign, const int16_t c[3], uint8_t *out)
+{
+	out[0] = (uint8_t)((uint8_t)c[0] | (k & 1u) << 7);
+	out[1] = (uint8_t)((uint8_t)c[1] | (k >> 1) << 7);
+	out[2] = (uint8_t)((uint8_t)c[2] | sign << 7);
+	return 3;
+}
+
 static uint32_t pack_threecomp40(const float q[4], uint8_t *out)
 {
 	unsigned sign;
@@ -91,12 +123,7 @@ static uint32_t pack_threecomp40(const float q[4], uint8_t *out)
 	int16_t c[3];
 	for (int i = 0; i < 3; i++) /* INT32_MIN + 2047 cannot overflow */
 		c[i] = hks_sat16(hks_cvtt(v[i] * scale) + 2047);
-	out[0] = (uint8_t)((uint16_t)c[0] & 0xFFu);
-	out[1] = (uint8_t)(shl8(c[1], 4) | asr8(c[0], 8));
-	out[2] = asr8(c[1], 4);
-	out[3] = (uint8_t)((uint16_t)c[2] & 0xFFu);
-	out[4] = (uint8_t)(asr8(c[2], 8) | (k << 4) | (sign << 6));
-	return 5;
+	return put_threecomp40(k, sign, c, out);
 }
 
 static uint32_t pack_threecomp48(const float q[4], uint8_t *out)
@@ -106,16 +133,10 @@ static uint32_t pack_threecomp48(const float q[4], uint8_t *out)
 	float v[3];
 	kept(q, k, v);
 	const float scale = hks_f32_from_bits(S48_SCALE_BITS);
-	uint16_t c[3];
+	int16_t c[3];
 	for (int i = 0; i < 3; i++)
-		c[i] = (uint16_t)hks_sat16(hks_cvtt(v[i] * scale) + 16383);
-	uint16_t w[3];
-	w[0] = (uint16_t)(c[0] | (k & 1u) << 15);
-	w[1] = (uint16_t)(c[1] | (k >> 1) << 15);
-	w[2] = (uint16_t)(c[2] | sign << 15);
-	for (int i = 0; i < 3; i++)
-		hks_put_le16(out + 2 * i, w[i]);
-	return 6;
+		c[i] = (int16_t)(uint16_t)hks_sat16(hks_cvtt(v[i] * scale) + 16383);
+	return put_threecomp48(k, sign, c, out);
 }
 
 static uint32_t pack_threecomp24(const float q[4], uint8_t *out)
@@ -125,13 +146,10 @@ static uint32_t pack_threecomp24(const float q[4], uint8_t *out)
 	float v[3];
 	kept(q, k, v);
 	const float scale = hks_f32_from_bits(S24_SCALE_BITS);
-	uint8_t c[3];
+	int16_t c[3];
 	for (int i = 0; i < 3; i++)
 		c[i] = hks_satu8(hks_cvtt(v[i] * scale) + 63);
-	out[0] = (uint8_t)(c[0] | (k & 1u) << 7);
-	out[1] = (uint8_t)(c[1] | (k >> 1) << 7);
-	out[2] = (uint8_t)(c[2] | sign << 7);
-	return 3;
+	return put_threecomp24(k, sign, c, out);
 }
 
 static uint32_t pack_uncompressed(const float q[4], uint8_t *out)
@@ -225,4 +243,62 @@ uint32_t hks_pack_rotation(const hks_rcp_model *m, unsigned selector, const floa
 	float q[4];
 	hks_normalize_unguarded(m, p, q);
 	return hks_pack_quaternion(selector, q, out);
+}
+
+/*
+ * Bytes that unpack to `target` bit for bit (docs/RECORD.md "Inversion", rotations): a control point
+ * the frames show exactly (degree 1 at its knot, degree 3 at a triple knot) does not always come back
+ * through normalization and the packer (two components of nearly equal size: another dropped index;
+ * a kept component on a truncation edge). The unpacker puts each kept component on the grid
+ * (n − offset) · scale exactly, so per dropped index the integers are the nearest ones, and the index
+ * is possible only when all three land on the grid exactly; the sign is the dropped component's sign
+ * bit. 1 when found.
+ */
+int hks_repack_quaternion_exact(unsigned selector, const float target[4], uint8_t *out)
+{
+	uint32_t size = hks_rotation_size(selector);
+	float back[4];
+	uint8_t b[16];
+	if (selector == HKS_ROT_UNCOMPRESSED) {
+		pack_uncompressed(target, out);
+		return 1;
+	}
+	if (selector != HKS_ROT_THREECOMP40 && selector != HKS_ROT_THREECOMP48 && selector != HKS_ROT_THREECOMP24)
+		return 0;
+	/* the unpacker's scales (FORMAT.md §3.4-§3.6): one step of the grid */
+	const float step = hks_f32_from_bits(selector == HKS_ROT_THREECOMP40   ? HKS_BITS_S40
+	                                     : selector == HKS_ROT_THREECOMP48 ? HKS_BITS_S48
+	                                                                       : HKS_BITS_S24);
+	const int32_t off = selector == HKS_ROT_THREECOMP40 ? 2047 : selector == HKS_ROT_THREECOMP48 ? 16383 : 63;
+	const int32_t top = 2 * off + 1;
+	for (unsigned k = 0; k < 4; k++) {
+		float v[3];
+		kept(target, k, v);
+		int16_t c[3];
+		int on_grid = 1;
+		for (int i = 0; i < 3 && on_grid; i++) {
+			double n = nearbyint((double)v[i] / (double)step);
+			on_grid = n >= (double)-off && n <= (double)(top - off) &&
+			          hks_f32_bits((float)(int32_t)n * step) == hks_f32_bits(v[i]);
+			c[i] = (int16_t)((int32_t)n + off);
+		}
+		if (!on_grid)
+			continue;
+		unsigned sign = hks_f32_bits(target[k]) >> 31; /* the unpacker gives the dropped one this sign bit */
+		if (selector == HKS_ROT_THREECOMP40)
+			put_threecomp40(k, sign, c, b);
+		else if (selector == HKS_ROT_THREECOMP48)
+			put_threecomp48(k, sign, c, b);
+		else
+			put_threecomp24(k, sign, c, b);
+		hks_unpack_quaternion(selector, b, back);
+		int same = 1;
+		for (int i = 0; i < 4; i++)
+			same &= hks_f32_bits(back[i]) == hks_f32_bits(target[i]);
+		if (same) {
+			memcpy(out, b, size);
+			return 1;
+		}
+	}
+	return 0;
 }

@@ -762,9 +762,10 @@ static unsigned unit_lanes(const hks_frames_in *in, uint32_t first, uint32_t nf,
 }
 
 /* Decode part p alone (one block of nf frames) with the sampler; bit l of the
- * result is set when lane l equals v at every owned frame. */
-static unsigned verify_part(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t mbyte,
-                            const float *v, unsigned lanes, uint32_t nf, uint32_t owned)
+ * result is set when lane l equals v at every owned frame; bad (may be NULL)
+ * receives per owned frame 1 where some lane differs. */
+static unsigned verify_part_frames(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t mbyte,
+                                   const float *v, unsigned lanes, uint32_t nf, uint32_t owned, uint8_t *bad)
 {
 	static const unsigned lane0[3] = {0, 3, 7};
 	hks_stored_animation s;
@@ -801,10 +802,19 @@ static unsigned verify_part(const hks_options *base, unsigned kind, const hks_st
 	for (uint32_t f = 0; f < owned; f++)
 		for (unsigned l = 0; l < lanes; l++) {
 			float d = kind == 3 ? out[f] : out[(size_t)f * HKS_TRACK_SAMPLE_FLOATS + lane0[kind] + l];
-			if (hks_f32_bits(d) != hks_f32_bits(v[(size_t)f * lanes + l]))
+			if (hks_f32_bits(d) != hks_f32_bits(v[(size_t)f * lanes + l])) {
 				ok &= ~(1u << l);
+				if (bad)
+					bad[f] = 1;
+			}
 		}
 	return ok;
+}
+
+static unsigned verify_part(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t mbyte,
+                            const float *v, unsigned lanes, uint32_t nf, uint32_t owned)
+{
+	return verify_part_frames(base, kind, p, mbyte, v, lanes, nf, owned, NULL);
 }
 
 /* The integer of quantization `quant` whose dequantized value is nearest x. */
@@ -840,6 +850,7 @@ typedef struct inv_try {
 } inv_try;
 static const inv_try inv_tries[] = {{1, 8.0f}, {1, 32.0f}, {1, 128.0f}, {3, 4.0f}, {3, 16.0f}};
 #define INV_TRIES (sizeof(inv_tries) / sizeof(inv_tries[0]))
+#define INV_REFINE_MAX 16u /* rounds of degree-1 knot refinement (hks_invert_refine_knots1) */
 
 /* Degree-3 control points on knots: exact least squares over the owned frames, the points no frame sees
  * from the model (hks_invert_fill; a non-final block's last point ends at the next block's frame). */
@@ -858,6 +869,61 @@ static int invert_points3(const uint8_t *knots, unsigned n1, const float *v, uns
 	}
 	hks_invert_fill(n1, lanes, vis, end, P);
 	return 1;
+}
+
+/* A rotation part on the knots in *p (degree, count, knots set; quantization = selector): control
+ * points solved from the frames v, packed, and every point the frames show exactly repacked to unpack
+ * to that frame bit for bit. *pk (in arena) = NULL when no candidate can be built. */
+static hks_result rotation_candidate(predictor *pr, hks_arena *arena, uint32_t first, uint32_t nf, uint32_t owned,
+                                     uint32_t track, const float *v, double (*P3)[4], hks_stored_part *p, uint8_t **pk_out)
+{
+	unsigned deg = p->degree, n1 = p->num_control_points, sel = p->quantization;
+	const uint8_t *knots = p->knots;
+	uint32_t size = hks_rotation_size(sel);
+	*pk_out = NULL;
+	double (*PP)[4] = pr->ws->P;
+	if (deg == 1) {
+		/* a non-final block's last frame is the next block's: left out when the last span has two
+		 * own frames (they fix its line); else it is the best guess of the last control point */
+		int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
+		if (!solve_points_exact(pr->ws, pr->in, first, nf, use_last, 1, track, p, pr->ws->P))
+			return HKS_OK;
+	} else {
+		PP = P3;
+		if (!invert_points3(knots, n1, v, 4, nf, owned, PP))
+			return HKS_OK;
+	}
+	hks_bytebuf bb;
+	hks_bytebuf_init(&bb, pr->ctx);
+	hks_result r = HKS_OK;
+	if (sel == HKS_ROT_UNCOMPRESSED) /* the floats as they decode */
+		for (unsigned i = 0; r == HKS_OK && i < n1; i++)
+			for (unsigned l = 0; r == HKS_OK && l < 4; l++) {
+				uint8_t fb[4];
+				hks_put_le32(fb, hks_f32_bits((float)PP[i][l]));
+				r = hks_bytebuf_append(&bb, fb, 4);
+			}
+	else
+		r = refit_section(&bb, pr->model, 1, p, PP);
+	uint8_t *pk = r == HKS_OK && bb.size == (size_t)size * n1 ? (uint8_t *)hks_arena_dup(arena, bb.data, bb.size) : NULL;
+	hks_bytebuf_free(&bb);
+	HKS_TRY(r);
+	if (!pk)
+		return HKS_OK;
+	/* a point the frames show exactly (all `deg` copies of its knot at one owned frame: every point
+	 * of degree 1, a triple knot's point of degree 3) must unpack to that frame bit for bit; the
+	 * packer does not always give such bytes back (hks_repack_quaternion_exact) */
+	for (unsigned i = 0; sel != HKS_ROT_UNCOMPRESSED && i < n1; i++) {
+		unsigned f = knots[i + 1];
+		if (knots[i + deg] != f || f >= owned)
+			continue;
+		float back[4];
+		hks_unpack_quaternion(sel, pk + (size_t)i * size, back);
+		if (memcmp(back, v + (size_t)f * 4, sizeof(back)) != 0)
+			(void)hks_repack_quaternion_exact(sel, v + (size_t)f * 4, pk + (size_t)i * size);
+	}
+	*pk_out = pk;
+	return HKS_OK;
 }
 
 /* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
@@ -951,42 +1017,20 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 				HKS_TRY(hks_bytebuf_append(&pr->guessbuf, hd, 3));
 				HKS_TRY(hks_bytebuf_append(&pr->guessbuf, knots, n1 + deg + 1));
 			}
+			unsigned refined = 0;
+		refine:;
 			p.degree = (uint8_t)deg;
 			p.num_control_points = (uint16_t)n1;
 			p.num_knots = (uint16_t)(n1 + deg + 1);
 			p.knots = knots;
-			double (*PP)[4] = pr->ws->P;
-			if (deg == 1) {
-				/* a non-final block's last frame is the next block's: left out when the last span has two
-				 * own frames (they fix its line); else it is the best guess of the last control point */
-				int use_last = owned == nf || (n1 >= 3 && (uint32_t)knots[n1] + 2u > nf - 1) || n1 < 3;
-				if (!solve_points_exact(pr->ws, pr->in, blk->first_frame, nf, use_last, kind, track, &p, pr->ws->P))
-					continue;
-			} else {
-				PP = P3;
-				if (!invert_points3(knots, n1, v, lanes, nf, owned, PP))
-					continue;
-			}
-			hks_bytebuf bb;
-			hks_bytebuf_init(&bb, pr->ctx);
-			hks_result r = HKS_OK;
-			if (sel == HKS_ROT_UNCOMPRESSED) /* the floats as they decode */
-				for (unsigned i = 0; r == HKS_OK && i < n1; i++)
-					for (unsigned l = 0; r == HKS_OK && l < 4; l++) {
-						uint8_t fb[4];
-						hks_put_le32(fb, hks_f32_bits((float)PP[i][l]));
-						r = hks_bytebuf_append(&bb, fb, 4);
-					}
-			else
-				r = refit_section(&bb, pr->model, 1, &p, PP);
-			uint8_t *pk = r == HKS_OK && bb.size == (size_t)size * n1 ? (uint8_t *)hks_arena_dup(arena, bb.data, bb.size)
-			                                                       : NULL;
-			hks_bytebuf_free(&bb);
-			HKS_TRY(r);
+			uint8_t *pk = NULL;
+			HKS_TRY(rotation_candidate(pr, arena, blk->first_frame, nf, owned, track, v, P3, &p, &pk));
 			if (!pk)
 				continue;
 			p.packed = pk;
-			if (verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned) == 15u) {
+			uint8_t bad[HKS_INVERT_MAX_FRAMES];
+			memset(bad, 0, nf);
+			if (verify_part_frames(pr->base, kind, &p, flags, v, lanes, nf, owned, bad) == 15u) {
 				p.knots = (const uint8_t *)hks_arena_dup(arena, knots, n1 + deg + 1);
 				if (!p.knots)
 					return hks_fail_nomem(pr->ctx, 0);
@@ -994,6 +1038,13 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 				*out = p;
 				*ok = 1;
 				return HKS_OK;
+			}
+			/* degree 1, first try: a knot in every span where the candidate missed, then again (a kink
+			 * smaller than the threshold's ulps; docs/RECORD.md "Inversion") */
+			if (deg == 1 && t == 0 && refined < INV_REFINE_MAX &&
+			    hks_invert_refine_knots1(v, nf, 4, active, bad, knots, &n1)) {
+				refined++;
+				goto refine;
 			}
 		}
 		return HKS_OK;
