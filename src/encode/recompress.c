@@ -609,7 +609,25 @@ static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, con
 		return HKS_OK; /* nothing to solve: static / absent parts are the prefix (+ a static quaternion) */
 	if (!solve_points(w, in, blk->first_frame, blk->num_frames, last_block, kind, track, &p, w->P))
 		return HKS_OK;
+	size_t at = out->size;
 	HKS_TRY(refit_section(out, m, kind, &p, w->P));
+	if (kind == 1 && p.quantization != HKS_ROT_UNCOMPRESSED && hks_pack_quaternion_exact(p.quantization)) {
+		/* points the frames show exactly, repacked to unpack to them (as the inverter does) */
+		uint32_t size = hks_rotation_size(p.quantization), owned = last_block ? blk->num_frames : blk->num_frames - 1;
+		unsigned deg = p.degree, n1 = p.num_control_points;
+		for (unsigned i = 0; i < n1 && at + (size_t)(i + 1) * size <= out->size; i++) {
+			unsigned f = p.knots[i + 1];
+			if (p.knots[i + deg] != f || f >= owned)
+				continue;
+			const float *q = in->transforms +
+			                 ((size_t)(blk->first_frame + f) * in->num_transform_tracks + track) * HKS_TRACK_SAMPLE_FLOATS + 3;
+			uint8_t *pk = out->data + at + (size_t)i * size;
+			float back[4];
+			hks_unpack_quaternion(p.quantization, pk, back);
+			if (memcmp(back, q, sizeof(back)) != 0)
+				(void)hks_repack_quaternion_exact(p.quantization, q, pk);
+		}
+	}
 	*ok = 1;
 	return HKS_OK;
 }
