@@ -1186,8 +1186,22 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 							continue;
 						p.min[l] = lo;
 						p.max[l] = hi;
-						for (unsigned i = 0; i < n1; i++)
-							cp[(size_t)i * p.spline_lanes + slot] = best_q(p.quantization, P[i][l], lo, hi);
+						int shown = 1;
+						for (unsigned i = 0; i < n1; i++) {
+							uint16_t q = best_q(p.quantization, P[i][l], lo, hi);
+							cp[(size_t)i * p.spline_lanes + slot] = q;
+							/* degree 1: every point is the frame at its knot, so it must dequantize to that
+							 * frame (checked before the sampler: most candidates of parts that are not
+							 * degree 1 stop here). Not for degree 3: the sampler's basis at a triple knot
+							 * is not always exactly 1, measured */
+							unsigned f = knots[i + 1];
+							float x = f < owned ? v[(size_t)f * lanes + l] : 0.0f;
+							if (deg == 1 && f < owned && x == x &&
+							    hks_dequantize_scalar(p.quantization, q, lo, hi) != x)
+								shown = 0;
+						}
+						if (!shown)
+							continue;
 						unsigned res = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned);
 						if (res & (1u << l)) {
 							found = 1;
