@@ -1174,6 +1174,8 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			double top = p.quantization ? 65535.0 : 255.0;
 			float bases[2] = {bhi[l], (float)((double)blo[l] + ((double)bhi[l] - (double)blo[l]) * top / (top - 1.0))};
 			unsigned nbases = bhi[l] > blo[l] && bases[1] != bhi[l] ? 2 : 1;
+			float big = fabsf(blo[l]) > fabsf(bhi[l]) ? fabsf(blo[l]) : fabsf(bhi[l]);
+			float near_tol = 4.0f * (hks_invert_ulp_step(big, 1) - big); /* NaN / inf: no test */
 			for (unsigned bi = 0; bi < nbases && !found; bi++)
 				for (unsigned a = 0; a < 5 && !found; a++)
 					for (unsigned z = 0; z < 7 && !found; z++) {
@@ -1190,15 +1192,17 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 						for (unsigned i = 0; i < n1; i++) {
 							uint16_t q = best_q(p.quantization, P[i][l], lo, hi);
 							cp[(size_t)i * p.spline_lanes + slot] = q;
-							/* degree 1: every point is the frame at its knot, so it must dequantize to that
-							 * frame (checked before the sampler: most candidates of parts that are not
-							 * degree 1 stop here). Not for degree 3: the sampler's basis at a triple knot
-							 * is not always exactly 1, measured */
+							/* degree 1: every point is the frame at its knot, up to the sampler's rounding
+							 * (its basis there is not always exactly 1: an exact test lost 4 parts of the
+							 * corpus sample), so a point more than 4 ulps of the lane's magnitude off its
+							 * frame cannot verify: checked before the sampler, most candidates of parts
+							 * that are not degree 1 stop here */
 							unsigned f = knots[i + 1];
-							float x = f < owned ? v[(size_t)f * lanes + l] : 0.0f;
-							if (deg == 1 && f < owned && x == x &&
-							    hks_dequantize_scalar(p.quantization, q, lo, hi) != x)
-								shown = 0;
+							if (deg == 1 && f < owned) {
+								float x = v[(size_t)f * lanes + l], d = hks_dequantize_scalar(p.quantization, q, lo, hi);
+								if (fabsf(d - x) > near_tol)
+									shown = 0; /* NaN compares false: not rejected here */
+							}
 						}
 						if (!shown)
 							continue;
