@@ -319,17 +319,18 @@ static void test_recompress_corpus(void **state)
 		 * reproduced without a record (prediction or inverter), which rose from 49.4 / 59.3 % */
 		/* session 5: record v4, REFIT knots as edits of the inverter's knot vectors (6.02 / 4.94 % before) */
 		/* session 9: a lane's maximum one grid step above its largest point (docs/RECORD.md "Bounds"),
-		 * rotation points repacked exactly, degree-1 knots refined where a candidate missed:
+		 * rotation points repacked exactly, degree-1 knots refined where a candidate missed, degree-3
+		 * lane integers searched:
 		 * 5.46 / 4.49 % and 57.5 / 64.0 % before. The knot-edit entries (session 5's floor of 5,413 /
 		 * 4,087) count misses, so they fall as the inverter gets more right: no floor */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 5.20 : 4.31));
-		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 61.7 : 66.6));
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 5.17 : 4.26));
+		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 61.9 : 66.9));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);
 		/* inversion (sessions 3-4, docs/RECORD.md "Inversion"): parts reproduced as is from the frames
 		 * where step 0 misses, and the ambiguities resolved by a few payload bytes */
-		assert_true(g->inverted >= (er ? 2852u : 1816u));
-		assert_true(g->inverted_spline >= (er ? 2320u : 1696u));
+		assert_true(g->inverted >= (er ? 2884u : 1865u));
+		assert_true(g->inverted_spline >= (er ? 2352u : 1745u));
 		assert_true(g->inverted_bound >= (er ? INV_RESOLVED_ER : INV_RESOLVED_SEK));
 	}
 }
