@@ -1246,16 +1246,18 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 						p.min[l] = lo;
 						p.max[l] = hi;
 						int shown = 1;
-						for (unsigned i = 0; i < n1; i++) {
+						for (unsigned i = 0; i < n1 && shown; i++) {
 							uint16_t q = best_q(p.quantization, P[i][l], lo, hi);
 							cp[(size_t)i * p.spline_lanes + slot] = q;
-							/* degree 1: every point is the frame at its knot, up to the sampler's rounding
-							 * (its basis there is not always exactly 1: an exact test lost 4 parts of the
-							 * corpus sample), so a point more than 4 ulps of the lane's magnitude off its
-							 * frame cannot verify: checked before the sampler, most candidates of parts
-							 * that are not degree 1 stop here */
+							/* a point the frames show (all `deg` copies of its knot at one owned frame:
+							 * every point of degree 1, the ends and triple knots of degree 3) is that
+							 * frame up to the sampler's rounding (its basis there is not always exactly
+							 * 1: an exact test lost 4 parts of the corpus sample), so a point more than 4
+							 * ulps of the lane's magnitude off it cannot verify: checked before the
+							 * sampler, first failure ends the candidate (most candidates of parts that
+							 * are not degree 1 stop at their first point) */
 							unsigned f = knots[i + 1];
-							if (deg == 1 && f < owned) {
+							if (knots[i + deg] == f && f < owned) {
 								float x = v[(size_t)f * lanes + l], d = hks_dequantize_scalar(p.quantization, q, lo, hi);
 								if (fabsf(d - x) > near_tol)
 									shown = 0; /* NaN compares false: not rejected here */
