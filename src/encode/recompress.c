@@ -930,15 +930,22 @@ static hks_result rotation_candidate(predictor *pr, hks_arena *arena, uint32_t f
 		return HKS_OK;
 	/* a point the frames show exactly (all `deg` copies of its knot at one owned frame: every point
 	 * of degree 1, a triple knot's point of degree 3) must unpack to that frame bit for bit; the
-	 * packer does not always give such bytes back (hks_repack_quaternion_exact) */
+	 * packer does not always give such bytes back (hks_repack_quaternion_exact). One that stays more
+	 * than 4 ulps of 1 off its frame (the sampler's basis at a knot is 1 within rounding) cannot
+	 * verify: no candidate (most degree-1 tries of parts that are not degree 1 end here) */
+	const float tol = 4.0f * 0x1p-23f;
 	for (unsigned i = 0; sel != HKS_ROT_UNCOMPRESSED && i < n1; i++) {
 		unsigned f = knots[i + 1];
 		if (knots[i + deg] != f || f >= owned)
 			continue;
 		float back[4];
+		const float *x = v + (size_t)f * 4;
 		hks_unpack_quaternion(sel, pk + (size_t)i * size, back);
-		if (memcmp(back, v + (size_t)f * 4, sizeof(back)) != 0)
-			(void)hks_repack_quaternion_exact(sel, v + (size_t)f * 4, pk + (size_t)i * size);
+		if (memcmp(back, x, sizeof(back)) != 0 && hks_repack_quaternion_exact(sel, x, pk + (size_t)i * size))
+			continue;
+		for (unsigned l = 0; l < 4; l++)
+			if (fabsf(back[l] - x[l]) > tol)
+				return HKS_OK; /* NaN compares false: left to the sampler */
 	}
 	*pk_out = pk;
 	return HKS_OK;
