@@ -55,24 +55,29 @@ uint8_t hks_invert_classify(const float *v, uint32_t owned, unsigned lanes, floa
 	return mask;
 }
 
+/* One f32 ulp of lane l's largest finite magnitude over nf frames (2^(e − 24) for a magnitude in
+ * [2^(e−1), 2^e)); a lane of zeros counts as 1e-30. */
+static double lane_ulp(const float *v, uint32_t nf, unsigned lanes, unsigned l)
+{
+	float big = 0.0f;
+	for (uint32_t f = 0; f < nf; f++) {
+		float a = fabsf(v[(size_t)f * lanes + l]);
+		if (a > big && isfinite(a))
+			big = a;
+	}
+	int e;
+	frexpf(big > 0.0f ? big : 1e-30f, &e);
+	return ldexp(1.0, e - 24);
+}
+
 unsigned hks_invert_knots1(const float *v, uint32_t nf, uint32_t owned, unsigned lanes, const uint8_t *active,
                            float ulps, const float *edge, uint8_t *knots)
 {
 	if (nf < 2 || nf > HKS_INVERT_MAX_FRAMES)
 		return 0;
 	float thr[4] = {0, 0, 0, 0};
-	for (unsigned l = 0; l < lanes; l++) {
-		float big = 0.0f;
-		for (uint32_t f = 0; f < nf; f++) {
-			float a = fabsf(v[(size_t)f * lanes + l]);
-			if (a > big && isfinite(a))
-				big = a;
-		}
-		/* one ulp of `big`: 2^(e − 23) */
-		int e;
-		frexpf(big > 0.0f ? big : 1e-30f, &e);
-		thr[l] = ulps * ldexpf(1.0f, e - 24);
-	}
+	for (unsigned l = 0; l < lanes; l++)
+		thr[l] = ulps * (float)lane_ulp(v, nf, lanes, l);
 	unsigned n = 0;
 	knots[n++] = 0;
 	knots[n++] = 0;
@@ -102,17 +107,8 @@ unsigned hks_invert_refine_knots1(const float *v, uint32_t nf, unsigned lanes, c
 	if (nf < 3 || nf > HKS_INVERT_MAX_FRAMES || *n1 < 2)
 		return 0;
 	double unit[4] = {1, 1, 1, 1};
-	for (unsigned l = 0; l < lanes; l++) {
-		float big = 0.0f;
-		for (uint32_t f = 0; f < nf; f++) {
-			float a = fabsf(v[(size_t)f * lanes + l]);
-			if (a > big && isfinite(a))
-				big = a;
-		}
-		int e;
-		frexpf(big > 0.0f ? big : 1e-30f, &e);
-		unit[l] = ldexp(1.0, e - 24);
-	}
+	for (unsigned l = 0; l < lanes; l++)
+		unit[l] = lane_ulp(v, nf, lanes, l);
 	uint8_t out[HKS_INVERT_MAX_FRAMES + 2];
 	unsigned n = 0, added = 0, count = *n1 + 2; /* knots: n1 + 2 for degree 1 */
 	out[n++] = knots[0];
@@ -350,15 +346,7 @@ void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const 
 /* one ulp of the largest finite magnitude of lane l, times ulps */
 static double lane_thr(const float *v, uint32_t nf, unsigned lanes, unsigned l, float ulps)
 {
-	float big = 0.0f;
-	for (uint32_t f = 0; f < nf; f++) {
-		float a = fabsf(v[(size_t)f * lanes + l]);
-		if (a > big && isfinite(a))
-			big = a;
-	}
-	int e;
-	frexpf(big > 0.0f ? big : 1e-30f, &e);
-	return (double)ulps * ldexp(1.0, e - 24);
+	return (double)ulps * lane_ulp(v, nf, lanes, l);
 }
 
 #define KNOTS3_WINDOW 40
