@@ -594,6 +594,33 @@ static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsign
 	return HKS_OK;
 }
 
+/*
+ * Rotation points the frames show exactly (all `deg` copies of the point's knot at one owned frame: every
+ * point of degree 1, the ends and triple knots of degree 3) must unpack to that frame bit for bit; the
+ * packer does not always give such bytes back, so they are repacked (hks_repack_quaternion_exact). Frame f
+ * is frames + f · stride. 0 when a point stays more than tol off its frame in a component (NaN compares
+ * false: left to the sampler).
+ */
+static int repack_shown_points(unsigned sel, const uint8_t *knots, unsigned n1, unsigned deg, uint32_t owned,
+                               const float *frames, size_t stride, uint8_t *pk, float tol)
+{
+	uint32_t size = hks_rotation_size(sel);
+	for (unsigned i = 0; i < n1; i++) {
+		unsigned f = knots[i + 1];
+		if (knots[i + deg] != f || f >= owned)
+			continue;
+		float back[4];
+		const float *x = frames + (size_t)f * stride;
+		hks_unpack_quaternion(sel, pk + (size_t)i * size, back);
+		if (memcmp(back, x, sizeof(back)) != 0 && hks_repack_quaternion_exact(sel, x, pk + (size_t)i * size))
+			continue;
+		for (unsigned l = 0; l < 4; l++)
+			if (fabsf(back[l] - x[l]) > tol)
+				return 0;
+	}
+	return 1;
+}
+
 /* prefix bytes -> the full canonical form with solved control points; 0 when it cannot be solved. */
 static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, const hks_rcp_model *m,
                               const hks_frames_in *in, const hks_stored_block *blk, int last_block, unsigned kind,
@@ -613,20 +640,12 @@ static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, con
 	HKS_TRY(refit_section(out, m, kind, &p, w->P));
 	if (kind == 1 && p.quantization != HKS_ROT_UNCOMPRESSED && hks_pack_quaternion_exact(p.quantization)) {
 		/* points the frames show exactly, repacked to unpack to them (as the inverter does) */
-		uint32_t size = hks_rotation_size(p.quantization), owned = last_block ? blk->num_frames : blk->num_frames - 1;
-		unsigned deg = p.degree, n1 = p.num_control_points;
-		for (unsigned i = 0; i < n1 && at + (size_t)(i + 1) * size <= out->size; i++) {
-			unsigned f = p.knots[i + 1];
-			if (p.knots[i + deg] != f || f >= owned)
-				continue;
-			const float *q = in->transforms +
-			                 ((size_t)(blk->first_frame + f) * in->num_transform_tracks + track) * HKS_TRACK_SAMPLE_FLOATS + 3;
-			uint8_t *pk = out->data + at + (size_t)i * size;
-			float back[4];
-			hks_unpack_quaternion(p.quantization, pk, back);
-			if (memcmp(back, q, sizeof(back)) != 0)
-				(void)hks_repack_quaternion_exact(p.quantization, q, pk);
-		}
+		uint32_t owned = last_block ? blk->num_frames : blk->num_frames - 1;
+		if (out->size - at == (size_t)p.num_control_points * hks_rotation_size(p.quantization))
+			(void)repack_shown_points(p.quantization, p.knots, p.num_control_points, p.degree, owned,
+			                          in->transforms + ((size_t)blk->first_frame * in->num_transform_tracks + track) *
+			                                               HKS_TRACK_SAMPLE_FLOATS + 3,
+			                          (size_t)in->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS, out->data + at, INFINITY);
 	}
 	*ok = 1;
 	return HKS_OK;
@@ -928,25 +947,11 @@ static hks_result rotation_candidate(predictor *pr, hks_arena *arena, uint32_t f
 	HKS_TRY(r);
 	if (!pk)
 		return HKS_OK;
-	/* a point the frames show exactly (all `deg` copies of its knot at one owned frame: every point
-	 * of degree 1, a triple knot's point of degree 3) must unpack to that frame bit for bit; the
-	 * packer does not always give such bytes back (hks_repack_quaternion_exact). One that stays more
-	 * than 4 ulps of 1 off its frame (the sampler's basis at a knot is 1 within rounding) cannot
-	 * verify: no candidate (most degree-1 tries of parts that are not degree 1 end here) */
-	const float tol = 4.0f * 0x1p-23f;
-	for (unsigned i = 0; sel != HKS_ROT_UNCOMPRESSED && i < n1; i++) {
-		unsigned f = knots[i + 1];
-		if (knots[i + deg] != f || f >= owned)
-			continue;
-		float back[4];
-		const float *x = v + (size_t)f * 4;
-		hks_unpack_quaternion(sel, pk + (size_t)i * size, back);
-		if (memcmp(back, x, sizeof(back)) != 0 && hks_repack_quaternion_exact(sel, x, pk + (size_t)i * size))
-			continue;
-		for (unsigned l = 0; l < 4; l++)
-			if (fabsf(back[l] - x[l]) > tol)
-				return HKS_OK; /* NaN compares false: left to the sampler */
-	}
+	/* a point more than 4 ulps of 1 off its frame after repacking (the sampler's basis at a knot is 1
+	 * within rounding) cannot verify: no candidate (most degree-1 tries of parts that are not degree 1
+	 * end here) */
+	if (sel != HKS_ROT_UNCOMPRESSED && !repack_shown_points(sel, knots, n1, deg, owned, v, 4, pk, 4.0f * 0x1p-23f))
+		return HKS_OK;
 	*pk_out = pk;
 	return HKS_OK;
 }
