@@ -1314,8 +1314,8 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * frames still hash the same gets its original bytes, the others are fitted
  * afresh.
  */
-#define HKS_RECORD_VERSION 6
-#define HKS_RECORD_VERSION_MIN 6 /* the oldest record version this build reads (docs/RECORD.md) */
+#define HKS_RECORD_VERSION 7
+#define HKS_RECORD_VERSION_MIN 7 /* the oldest record version this build reads (docs/RECORD.md) */
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */
@@ -1383,6 +1383,13 @@ typedef struct hks_recompress_report {
 	                                      inverted entry with the original mask byte */
 	uint64_t refit_inv_parts;          /* refit entries whose knots are edits of a knot vector the inverter
 	                                      tried (record v4; counted in refit_parts too) */
+	/* invisible control points (docs/RECORD.md "Invisible control points"): points of the original's spline
+	 * parts that the block's own frames do not determine (a basis that vanishes at every frame, or a column
+	 * that depends on the others there); parts with at least one, and of those the parts reproduced without
+	 * a record all the same */
+	uint64_t hidden_points;
+	uint64_t hidden_point_parts;
+	uint64_t hidden_point_parts_exact;
 } hks_recompress_report;
 
 /*

@@ -46,6 +46,8 @@ typedef struct group {
 	 * inverter); seconds of hks_recompress */
 	uint64_t inverted, inverted_spline, inverted_bound, inverted_wrong, ambiguity[HKS_DIFF_COUNT], anims_no_record;
 	uint64_t spline_total, spline_no_record;
+	/* invisible control points (docs/RECORD.md): points, parts with any, of those reproduced without a record */
+	uint64_t hidden_points, hidden_parts, hidden_parts_exact;
 	double seconds;
 } group;
 
@@ -180,6 +182,9 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	g->inverted_bound += rep.inverted_bound_parts + rep.inverted_mask_parts;
 	for (int k = 0; k < HKS_DIFF_COUNT; k++)
 		g->ambiguity[k] += rep.inverted_ambiguity[k];
+	g->hidden_points += rep.hidden_points;
+	g->hidden_parts += rep.hidden_point_parts;
+	g->hidden_parts_exact += rep.hidden_point_parts_exact;
 	uint64_t st = 0, se = 0;
 	for (int k = 0; k < 4; k++) {
 		st += rep.spline_parts[k];
@@ -297,7 +302,10 @@ static void test_recompress_corpus(void **state)
 		for (int k = 1; k < HKS_DIFF_COUNT; k++)
 			if (g->ambiguity[k])
 				printf(" %s %llu;", hks_diff_category_name((hks_diff_category)k), (unsigned long long)g->ambiguity[k]);
-		printf("\n");
+		printf("\n%-16s invisible control points %llu in %llu spline parts (%.1f %%), %llu of those parts reproduced "
+		       "without a record\n",
+		       g->sdk, (unsigned long long)g->hidden_points, (unsigned long long)g->hidden_parts,
+		       pct(g->hidden_parts, g->spline_total), (unsigned long long)g->hidden_parts_exact);
 	}
 	/* Every record reproduces its animation, whatever the stride. Floors
 	 * (docs/RECORD.md, measured at the default stride 8, so only asserted
@@ -306,6 +314,10 @@ static void test_recompress_corpus(void **state)
 	for (size_t i = 0; i < g_num_groups; i++) {
 		const group *g = &g_groups[i];
 		assert_int_equal(g->record_exact, g->anims);
+		/* a part with invisible points is reproduced without a record only when the fill model happens to
+		 * give every one of them (rare), so these can never exceed the parts without a record */
+		assert_true(g->hidden_parts <= g->spline_total && g->hidden_parts_exact <= g->spline_no_record);
+		assert_true(g->hidden_points >= g->hidden_parts);
 		int sek = !strcmp(g->sdk, "20160200"), er = !strcmp(g->sdk, "20180100");
 		if (!sek && !er)
 			continue;
@@ -323,7 +335,9 @@ static void test_recompress_corpus(void **state)
 		 * lane integers searched:
 		 * 5.46 / 4.49 % and 57.5 / 64.0 % before. The knot-edit entries (session 5's floor of 5,413 /
 		 * 4,087) count misses, so they fall as the inverter gets more right: no floor */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 5.17 : 4.26));
+		/* session 10: record v7, REFIT control points corrected by integer residuals instead of XOR runs
+		 * (5.16 / 4.25 % before) */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 4.61 : 3.82));
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 61.9 : 66.9));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);

@@ -224,6 +224,7 @@ static void test_knots3(void **state)
 		for (unsigned i = 0; i < n1; i++)
 			hidden += !vis[i];
 		assert_int_equal(hidden, c ? 2u : 0u);
+		assert_int_equal(hks_invert_undetermined(U, n1, 3, N), hidden);
 		hks_invert_fill(n1, 2, vis, NULL, Q);
 		assert_true(hks_invert_solve(U, n1, 3, v, 2, 0, N, Q, vis, 1, 0.0));
 		hks_invert_fill(n1, 2, vis, NULL, Q);
@@ -232,6 +233,17 @@ static void test_knots3(void **state)
 				print_message("case %u point %u: %.9g want %.9g vis %u\n", c, i, Q[i][0], P[i], vis[i]);
 			assert_true(fabs(Q[i][0] - P[i]) < 1e-5);
 		}
+	}
+	/* invisible points: two triple knots one frame apart leave the span's two inner points unseen; a
+	 * degree-1 knot at every frame leaves none; so does a part with one frame more than points; the last
+	 * point of a block whose last frame is not its own (owned = nf − 1) is unseen at degree 1 */
+	{
+		static const uint8_t U3[] = {0, 0, 0, 0, 4, 4, 4, 5, 5, 5, 9, 9, 9, 9};
+		assert_int_equal(hks_invert_undetermined(U3, sizeof(U3) - 4, 3, 10), 2u);
+		static const uint8_t U1[] = {0, 0, 1, 2, 3, 4, 5, 5};
+		assert_int_equal(hks_invert_undetermined(U1, sizeof(U1) - 2, 1, 6), 0u);
+		assert_int_equal(hks_invert_undetermined(U1, sizeof(U1) - 2, 1, 5), 1u);
+		assert_int_equal(hks_invert_undetermined(U1, sizeof(U1) - 2, 1, HKS_INVERT_MAX_FRAMES + 1), 0u);
 	}
 	/* a cubic without knots: none; too few frames: 0 */
 	for (int f = 0; f < N; f++)

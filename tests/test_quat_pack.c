@@ -303,6 +303,48 @@ static void test_round_trip(void **state)
 
 /* Every value the unpacker gives has bytes the exact repacker finds (docs/RECORD.md "Inversion",
  * rotations); the packer fed the same value misses some (the reason the repacker exists). */
+/* ThreeComp fields (the record's point residuals): split and join are inverse on every packer output,
+ * a component out of range or a bit no packer writes is refused */
+static void test_threecomp_fields(void **state)
+{
+	(void)state;
+	static const unsigned sels[3] = {HKS_ROT_THREECOMP40, HKS_ROT_THREECOMP48, HKS_ROT_THREECOMP24};
+	static const unsigned bits[3] = {12, 15, 7};
+	uint32_t seed = 12345;
+	for (unsigned s = 0; s < 3; s++) {
+		assert_int_equal(hks_threecomp_bits(sels[s]), bits[s]);
+		uint32_t size = hks_rotation_size(sels[s]);
+		for (int it = 0; it < 2000; it++) {
+			float q[4], n = 0.0f;
+			for (int l = 0; l < 4; l++) {
+				seed = seed * 1664525u + 1013904223u;
+				q[l] = (float)((double)(seed >> 8) / 16777216.0 - 0.5);
+				n += q[l] * q[l];
+			}
+			n = sqrtf(n);
+			for (int l = 0; l < 4; l++)
+				q[l] /= n;
+			uint8_t b[16], back[16];
+			assert_int_equal(hks_pack_quaternion(sels[s], q, b), size);
+			uint16_t c[3];
+			unsigned k, sign;
+			assert_true(hks_threecomp_split(sels[s], b, c, &k, &sign));
+			assert_true(hks_threecomp_join(sels[s], k, sign, c, back));
+			assert_memory_equal(back, b, size);
+			for (int i = 0; i < 3; i++)
+				assert_true(c[i] < (1u << bits[s]));
+			c[it % 3] = (uint16_t)(1u << bits[s]);
+			assert_false(hks_threecomp_join(sels[s], k, sign, c, back));
+		}
+	}
+	uint8_t b40[5] = {1, 2, 3, 4, 0x80}; /* ThreeComp40's top bit: no packer sets it */
+	uint16_t c[3];
+	unsigned k, sign;
+	assert_false(hks_threecomp_split(HKS_ROT_THREECOMP40, b40, c, &k, &sign));
+	assert_false(hks_threecomp_split(HKS_ROT_UNCOMPRESSED, b40, c, &k, &sign));
+	assert_int_equal(hks_threecomp_bits(HKS_ROT_POLAR32), 0u);
+}
+
 static void test_repack_exact(void **state)
 {
 	(void)state;
@@ -380,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_nan_patterns),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_repack_exact),
+		cmocka_unit_test(test_threecomp_fields),
 		cmocka_unit_test(test_polar_and_straight),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -203,6 +203,14 @@ int hks_pack_quaternion_exact(unsigned selector);
 /* Bytes of `selector` (1, 2, 3, 5) that unpack to `target` bit for bit, when there are any (1). */
 int hks_repack_quaternion_exact(unsigned selector, const float target[4], uint8_t *out);
 
+/* The fields of a ThreeComp40/48/24 point (selector 1, 2, 3) as the packers write them: the three kept
+ * components (12, 15 or 7 bits: hks_threecomp_bits), the dropped index and its sign. split returns 0 for
+ * another selector or for bytes no packer writes (they would not join back); join returns 0 for a
+ * component, index or sign out of range. */
+unsigned hks_threecomp_bits(unsigned selector);
+int hks_threecomp_split(unsigned selector, const uint8_t *b, uint16_t c[3], unsigned *k, unsigned *sign);
+int hks_threecomp_join(unsigned selector, unsigned k, unsigned sign, const uint16_t c[3], uint8_t *out);
+
 /* §9.3: pack(normU(p)) through model m — the write path for control points and
  * static rotations (no zero guard: a zero point packs as NaN). */
 uint32_t hks_pack_rotation(const hks_rcp_model *m, unsigned selector, const float p[4], uint8_t *out);

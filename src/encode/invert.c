@@ -310,6 +310,19 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 	return finite;
 }
 
+unsigned hks_invert_undetermined(const uint8_t *U, unsigned n1, unsigned deg, uint32_t owned)
+{
+	static const float zeros[HKS_INVERT_MAX_FRAMES]; /* the pivots do not depend on the values */
+	double P[HKS_INVERT_MAX_POINTS][4];
+	uint8_t visible[HKS_INVERT_MAX_POINTS];
+	if (owned > HKS_INVERT_MAX_FRAMES || !invert_solve(U, n1, deg, zeros, 1, 0, owned, P, visible, 0, 0.0, NULL, NULL))
+		return 0;
+	unsigned hidden = 0;
+	for (unsigned i = 0; i < n1; i++)
+		hidden += !visible[i];
+	return hidden;
+}
+
 void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const float *end_value,
                      double (*P)[4])
 {

@@ -63,6 +63,15 @@ int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v
                      uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge);
 
 /*
+ * The control points of a part (knots U, n1 points of degree `deg`) that its owned frames 0 .. owned − 1
+ * do not determine: a point whose basis vanishes at every frame, or whose column depends on the earlier
+ * ones at those frames (hks_invert_solve's mode 0). These are the "invisible control points" of
+ * docs/RECORD.md: the frames cannot tell their values, so a record has to. 0 when the counts are out of
+ * range (as hks_invert_solve).
+ */
+unsigned hks_invert_undetermined(const uint8_t *U, unsigned n1, unsigned deg, uint32_t owned);
+
+/*
  * The model of the points the frames cannot see: a run of invisible points
  * between two visible ones lies evenly on the line between them (a one-frame
  * span between triple knots: Havok's degree elevation of the linear segment,

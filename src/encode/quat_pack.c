@@ -302,3 +302,60 @@ int hks_repack_quaternion_exact(unsigned selector, const float target[4], uint8_
 	}
 	return 0;
 }
+
+/* ---- ThreeComp fields (the record's control-point residuals, docs/RECORD.md "Point residuals") ---- */
+
+unsigned hks_threecomp_bits(unsigned selector)
+{
+	return selector == HKS_ROT_THREECOMP40 ? 12u : selector == HKS_ROT_THREECOMP48 ? 15u
+	       : selector == HKS_ROT_THREECOMP24 ? 7u : 0u;
+}
+
+int hks_threecomp_split(unsigned selector, const uint8_t *b, uint16_t c[3], unsigned *k, unsigned *sign)
+{
+	if (selector == HKS_ROT_THREECOMP40) {
+		c[0] = (uint16_t)(b[0] | (b[1] & 0x0Fu) << 8);
+		c[1] = (uint16_t)(b[1] >> 4 | (unsigned)b[2] << 4);
+		c[2] = (uint16_t)(b[3] | (b[4] & 0x0Fu) << 8);
+		*k = (b[4] >> 4) & 3u;
+		*sign = (b[4] >> 6) & 1u;
+	} else if (selector == HKS_ROT_THREECOMP48) {
+		uint16_t w[3];
+		for (int i = 0; i < 3; i++) {
+			w[i] = hks_le16(b + 2 * i);
+			c[i] = (uint16_t)(w[i] & 0x7FFFu);
+		}
+		*k = (unsigned)(w[0] >> 15) | (unsigned)(w[1] >> 15) << 1;
+		*sign = w[2] >> 15;
+	} else if (selector == HKS_ROT_THREECOMP24) {
+		for (int i = 0; i < 3; i++)
+			c[i] = (uint16_t)(b[i] & 0x7Fu);
+		*k = (unsigned)(b[0] >> 7) | (unsigned)(b[1] >> 7) << 1;
+		*sign = b[2] >> 7;
+	} else {
+		return 0;
+	}
+	/* a bit the packers never set (ThreeComp40's top bit) makes the bytes no packer output */
+	uint8_t back[6];
+	return hks_threecomp_join(selector, *k, *sign, c, back) && memcmp(back, b, hks_rotation_size(selector)) == 0;
+}
+
+int hks_threecomp_join(unsigned selector, unsigned k, unsigned sign, const uint16_t c[3], uint8_t *out)
+{
+	unsigned bits = hks_threecomp_bits(selector);
+	if (!bits || k > 3 || sign > 1)
+		return 0;
+	int16_t s[3];
+	for (int i = 0; i < 3; i++) {
+		if (c[i] >> bits)
+			return 0;
+		s[i] = (int16_t)c[i];
+	}
+	if (selector == HKS_ROT_THREECOMP40)
+		put_threecomp40(k, sign, s, out);
+	else if (selector == HKS_ROT_THREECOMP48)
+		put_threecomp48(k, sign, s, out);
+	else
+		put_threecomp24(k, sign, s, out);
+	return 1;
+}

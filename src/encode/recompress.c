@@ -375,6 +375,185 @@ static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t
 	return diff_apply_used(ctx, buf, n, payload, size, NULL);
 }
 
+/* ---- control-point residuals (record v7, docs/RECORD.md "Point residuals") ---- */
+
+/* The control section of a canonical spline form as slots: T/S/F one 8- or 16-bit integer per spline lane
+ * and point; ThreeComp40/48/24 rotations the three kept components of each point. Other rotation selectors
+ * have no slots (their entries keep XOR runs). */
+typedef struct point_layout {
+	unsigned rot_sel;    /* ThreeComp selector (1..3) for rotations, else 0 */
+	unsigned width;      /* T/S/F: bytes per slot; rotations: bytes per point */
+	size_t start, slots; /* the control section's offset in the canonical form; its slot count */
+} point_layout;
+
+static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, size_t size, point_layout *L)
+{
+	size_t q = (kind == 0) + 1u; /* [mask byte 0] mask byte, quantization */
+	if (plen <= q || plen > size)
+		return 0;
+	unsigned quant = canon[q];
+	memset(L, 0, sizeof(*L));
+	L->start = plen;
+	if (kind == 1) {
+		if (!hks_threecomp_bits(quant))
+			return 0;
+		L->rot_sel = quant;
+		L->width = hks_rotation_size(quant);
+		if ((size - plen) % L->width)
+			return 0;
+		L->slots = (size - plen) / L->width * 3;
+		return 1;
+	}
+	if (quant > 1)
+		return 0;
+	L->width = quant ? 2u : 1u;
+	if ((size - plen) % L->width)
+		return 0;
+	L->slots = (size - plen) / L->width;
+	return 1;
+}
+
+static uint32_t slot_value(const point_layout *L, const uint8_t *canon, size_t slot)
+{
+	const uint8_t *b = canon + L->start + slot * L->width;
+	return L->width == 2 ? hks_le16(b) : b[0];
+}
+
+static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
+
+/* Residuals of orig against refit over the control section: varint n; per item varint gap (slots since the
+ * previous item's end), varint code: zigzag(orig − refit) (never 0) for one slot, or 0 (rotations, at a
+ * point's first slot) followed by the original point's bytes, which then cover its three slots. */
+static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const uint8_t *refit, const uint8_t *orig)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t items = 0;
+		size_t next = 0;
+		for (size_t slot = 0; slot < L->slots;) {
+			if (L->rot_sel) {
+				const uint8_t *a = orig + L->start + slot / 3 * L->width, *b = refit + L->start + slot / 3 * L->width;
+				uint16_t ca[3], cb[3];
+				unsigned ka, sa, kb, sb;
+				int same = memcmp(a, b, L->width) == 0;
+				if (!same && !(hks_threecomp_split(L->rot_sel, a, ca, &ka, &sa) &&
+				               hks_threecomp_split(L->rot_sel, b, cb, &kb, &sb) && ka == kb && sa == sb)) {
+					items++;
+					if (pass) {
+						HKS_TRY(hks_rec_put_varint(out, slot - next));
+						HKS_TRY(hks_rec_put_varint(out, 0));
+						HKS_TRY(hks_bytebuf_append(out, a, L->width));
+					}
+					slot += 3;
+					next = slot;
+					continue;
+				}
+				for (unsigned c = 0; c < 3; c++, slot++) {
+					if (same || ca[c] == cb[c])
+						continue;
+					items++;
+					if (pass) {
+						HKS_TRY(hks_rec_put_varint(out, slot - next));
+						HKS_TRY(hks_rec_put_varint(out, zigzag((int64_t)ca[c] - (int64_t)cb[c])));
+					}
+					next = slot + 1;
+				}
+				continue;
+			}
+			uint32_t a = slot_value(L, orig, slot), b = slot_value(L, refit, slot);
+			if (a != b) {
+				items++;
+				if (pass) {
+					HKS_TRY(hks_rec_put_varint(out, slot - next));
+					HKS_TRY(hks_rec_put_varint(out, zigzag((int64_t)a - (int64_t)b)));
+				}
+				next = slot + 1;
+			}
+			slot++;
+		}
+		if (!pass)
+			HKS_TRY(hks_rec_put_varint(out, items));
+	}
+	return HKS_OK;
+}
+
+static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *canon, const uint8_t *payload,
+                               size_t size)
+{
+	hks_cursor c = hks_cursor_make(ctx, payload, size, 0);
+	uint64_t items;
+	HKS_TRY(hks_rec_get_varint(&c, &items, "residual count"));
+	if (items > size / 2)
+		return hks_fail(ctx, HKS_E_MALFORMED, 0, "%llu residuals in %zu bytes", (unsigned long long)items, size);
+	uint64_t next = 0;
+	for (uint64_t i = 0; i < items; i++) {
+		uint64_t gap, code;
+		HKS_TRY(hks_rec_get_varint(&c, &gap, "residual gap"));
+		HKS_TRY(hks_rec_get_varint(&c, &code, "residual"));
+		if (gap >= L->slots || next + gap >= L->slots)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual beyond the part's %zu slots",
+			                L->slots);
+		size_t slot = (size_t)(next + gap);
+		if (code == 0) {
+			if (!L->rot_sel || slot % 3)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "a whole point at slot %zu", slot);
+			const uint8_t *x;
+			HKS_TRY(hks_read_bytes(&c, L->width, &x, "point bytes"));
+			memcpy(canon + L->start + slot / 3 * L->width, x, L->width);
+			next = slot + 3;
+			continue;
+		}
+		int64_t d = (int64_t)(code >> 1) ^ -(int64_t)(code & 1);
+		if (code > 0x3FFFFu) /* |d| fits 17 bits: every slot is at most 16 bits */
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual %llu out of range",
+			                (unsigned long long)code);
+		if (L->rot_sel) {
+			uint8_t *pt = canon + L->start + slot / 3 * L->width;
+			uint16_t comp[3];
+			unsigned k, sign;
+			int64_t v;
+			if (!hks_threecomp_split(L->rot_sel, pt, comp, &k, &sign) ||
+			    (v = (int64_t)comp[slot % 3] + d) < 0 || v > 0x7FFF)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual out of range at slot %zu", slot);
+			comp[slot % 3] = (uint16_t)v;
+			if (!hks_threecomp_join(L->rot_sel, k, sign, comp, pt))
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual out of range at slot %zu", slot);
+		} else {
+			int64_t v = (int64_t)slot_value(L, canon, slot) + d;
+			if (v < 0 || v > (L->width == 2 ? 0xFFFF : 0xFF))
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual out of range at slot %zu", slot);
+			uint8_t *b = canon + L->start + slot * L->width;
+			if (L->width == 2)
+				hks_put_le16(b, (uint16_t)v);
+			else
+				b[0] = (uint8_t)v;
+		}
+		next = slot + 1;
+	}
+	if (c.pos != size)
+		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "bytes after the last residual");
+	return HKS_OK;
+}
+
+/* A REFIT entry's correction of the refitted form (same length as the original, the same prefix of plen
+ * bytes): point residuals where the part has slots, XOR runs over the whole form otherwise. */
+static hks_result control_encode(hks_bytebuf *out, unsigned kind, const uint8_t *refit, const uint8_t *orig,
+                                 size_t size, size_t plen)
+{
+	point_layout L;
+	if (point_layout_of(kind, orig, plen, size, &L) && memcmp(refit, orig, plen) == 0)
+		return points_encode(out, &L, refit, orig);
+	return diff_encode(out, refit, orig, size);
+}
+
+static hks_result control_apply(hks_ctx *ctx, unsigned kind, uint8_t *canon, size_t size, size_t plen,
+                                const uint8_t *payload, size_t psize)
+{
+	point_layout L;
+	if (point_layout_of(kind, canon, plen, size, &L))
+		return points_apply(ctx, &L, canon, payload, psize);
+	return diff_apply(ctx, canon, size, payload, psize);
+}
+
 /* ---- frames and their hashes --------------------------------------------- */
 
 static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, unsigned kind, uint32_t track)
@@ -1797,7 +1976,8 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 			if (r == HKS_OK && !ok)
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
 			if (r == HKS_OK)
-				r = diff_apply(ctx, cn.bytes.data, cn.bytes.size, e->payload + c.pos, e->payload_size - c.pos);
+				r = control_apply(ctx, kind, cn.bytes.data, cn.bytes.size, plen, e->payload + c.pos,
+				                  e->payload_size - c.pos);
 		} else {
 			pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
 			r = canon_part(&cn, kind, m0, mb, pp);
@@ -2122,8 +2302,15 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			rep->parts++;
 			uint8_t oflags = kind == 3 ? (uint8_t)(mb & 0xF9) : mb;
 			int ospline = (oflags & 0xF0) != 0;
-			if (ospline)
+			unsigned hidden = 0;
+			if (ospline) {
 				rep->spline_parts[kind]++;
+				uint32_t owned = b + 1 == orig->num_blocks ? orig->blocks[b].num_frames : orig->blocks[b].num_frames - 1;
+				if (op->is_spline)
+					hidden = hks_invert_undetermined(op->knots, op->num_control_points, op->degree, owned);
+				rep->hidden_points += hidden;
+				rep->hidden_point_parts += hidden != 0;
+			}
 			/* the selected candidate decides "exact" and the first difference */
 			size_t idx = (size_t)b * per + u;
 			unsigned sel = pr->chosen[idx], last = pr->last_step[idx];
@@ -2146,6 +2333,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					rep->inverted_parts++;
 					if (ospline)
 						rep->inverted_spline_parts++;
+					rep->hidden_point_parts_exact += hidden != 0;
 					continue; /* the selected inversion reproduces the part: no entry */
 				}
 				if (cp.bytes.size == co.bytes.size && memcmp(cp.bytes.data, co.bytes.data, co.bytes.size) == 0) {
@@ -2154,6 +2342,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						rep->spline_parts_exact[kind]++;
 						rep->spline_parts_exact_step[sel]++;
 					}
+					rep->hidden_point_parts_exact += hidden != 0;
 					continue; /* the selected candidate reproduces the part: no entry */
 				}
 				/* first differing byte's field */
@@ -2200,6 +2389,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						rep->inverted_parts++;
 						if (ospline)
 							rep->inverted_spline_parts++;
+						rep->hidden_point_parts_exact += hidden != 0;
 						r = add_entry(bd, &e, &best);
 						if (r != HKS_OK)
 							break;
@@ -2318,7 +2508,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					if (r == HKS_OK)
 						prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
 					if (r == HKS_OK)
-						r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
+						r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
 					if (r == HKS_OK && trial.size < current) {
 						refit = 1;
 						r = take_trial(&best, &trial, &current);
@@ -2337,7 +2527,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						if (r == HKS_OK)
 							r = diff_encode(&trial, cq.bytes.data, co.bytes.data, plen);
 						if (r == HKS_OK)
-							r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
+							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
 						if (r == HKS_OK && trial.size < current) {
 							refit = 2;
 							refit_step = step;
@@ -2374,7 +2564,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							/* cut the knot bytes out: the edits give them */
 							memmove(trial.data + at + k0, trial.data + at + k0 + nk, plen - k0 - nk);
 							trial.size -= nk;
-							r = diff_encode(&trial, cp.bytes.data, co.bytes.data, co.bytes.size);
+							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
 						}
 						if (r == HKS_OK && trial.size < current) {
 							refit = 3;

@@ -31,6 +31,10 @@ typedef struct check_counts {
 	uint64_t reencode_exact, reencode_spline_parts, reencode_spline_parts_exact, record_exact, record_bytes, data_bytes;
 	uint64_t reencode_first_diff[HKS_DIFF_COUNT];
 	uint64_t inverted_parts;   /* --reencode: parts the inverter reproduces (docs/RECORD.md "Inversion") */
+	/* --reencode: inversions that decode identically but differ, by first differing field; invisible
+	 * control points (docs/RECORD.md "Invisible control points") */
+	uint64_t inverted_ambiguity[HKS_DIFF_COUNT];
+	uint64_t hidden_points, hidden_point_parts, hidden_point_parts_exact;
 	double reencode_seconds;   /* --reencode: time in hks_recompress (summed over threads) */
 } check_counts;
 
@@ -189,6 +193,11 @@ static void reencode_animation(file_result *fr, const hks_file *file, uint32_t i
 	                                (!rep.verbatim_animation && rep.parts == rep.parts_exact + rep.inverted_parts));
 	c->inverted_parts += rep.inverted_parts;
 	c->reencode_spline_parts_exact += rep.inverted_spline_parts;
+	for (int k = 0; k < HKS_DIFF_COUNT; k++)
+		c->inverted_ambiguity[k] += rep.inverted_ambiguity[k];
+	c->hidden_points += rep.hidden_points;
+	c->hidden_point_parts += rep.hidden_point_parts;
+	c->hidden_point_parts_exact += rep.hidden_point_parts_exact;
 	for (int k = 0; k < 4; k++) {
 		c->reencode_spline_parts += rep.spline_parts[k];
 		c->reencode_spline_parts_exact += rep.spline_parts_exact[k];
@@ -355,6 +364,11 @@ static void add_counts(check_counts *a, const check_counts *b)
 	for (int k = 0; k < HKS_DIFF_COUNT; k++)
 		a->reencode_first_diff[k] += b->reencode_first_diff[k];
 	a->inverted_parts += b->inverted_parts;
+	for (int k = 0; k < HKS_DIFF_COUNT; k++)
+		a->inverted_ambiguity[k] += b->inverted_ambiguity[k];
+	a->hidden_points += b->hidden_points;
+	a->hidden_point_parts += b->hidden_point_parts;
+	a->hidden_point_parts_exact += b->hidden_point_parts_exact;
 	a->reencode_seconds += b->reencode_seconds;
 }
 
@@ -409,6 +423,19 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 		cli_json_uint(j, c->data_bytes);
 		cli_json_key(j, "inverted_parts");
 		cli_json_uint(j, c->inverted_parts);
+		cli_json_key(j, "inverted_ambiguity");
+		cli_json_begin_object(j);
+		for (int k = 1; k < HKS_DIFF_COUNT; k++) {
+			cli_json_key(j, hks_diff_category_name((hks_diff_category)k));
+			cli_json_uint(j, c->inverted_ambiguity[k]);
+		}
+		cli_json_end_object(j);
+		cli_json_key(j, "hidden_points");
+		cli_json_uint(j, c->hidden_points);
+		cli_json_key(j, "hidden_point_parts");
+		cli_json_uint(j, c->hidden_point_parts);
+		cli_json_key(j, "hidden_point_parts_exact");
+		cli_json_uint(j, c->hidden_point_parts_exact);
 		char secs[32];
 		snprintf(secs, sizeof(secs), "%.3f", c->reencode_seconds);
 		cli_json_key(j, "reencode_seconds");
