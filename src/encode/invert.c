@@ -310,17 +310,40 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 	return finite;
 }
 
+/* N_i (degree p) is non-zero at the integer frame t (clamped integer knots, the sampler's conventions:
+ * half-open spans, the last point is 1 at the last knot) */
+static int basis_nonzero(const uint8_t *U, unsigned n1, unsigned p, unsigned i, uint32_t t)
+{
+	uint32_t a = U[i], b = U[i + p + 1];
+	if (a < t && t < b)
+		return 1;
+	if (t == a && U[i + p] == a && a < b)
+		return 1; /* the point at a C0 knot of full multiplicity p + 1 at the start: the clamped start */
+	return t == b && i + 1 == n1 && a < b; /* the clamped end */
+}
+
 unsigned hks_invert_undetermined(const uint8_t *U, unsigned n1, unsigned deg, uint32_t owned)
 {
-	static const float zeros[HKS_INVERT_MAX_FRAMES]; /* the pivots do not depend on the values */
-	double P[HKS_INVERT_MAX_POINTS][4];
-	uint8_t visible[HKS_INVERT_MAX_POINTS];
-	if (owned > HKS_INVERT_MAX_FRAMES || !invert_solve(U, n1, deg, zeros, 1, 0, owned, P, visible, 0, 0.0, NULL, NULL))
+	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || owned > HKS_INVERT_MAX_FRAMES)
 		return 0;
-	unsigned hidden = 0;
-	for (unsigned i = 0; i < n1; i++)
-		hidden += !visible[i];
-	return hidden;
+	/* B-spline collocation matrices are totally positive, so the rank at the frames is the largest number
+	 * of points that can be given distinct frames in increasing order, each where its basis is non-zero
+	 * (Schoenberg-Whitney). The supports' ends never decrease with i, so taking for each point the first
+	 * free frame of its support finds that number. */
+	unsigned matched = 0;
+	uint32_t next = 0;
+	for (unsigned i = 0; i < n1; i++) {
+		uint32_t t = next > U[i] ? next : U[i];
+		uint32_t end = U[i + deg + 1] < owned ? U[i + deg + 1] : owned - 1;
+		for (; t <= end && t < owned; t++)
+			if (basis_nonzero(U, n1, deg, i, t))
+				break;
+		if (t <= end && t < owned) {
+			matched++;
+			next = t + 1;
+		}
+	}
+	return n1 - matched;
 }
 
 void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const float *end_value,

@@ -65,7 +65,8 @@ int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v
 /*
  * The control points of a part (knots U, n1 points of degree `deg`) that its owned frames 0 .. owned − 1
  * do not determine: a point whose basis vanishes at every frame, or whose column depends on the earlier
- * ones at those frames (hks_invert_solve's mode 0). These are the "invisible control points" of
+ * ones at those frames (what hks_invert_solve's mode 0 marks; counted here without a solve, by
+ * Schoenberg-Whitney). These are the "invisible control points" of
  * docs/RECORD.md: the frames cannot tell their values, so a record has to. 0 when the counts are out of
  * range (as hks_invert_solve).
  */
