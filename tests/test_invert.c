@@ -409,6 +409,95 @@ static void run_end_to_end(const uint8_t *ka, unsigned nka, const uint8_t *kb, u
 	hks_packed_spline_free(packed);
 }
 
+/* The frames of one lane as the sampler evaluates them: f32 basis, N0·P0 + N1·P1 + ... in order. */
+static void sample_lane(const uint8_t *U, unsigned n1, unsigned deg, const uint16_t *q, unsigned quant, float lo,
+                        float hi, uint32_t nf, float *v)
+{
+	float Uf[64];
+	for (unsigned k = 0; k < n1 + deg + 1; k++)
+		Uf[k] = (float)U[k];
+	unsigned s = deg;
+	for (uint32_t f = 0; f < nf; f++) {
+		while (s < n1 - 1 && f >= U[s + 1])
+			s++;
+		float N[4];
+		hks_sample_basis(deg, s, (float)f, Uf, N);
+		float c = N[0] * hks_dequantize_scalar(quant, q[s - deg], lo, hi);
+		for (unsigned j = 1; j <= deg; j++)
+			c = c + N[j] * hks_dequantize_scalar(quant, q[s - deg + j], lo, hi);
+		v[f] = c;
+	}
+}
+
+/* The lane search: integers moved by up to two steps at many points are found again from the frames (a
+ * lane whose grid step is an ulp or two of its values, where rounding the solved points misses); points
+ * moved by more than the search's reach are not, and the integers are then left as they were. */
+static void test_lane_integers(void **state)
+{
+	(void)state;
+	static const uint8_t U[] = {0, 0, 0, 0, 3, 6, 6, 10, 14, 14, 14, 19, 23, 27, 27, 27, 27};
+	const unsigned n1 = sizeof(U) - 4, nf = 28;
+	hks_error err;
+	hks_ctx ctx;
+	hks_options o = {0};
+	hks_ctx_init(&ctx, &o, 0, &err);
+	uint32_t seed = 99;
+	unsigned exact = 0;
+	for (unsigned trial = 0; trial < 40; trial++) {
+		uint16_t q[32], cp[32];
+		float v[32];
+		for (unsigned i = 0; i < n1; i++) {
+			seed = seed * 1664525u + 1013904223u;
+			q[i] = (uint16_t)(20000u + (seed >> 20)); /* a narrow range of a wide grid: steps of about an ulp */
+		}
+		const float lo = 3.0f, hi = 3.0f + 65535.0f * 3e-7f;
+		sample_lane(U, n1, 3, q, 1, lo, hi, nf, v);
+		hks_stored_part p;
+		memset(&p, 0, sizeof(p));
+		p.is_spline = 1;
+		p.degree = 3;
+		p.quantization = 1;
+		p.num_control_points = (uint16_t)n1;
+		p.num_knots = (uint16_t)sizeof(U);
+		p.knots = U;
+		p.spline_lanes = 1;
+		p.min[0] = lo;
+		p.max[0] = hi;
+		for (unsigned i = 0; i < n1; i++) {
+			seed = seed * 1664525u + 1013904223u;
+			int d = (int)(seed >> 29) - 4; /* -4 .. 3 */
+			d = d < -2 ? 0 : d;            /* -2 .. 3: 3 is out of reach */
+			cp[i] = (uint16_t)(q[i] + d);
+		}
+		int reach = 1;
+		for (unsigned i = 0; i < n1; i++)
+			reach &= abs((int)cp[i] - (int)q[i]) <= 2;
+		uint16_t before[32];
+		memcpy(before, cp, sizeof(before));
+		int found = 0;
+		assert_int_equal(hks_invert_lane_integers(&ctx, &p, v, 1, nf, 0, 0, cp, &found), HKS_OK);
+		if (found) {
+			float w[32];
+			sample_lane(U, n1, 3, cp, 1, lo, hi, nf, w);
+			assert_memory_equal(w, v, nf * sizeof(float)); /* every frame, bit for bit */
+			exact += memcmp(cp, q, n1 * sizeof(uint16_t)) == 0;
+		} else {
+			assert_memory_equal(cp, before, sizeof(before));
+		}
+		if (reach)
+			assert_true(found); /* the stored integers are a path the search must find */
+	}
+	assert_true(exact > 0);
+	/* out of range arguments: nothing found, no failure */
+	hks_stored_part bad;
+	memset(&bad, 0, sizeof(bad));
+	int found = 1;
+	uint16_t cp[4] = {0, 0, 0, 0};
+	float v[4] = {0, 0, 0, 0};
+	assert_int_equal(hks_invert_lane_integers(&ctx, &bad, v, 1, 4, 0, 0, cp, &found), HKS_OK);
+	assert_int_equal(found, 0);
+}
+
 static void test_end_to_end(void **state)
 {
 	(void)state;
@@ -474,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_knots1),
 		cmocka_unit_test(test_refine_knots1),
 		cmocka_unit_test(test_knots3),
+		cmocka_unit_test(test_lane_integers),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end3),
 		cmocka_unit_test(test_end_to_end_top_below),

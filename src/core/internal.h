@@ -43,6 +43,10 @@ typedef struct hks_ctx {
 void hks_ctx_init(hks_ctx *ctx, const hks_options *opts, uint64_t input_size, hks_error *err);
 
 /* Allocation through the context: checks max_memory first, counts bytes. */
+/* The sampler's basis functions (FORMAT.md §4.5, src/decode/sample.c): N[0..p] of span `span` at u, knots U
+ * as f32, in the sampler's exact f32 order. A value is then N[0]·P0, plus N[j]·Pj in order j = 1 .. p. */
+void hks_sample_basis(unsigned p, unsigned span, float u, const float *U, float N[4]);
+
 void *hks_malloc(hks_ctx *ctx, size_t size);
 void *hks_calloc(hks_ctx *ctx, size_t count, size_t size);
 void *hks_realloc(hks_ctx *ctx, void *ptr, size_t old_size, size_t new_size);

@@ -298,6 +298,11 @@ HKS_INLINE void basis(unsigned p, unsigned span, float u, const float *U,
 	}
 }
 
+void hks_sample_basis(unsigned p, unsigned span, float u, const float *U, float N[4])
+{
+	basis(p, span, u, U, N);
+}
+
 /* C = N0·P[span−p]; C = C + Nj·P[span−p+j], per lane (FORMAT.md §4.5). */
 HKS_INLINE void combine(unsigned p, const float N[4], const float *P,
                                                           unsigned lanes, float *out)

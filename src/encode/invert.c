@@ -547,3 +547,121 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 		knots[n++] = (uint8_t)(nf - 1);
 	return n - 4;
 }
+
+/* ---- lane integers (docs/RECORD.md "Inversion", lane search) ---------- */
+
+#define LANE_DP_W 5
+hks_result hks_invert_lane_integers(hks_ctx *ctx, const hks_stored_part *p, const float *v, unsigned lanes,
+                                   uint32_t owned, unsigned l, unsigned slot, uint16_t *cp, int *found)
+{
+	static const int off[LANE_DP_W] = {0, -1, 1, -2, 2};
+	static const uint8_t dist[LANE_DP_W] = {0, 1, 1, 2, 2};
+	*found = 0;
+	unsigned n1 = p->num_control_points, deg = p->degree, n = n1 - 1, top = p->quantization ? 65535u : 255u;
+	if (deg < 1 || deg > 3 || n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || owned < 1 || owned > HKS_INVERT_MAX_FRAMES)
+		return HKS_OK;
+	unsigned S = 1;
+	for (unsigned k = 0; k < deg; k++)
+		S *= LANE_DP_W; /* states: the last deg points' candidates */
+	unsigned hi_div = S / LANE_DP_W; /* weight of the oldest digit */
+	size_t cells = (size_t)n1 * S;
+	uint32_t *cost = (uint32_t *)hks_malloc(ctx, cells * sizeof(uint32_t));
+	uint16_t *back = (uint16_t *)hks_malloc(ctx, cells * sizeof(uint16_t));
+	float *val = (float *)hks_malloc(ctx, (size_t)n1 * LANE_DP_W * sizeof(float));
+	if (!cost || !back || !val) {
+		hks_free(ctx, cost, cells * sizeof(uint32_t));
+		hks_free(ctx, back, cells * sizeof(uint16_t));
+		hks_free(ctx, val, (size_t)n1 * LANE_DP_W * sizeof(float));
+		return hks_fail_nomem(ctx, 0);
+	}
+	const uint32_t NONE = UINT32_MAX;
+	for (unsigned i = 0; i < n1; i++)
+		for (unsigned w = 0; w < LANE_DP_W; w++) {
+			int q = (int)cp[(size_t)i * p->spline_lanes + slot] + off[w];
+			val[(size_t)i * LANE_DP_W + w] = q < 0 || q > (int)top ? NAN
+			                                 : hks_dequantize_scalar(p->quantization, (uint32_t)q, p->min[l], p->max[l]);
+		}
+	float Uf[HKS_INVERT_MAX_POINTS + 4];
+	for (unsigned k = 0; k < n1 + deg + 1; k++)
+		Uf[k] = (float)p->knots[k];
+	/* the first deg points: every candidate combination (no span is complete yet) */
+	for (unsigned st = 0; st < S; st++) {
+		uint32_t c = 0;
+		unsigned x = st;
+		for (unsigned k = 0; k < deg; k++, x /= LANE_DP_W) {
+			unsigned w = x % LANE_DP_W;
+			if (val[(size_t)(deg - 1 - k) * LANE_DP_W + w] != val[(size_t)(deg - 1 - k) * LANE_DP_W + w])
+				c = NONE; /* off the grid */
+			else if (c != NONE)
+				c += dist[w];
+		}
+		cost[(size_t)(deg - 1) * S + st] = c;
+	}
+	uint32_t f = 0;
+	for (unsigned i = deg; i < n1; i++) {
+		/* the owned frames of span i: U[i] <= f < U[i + 1] (the last span also takes f = U[n + 1]) */
+		uint32_t f0 = f, f1 = f;
+		while (f1 < owned && (i == n ? 1 : f1 < p->knots[i + 1]))
+			f1++;
+		f = f1;
+		float N[HKS_INVERT_MAX_FRAMES][4];
+		for (uint32_t g = f0; g < f1; g++)
+			hks_sample_basis(deg, i, (float)g, Uf, N[g - f0]);
+		uint32_t *cur = cost + (size_t)i * S, *prev = cost + (size_t)(i - 1) * S;
+		uint16_t *bk = back + (size_t)i * S;
+		for (unsigned st = 0; st < S; st++)
+			cur[st] = NONE;
+		for (unsigned os = 0; os < S; os++) {
+			if (prev[os] == NONE)
+				continue;
+			float P[4];
+			unsigned x = os;
+			for (unsigned k = 0; k < deg; k++, x /= LANE_DP_W) /* digits: newest last */
+				P[deg - 1 - k] = val[(size_t)(i - 1 - k) * LANE_DP_W + x % LANE_DP_W];
+			for (unsigned w = 0; w < LANE_DP_W; w++) {
+				P[deg] = val[(size_t)i * LANE_DP_W + w];
+				if (P[deg] != P[deg])
+					continue;
+				int ok = 1;
+				for (uint32_t g = f0; g < f1 && ok; g++) {
+					const float *Ng = N[g - f0];
+					float c = Ng[0] * P[0];
+					for (unsigned j = 1; j <= deg; j++)
+						c = c + Ng[j] * P[j];
+					ok = hks_f32_bits(c) == hks_f32_bits(v[(size_t)g * lanes + l]);
+				}
+				if (!ok)
+					continue;
+				unsigned ns = (os % hi_div) * LANE_DP_W + w;
+				uint32_t c = prev[os] + dist[w];
+				if (c < cur[ns]) {
+					cur[ns] = c;
+					bk[ns] = (uint16_t)os;
+				}
+			}
+		}
+	}
+	uint32_t best = NONE;
+	unsigned bs = 0;
+	for (unsigned st = 0; st < S; st++)
+		if (cost[(size_t)n * S + st] < best) {
+			best = cost[(size_t)n * S + st];
+			bs = st;
+		}
+	if (best != NONE) {
+		unsigned st = bs;
+		for (unsigned i = n; i >= deg; i--) { /* the newest digit is point i; back gives the state at i − 1 */
+			cp[(size_t)i * p->spline_lanes + slot] = (uint16_t)((int)cp[(size_t)i * p->spline_lanes + slot] + off[st % LANE_DP_W]);
+			st = back[(size_t)i * S + st];
+		}
+		for (unsigned k = 0; k < deg; k++, st /= LANE_DP_W) { /* the state at point deg − 1: points deg − 1 .. 0 */
+			uint16_t *q = &cp[(size_t)(deg - 1 - k) * p->spline_lanes + slot];
+			*q = (uint16_t)((int)*q + off[st % LANE_DP_W]);
+		}
+		*found = 1;
+	}
+	hks_free(ctx, cost, cells * sizeof(uint32_t));
+	hks_free(ctx, back, cells * sizeof(uint16_t));
+	hks_free(ctx, val, (size_t)n1 * LANE_DP_W * sizeof(float));
+	return HKS_OK;
+}

@@ -8,6 +8,8 @@
 #ifndef HKS_INVERT_H
 #define HKS_INVERT_H
 
+#include "internal.h"
+
 #include <stdint.h>
 
 #define HKS_INVERT_MAX_FRAMES 256
@@ -104,5 +106,19 @@ int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, doub
 /* The same with the span search starting at `from` (at most u's span, e.g. the span of an earlier u):
  * the same span and values, found in fewer steps when u ascends. */
 int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4], int from);
+
+/*
+ * One T/S/F spline lane (degree 1..3, bounds fixed): the integers that reproduce every owned frame bit for
+ * bit, by dynamic programming over the points (docs/RECORD.md "Inversion", lane search). A frame in span s
+ * is the sampler's f32 sum over the points s − p .. s, so with the last p points' integers as the state,
+ * adding a point decides every frame of its span exactly. Each point's candidates are its integer in cp and
+ * the LANE_DP_W − 1 nearest around it (0, −1, +1, −2, +2); of the integer paths that reproduce every frame
+ * the one nearest the solved integers (the fewest and smallest moves) is taken, ties to the earlier
+ * candidate. *found = 1 and cp's lane holds it; cp is unchanged when no path exists.
+ * p: one T/S/F spline part (knots, degree, quantization, bounds, spline_lanes); v[f·lanes + l] the frames;
+ * slot: lane l's index among the spline lanes (cp[i·spline_lanes + slot] is point i's integer).
+ */
+hks_result hks_invert_lane_integers(hks_ctx *ctx, const hks_stored_part *p, const float *v, unsigned lanes,
+                                   uint32_t owned, unsigned l, unsigned slot, uint16_t *cp, int *found);
 
 #endif

@@ -1135,61 +1135,6 @@ static hks_result rotation_candidate(predictor *pr, hks_arena *arena, uint32_t f
 	return HKS_OK;
 }
 
-/* Lane l's frames the candidate misses (bad from verify_part_frames). */
-static unsigned lane_misses(const uint8_t *bad, uint32_t owned, unsigned l)
-{
-	unsigned n = 0;
-	for (uint32_t f = 0; f < owned; f++)
-		n += (bad[f] >> l) & 1u;
-	return n;
-}
-
-/*
- * Degree 3, one T/S/F lane that almost verifies: its integers nudged by ±1, ±2 where frames still miss,
- * a change kept when fewer frames miss, at most 3 passes (docs/RECORD.md "Inversion", integer search).
- * The solved points of an ill-conditioned span round to integers a few steps off the stored ones, and
- * the frames (f32, one grid step of a 16-bit lane about an ulp of the value) still tell them apart.
- * 1 when the lane verifies; cp holds the integers tried last.
- */
-static int lane_integer_search(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t flags,
-                               const float *v, unsigned lanes, uint32_t nf, uint32_t owned, unsigned l, unsigned slot,
-                               uint16_t *cp, uint8_t *bad, unsigned misses)
-{
-	static const int delta[4] = {1, -1, 2, -2};
-	unsigned n1 = p->num_control_points, deg = p->degree, top = p->quantization ? 65535u : 255u;
-	uint8_t trial[HKS_INVERT_MAX_FRAMES];
-	for (unsigned pass = 0; pass < 3 && misses; pass++) {
-		int improved = 0;
-		for (unsigned i = 0; i < n1 && misses; i++) {
-			unsigned f0 = p->knots[i], f1 = p->knots[i + deg + 1], seen = 0;
-			for (unsigned f = f0; f <= f1 && f < owned; f++)
-				seen |= (bad[f] >> l) & 1u;
-			if (!seen)
-				continue;
-			uint16_t *q = &cp[(size_t)i * p->spline_lanes + slot], was = *q;
-			for (unsigned d = 0; d < 4; d++) {
-				int x = (int)was + delta[d];
-				if (x < 0 || x > (int)top)
-					continue;
-				*q = (uint16_t)x;
-				memset(trial, 0, owned);
-				(void)verify_part_frames(base, kind, p, flags, v, lanes, nf, owned, trial);
-				unsigned m = lane_misses(trial, owned, l);
-				if (m < misses) {
-					misses = m;
-					memcpy(bad, trial, owned);
-					improved = 1;
-					break;
-				}
-				*q = was;
-			}
-		}
-		if (!improved)
-			break;
-	}
-	return misses == 0;
-}
-
 /* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
 static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint32_t u, hks_stored_part *out,
                               uint8_t *mbyte, int *ok)
@@ -1422,8 +1367,6 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			unsigned nbases = bhi[l] > blo[l] && bases[1] != bhi[l] ? 2 : 1;
 			float big = fabsf(blo[l]) > fabsf(bhi[l]) ? fabsf(blo[l]) : fabsf(bhi[l]);
 			float near_tol = 4.0f * (hks_invert_ulp_step(big, 1) - big); /* NaN / inf: no test */
-			unsigned best_misses = UINT32_MAX;
-			float best_lo = blo[l], best_hi = bhi[l];
 			for (unsigned bi = 0; bi < nbases && !found; bi++)
 				for (unsigned a = 0; a < 5 && !found; a++)
 					for (unsigned z = 0; z < 7 && !found; z++) {
@@ -1456,39 +1399,19 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 						}
 						if (!shown)
 							continue;
-						unsigned res;
-						if (deg == 3) { /* the candidate missing fewest frames: the integer search's start */
-							uint8_t bad[HKS_INVERT_MAX_FRAMES];
-							memset(bad, 0, owned);
-							res = verify_part_frames(pr->base, kind, &p, flags, v, lanes, nf, owned, bad);
-							unsigned m = lane_misses(bad, owned, l);
-							if (m < best_misses) {
-								best_misses = m;
-								best_lo = lo;
-								best_hi = hi;
-							}
-						} else {
-							res = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned);
+						unsigned res = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned);
+						if (!(res & (1u << l)) && deg == 3) {
+							/* the integers that give every frame on these bounds, when there are any */
+							int dp = 0;
+							HKS_TRY(hks_invert_lane_integers(pr->ctx, &p, v, lanes, owned, l, slot, cp, &dp));
+							if (dp)
+								res = verify_part_frames(pr->base, kind, &p, flags, v, lanes, nf, owned, NULL);
 						}
 						if (res & (1u << l)) {
 							found = 1;
 							good |= 1u << l;
 						}
 					}
-			if (!found && deg == 3 && best_misses <= owned / 4) {
-				p.min[l] = best_lo;
-				p.max[l] = best_hi;
-				for (unsigned i = 0; i < n1; i++)
-					cp[(size_t)i * p.spline_lanes + slot] = best_q(p.quantization, P[i][l], best_lo, best_hi);
-				uint8_t bad[HKS_INVERT_MAX_FRAMES];
-				memset(bad, 0, owned);
-				(void)verify_part_frames(pr->base, kind, &p, flags, v, lanes, nf, owned, bad);
-				if (lane_integer_search(pr->base, kind, &p, flags, v, lanes, nf, owned, l, slot, cp, bad,
-				                        lane_misses(bad, owned, l))) {
-					found = 1;
-					good |= 1u << l;
-				}
-			}
 			failed = !found;
 		}
 		if (failed || good != all)
