@@ -560,6 +560,38 @@ hks_result hks_invert_lane_integers(hks_ctx *ctx, const hks_stored_part *p, cons
 	unsigned n1 = p->num_control_points, deg = p->degree, n = n1 - 1, top = p->quantization ? 65535u : 255u;
 	if (deg < 1 || deg > 3 || n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || owned < 1 || owned > HKS_INVERT_MAX_FRAMES)
 		return HKS_OK;
+	float Uf[HKS_INVERT_MAX_POINTS + 4];
+	for (unsigned k = 0; k < n1 + deg + 1; k++)
+		Uf[k] = (float)p->knots[k];
+	/* A point the frames show (all deg copies of its knot at one owned frame, where its basis is the only
+	 * non-zero one) gives that frame by itself: with none of its candidates it does, no path exists. Most
+	 * wrong bounds end here, before anything is allocated. */
+	for (unsigned i = 0, s = deg; i < n1; i++) {
+		uint32_t f = p->knots[i + 1];
+		if (p->knots[i + deg] != f || f >= owned)
+			continue;
+		while (s < n && f >= p->knots[s + 1])
+			s++;
+		float want = v[(size_t)f * lanes + l], N[4];
+		if (i > s || i + deg < s || want == 0.0f || !isfinite(want))
+			continue;
+		hks_sample_basis(deg, s, (float)f, Uf, N);
+		unsigned k = i + deg - s;
+		int only = 1;
+		for (unsigned j = 0; j <= deg; j++)
+			only &= j == k || N[j] == 0.0f;
+		if (!only)
+			continue;
+		int any = 0;
+		for (unsigned w = 0; w < LANE_DP_W && !any; w++) {
+			int q = (int)cp[(size_t)i * p->spline_lanes + slot] + off[w];
+			any = q >= 0 && q <= (int)top &&
+			      hks_f32_bits(N[k] * hks_dequantize_scalar(p->quantization, (uint32_t)q, p->min[l], p->max[l])) ==
+			          hks_f32_bits(want);
+		}
+		if (!any)
+			return HKS_OK;
+	}
 	unsigned S = 1;
 	for (unsigned k = 0; k < deg; k++)
 		S *= LANE_DP_W; /* states: the last deg points' candidates */
@@ -581,9 +613,6 @@ hks_result hks_invert_lane_integers(hks_ctx *ctx, const hks_stored_part *p, cons
 			val[(size_t)i * LANE_DP_W + w] = q < 0 || q > (int)top ? NAN
 			                                 : hks_dequantize_scalar(p->quantization, (uint32_t)q, p->min[l], p->max[l]);
 		}
-	float Uf[HKS_INVERT_MAX_POINTS + 4];
-	for (unsigned k = 0; k < n1 + deg + 1; k++)
-		Uf[k] = (float)p->knots[k];
 	/* the first deg points: every candidate combination (no span is complete yet) */
 	for (unsigned st = 0; st < S; st++) {
 		uint32_t c = 0;
