@@ -35,6 +35,7 @@ typedef struct check_counts {
 	 * control points (docs/RECORD.md "Invisible control points") */
 	uint64_t inverted_ambiguity[HKS_DIFF_COUNT];
 	uint64_t hidden_points, hidden_point_parts, hidden_point_parts_exact;
+	uint64_t hidden_point_free_animations; /* animations none of whose spline parts has an invisible point */
 	double reencode_seconds;   /* --reencode: time in hks_recompress (summed over threads) */
 } check_counts;
 
@@ -198,6 +199,7 @@ static void reencode_animation(file_result *fr, const hks_file *file, uint32_t i
 	c->hidden_points += rep.hidden_points;
 	c->hidden_point_parts += rep.hidden_point_parts;
 	c->hidden_point_parts_exact += rep.hidden_point_parts_exact;
+	c->hidden_point_free_animations += rep.hidden_point_parts == 0;
 	for (int k = 0; k < 4; k++) {
 		c->reencode_spline_parts += rep.spline_parts[k];
 		c->reencode_spline_parts_exact += rep.spline_parts_exact[k];
@@ -369,6 +371,7 @@ static void add_counts(check_counts *a, const check_counts *b)
 	a->hidden_points += b->hidden_points;
 	a->hidden_point_parts += b->hidden_point_parts;
 	a->hidden_point_parts_exact += b->hidden_point_parts_exact;
+	a->hidden_point_free_animations += b->hidden_point_free_animations;
 	a->reencode_seconds += b->reencode_seconds;
 }
 
@@ -436,6 +439,8 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 		cli_json_uint(j, c->hidden_point_parts);
 		cli_json_key(j, "hidden_point_parts_exact");
 		cli_json_uint(j, c->hidden_point_parts_exact);
+		cli_json_key(j, "hidden_point_free_animations");
+		cli_json_uint(j, c->hidden_point_free_animations);
 		char secs[32];
 		snprintf(secs, sizeof(secs), "%.3f", c->reencode_seconds);
 		cli_json_key(j, "reencode_seconds");
