@@ -218,6 +218,46 @@ static void test_check_folder(void **state)
 	free(out);
 }
 
+/* check --reencode's keys (docs/CLI.md, the contract of issue 19's measurements), overall and per SDK, and
+ * the relations between them: every record reproduces its animation; invisible control points bound the
+ * parts and animations a record-free re-compression can reach. */
+static void assert_reencode_keys(const json_t *o)
+{
+	long long anims = get_int(o, "animations"), parts = get_int(o, "reencode_spline_parts");
+	long long exact_parts = get_int(o, "reencode_spline_parts_exact");
+	assert_int_equal(get_int(o, "record_exact"), anims);
+	assert_true(get_int(o, "reencode_exact") <= anims);
+	assert_true(exact_parts <= parts);
+	assert_true(get_int(o, "record_bytes") > 0 && get_int(o, "data_bytes") > 0);
+	assert_true(get_int(o, "inverted_parts") >= 0);
+	assert_true(get_int(o, "hidden_point_parts") <= parts);
+	assert_true(get_int(o, "hidden_points") >= get_int(o, "hidden_point_parts"));
+	assert_true(get_int(o, "hidden_point_parts_exact") <= exact_parts);
+	assert_true(get_int(o, "hidden_point_free_animations") <= anims);
+	assert_true(json_is_object(js.object_get(o, "reencode_first_diff")));
+	json_t *amb = js.object_get(o, "inverted_ambiguity");
+	assert_true(json_is_object(amb));
+	assert_true(get_int(amb, "bound") >= 0 && get_int(amb, "control point") >= 0 && get_int(amb, "mask") >= 0);
+	json_t *secs = js.object_get(o, "reencode_seconds");
+	assert_true(json_is_number(secs) && js.number_value(secs) >= 0.0);
+}
+
+static void test_check_reencode(void **state)
+{
+	(void)state;
+	char cmd[4096], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "'%s' check --reencode --json --no-progress '%s'", cli, path_in("tree/sub/sample.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	json_t *root = parse_one_object(out);
+	assert_int_equal(get_int(root, "animations"), 1);
+	assert_reencode_keys(root);
+	json_t *sdk = js.object_get(js.object_get(root, "by_sdk"), "hk_2010.2.0-r1");
+	assert_non_null(sdk);
+	assert_reencode_keys(sdk);
+	js.delete_(root);
+	free(out);
+}
+
 /* The same output for every -j; a mixed set fails as a whole (exit 1). */
 static void test_check_deterministic(void **state)
 {
@@ -752,6 +792,7 @@ int main(void)
 	    cmocka_unit_test(test_check_junk),
 	    cmocka_unit_test(test_check_folder),
 	    cmocka_unit_test(test_check_deterministic),
+	    cmocka_unit_test(test_check_reencode),
 	    cmocka_unit_test(test_check_usage),
 	    cmocka_unit_test(test_info_json),
 	    cmocka_unit_test(test_encode_json_source),
