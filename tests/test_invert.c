@@ -409,6 +409,37 @@ static void run_end_to_end(const uint8_t *ka, unsigned nka, const uint8_t *kb, u
 	hks_packed_spline_free(packed);
 }
 
+/* Triple knots reduced: knots3_sep's frames (a single knot at 6, a double at 11, a triple at 15, ...) with
+ * its single knot at 6 and its double knot at 25 written as triple knots come back as knots3_sep (the
+ * frames fit with one and two copies there); its triple knots at 15 and 33 stay (a kink the frames show) */
+static void test_reduce_knots3(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	double P[32];
+	float v[N * 2];
+	const unsigned n1 = sizeof(knots3_sep) - 4;
+	lanes3(knots3_sep, n1, P, v, N);
+	const uint8_t active[2] = {1, 1};
+	static const uint8_t tripled[] = {0, 0, 0, 0, 6, 6, 6, 11, 11, 15, 15, 15, 18, 22, 25, 25, 25, 28, 33, 33, 33, 39, 39, 39, 39};
+	uint8_t knots[HKS_INVERT_MAX_POINTS + 4];
+	memcpy(knots, tripled, sizeof(tripled));
+	unsigned n = sizeof(tripled) - 4;
+	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, knots, &n), 2u);
+	assert_int_equal(n, n1);
+	assert_memory_equal(knots, knots3_sep, sizeof(knots3_sep));
+	/* nothing left to reduce: unchanged, 0 */
+	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, knots, &n), 0u);
+	assert_int_equal(n, n1);
+	assert_memory_equal(knots, knots3_sep, sizeof(knots3_sep));
+	/* a knot vector that does not belong to the block (a knot past its last frame) is refused */
+	uint8_t wrong[sizeof(tripled)];
+	memcpy(wrong, tripled, sizeof(tripled));
+	wrong[5] = 45;
+	n = sizeof(tripled) - 4;
+	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, wrong, &n), 0u);
+}
+
 /* The frames of one lane as the sampler evaluates them: f32 basis, N0·P0 + N1·P1 + ... in order. */
 static void sample_lane(const uint8_t *U, unsigned n1, unsigned deg, const uint16_t *q, unsigned quant, float lo,
                         float hi, uint32_t nf, float *v)
@@ -563,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_knots1),
 		cmocka_unit_test(test_refine_knots1),
 		cmocka_unit_test(test_knots3),
+		cmocka_unit_test(test_reduce_knots3),
 		cmocka_unit_test(test_lane_integers),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end3),

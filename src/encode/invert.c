@@ -548,6 +548,63 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 	return n - 4;
 }
 
+unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
+                                  float ulps, uint8_t *knots, unsigned *n1)
+{
+	if (nf < 4 || nf > HKS_INVERT_MAX_FRAMES || nfit < 2 || nfit > nf || lanes > 4 || *n1 < 4 ||
+	    *n1 > HKS_INVERT_MAX_POINTS)
+		return 0;
+	static knots3_state zero_state;
+	knots3_state st = zero_state;
+	st.v = v;
+	st.nf = nf;
+	st.nfit = nfit;
+	st.lanes = lanes;
+	st.active = active;
+	for (unsigned l = 0; l < lanes; l++)
+		st.thr[l] = lane_thr(v, nfit, lanes, l, ulps);
+	for (unsigned k = 4; k < *n1; k++) { /* the interior knots */
+		if (knots[k] == 0 || knots[k] >= nf - 1)
+			return 0;
+		st.mult[knots[k]]++;
+	}
+	/* each triple knot in turn (left to right) takes the fewest copies with which the frames from the
+	 * C0 point before it to the C0 point after it still fit */
+	unsigned reduced = 0;
+	uint32_t L = 0;
+	for (uint32_t f = 1; f + 1 < nf; f++) {
+		if (st.mult[f] != 3)
+			continue;
+		uint32_t R = f + 1;
+		while (R < nf - 1 && st.mult[R] != 3)
+			R++;
+		int kept = 0;
+		for (uint8_t m = 1; m < 3 && !kept; m++) {
+			st.mult[f] = m;
+			st.L = L;
+			kept = knots3_fits(&st, R);
+		}
+		if (kept) {
+			reduced++;
+		} else {
+			st.mult[f] = 3;
+			L = f;
+		}
+	}
+	if (!reduced)
+		return 0;
+	unsigned n = 0;
+	for (unsigned c = 0; c < 4; c++)
+		knots[n++] = 0;
+	for (uint32_t j = 1; j + 1 < nf; j++)
+		for (unsigned c = 0; c < st.mult[j]; c++)
+			knots[n++] = (uint8_t)j;
+	for (unsigned c = 0; c < 4; c++)
+		knots[n++] = (uint8_t)(nf - 1);
+	*n1 = n - 4;
+	return reduced;
+}
+
 /* ---- lane integers (docs/RECORD.md "Inversion", lane search) ---------- */
 
 #define LANE_DP_W 5

@@ -108,6 +108,17 @@ int hks_invert_basis(const uint8_t *U, unsigned n1, unsigned deg, double u, doub
 int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u, double N[4], int from);
 
 /*
+ * A degree-3 knot vector (knots, *n1 points, as hks_invert_knots3 gives it) with fewer copies where the
+ * frames allow: each triple knot in turn (left to right) takes 1, then 2 copies when the frames from the
+ * C0 point before it to the C0 point after it still fit within `ulps` (the knot search's fit test).
+ * The search extends each segment as far as it can, so it puts a triple knot where Havok often has one
+ * or two copies followed by another knot a frame or two later (docs/RECORD.md "Inversion", reduction).
+ * Returns the number of knots reduced (knots / *n1 updated; 0: unchanged).
+ */
+unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
+                                  float ulps, uint8_t *knots, unsigned *n1);
+
+/*
  * One T/S/F spline lane (degree 1..3, bounds fixed): the integers that reproduce every owned frame bit for
  * bit, by dynamic programming over the points (docs/RECORD.md "Inversion", lane search). A frame in span s
  * is the sampler's f32 sum over the points s − p .. s, so with the last p points' integers as the state,

@@ -1063,8 +1063,9 @@ typedef struct inv_stats {
 typedef struct inv_try {
 	unsigned degree;
 	float ulps;
+	unsigned reduce; /* degree 3: the first degree-3 try's knots with triple knots reduced (hks_invert_reduce_knots3) */
 } inv_try;
-static const inv_try inv_tries[] = {{1, 8.0f}, {1, 32.0f}, {1, 128.0f}, {3, 4.0f}, {3, 16.0f}};
+static const inv_try inv_tries[] = {{1, 8.0f, 0}, {1, 32.0f, 0}, {1, 128.0f, 0}, {3, 4.0f, 0}, {3, 16.0f, 0}, {3, 4.0f, 1}};
 #define INV_TRIES (sizeof(inv_tries) / sizeof(inv_tries[0]))
 #define INV_REFINE_MAX 16u /* rounds of degree-1 knot refinement (hks_invert_refine_knots1) */
 
@@ -1211,12 +1212,24 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		double (*P3)[4] = (double (*)[4])hks_arena_array(arena, HKS_INVERT_MAX_POINTS, sizeof(double[4]));
 		if (!P3)
 			return hks_fail_nomem(pr->ctx, 0);
+		uint8_t first3[HKS_INVERT_MAX_POINTS + 4];
+		unsigned first3_n = 0;
 		for (unsigned t = 0; t < INV_TRIES; t++) {
 			unsigned deg = inv_tries[t].degree, n1;
-			if (deg == 1)
+			if (deg == 1) {
 				n1 = hks_invert_knots1(v, nf, owned, 4, active, inv_tries[t].ulps, edge, knots);
-			else
+			} else if (inv_tries[t].reduce) {
+				n1 = first3_n;
+				memcpy(knots, first3, n1 + 4);
+				if (n1 < 4 || !hks_invert_reduce_knots3(v, nf, owned, 4, active, inv_tries[t].ulps, knots, &n1))
+					continue;
+			} else {
 				n1 = hks_invert_knots3(v, nf, owned, 4, active, inv_tries[t].ulps, knots);
+				if (!first3_n && n1 >= 4) {
+					first3_n = n1;
+					memcpy(first3, knots, n1 + 4);
+				}
+			}
 			if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 				continue;
 			prev_n = n1;
@@ -1302,12 +1315,24 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 	if (!cp || !P3)
 		return hks_fail_nomem(pr->ctx, 0);
 	unsigned all = (1u << lanes) - 1;
+	uint8_t first3[HKS_INVERT_MAX_POINTS + 4];
+	unsigned first3_n = 0;
 	for (unsigned t = 0; t < INV_TRIES; t++) {
 		unsigned deg = inv_tries[t].degree, n1;
-		if (deg == 1)
+		if (deg == 1) {
 			n1 = hks_invert_knots1(v, nf, owned, lanes, active, inv_tries[t].ulps, edge, knots);
-		else
+		} else if (inv_tries[t].reduce) {
+			n1 = first3_n;
+			memcpy(knots, first3, n1 + 4);
+			if (n1 < 4 || !hks_invert_reduce_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots, &n1))
+				continue;
+		} else {
 			n1 = hks_invert_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots);
+			if (!first3_n && n1 >= 4) {
+				first3_n = n1;
+				memcpy(first3, knots, n1 + 4);
+			}
+		}
 		if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 			continue;
 		prev_n = n1;
