@@ -470,20 +470,41 @@ static uint32_t knots3_extend(const knots3_state *st, uint32_t j0)
 	return knots3_extend_from(st, j0, 0);
 }
 
+static void knots3_init(knots3_state *st, const float *v, uint32_t nf, uint32_t nfit, unsigned lanes,
+                        const uint8_t *active, float ulps)
+{
+	memset(st, 0, sizeof(*st));
+	st->v = v;
+	st->nf = nf;
+	st->nfit = nfit;
+	st->lanes = lanes;
+	st->active = active;
+	for (unsigned l = 0; l < lanes; l++)
+		st->thr[l] = lane_thr(v, nfit, lanes, l, ulps);
+}
+
+/* The clamped knot bytes of st's multiplicities (0 x4, each interior frame mult times, nf − 1 x4); returns
+ * the control point count. */
+static unsigned knots3_write(const knots3_state *st, uint8_t *knots)
+{
+	unsigned n = 0;
+	for (unsigned c = 0; c < 4; c++)
+		knots[n++] = 0;
+	for (uint32_t j = 1; j + 1 < st->nf; j++)
+		for (unsigned c = 0; c < st->mult[j]; c++)
+			knots[n++] = (uint8_t)j;
+	for (unsigned c = 0; c < 4; c++)
+		knots[n++] = (uint8_t)(st->nf - 1);
+	return n - 4;
+}
+
 unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
                            float ulps, uint8_t *knots)
 {
 	if (nf < 4 || nf > HKS_INVERT_MAX_FRAMES || nfit < 2 || nfit > nf || lanes > 4)
 		return 0;
-	static knots3_state zero_state;
-	knots3_state st = zero_state;
-	st.v = v;
-	st.nf = nf;
-	st.nfit = nfit;
-	st.lanes = lanes;
-	st.active = active;
-	for (unsigned l = 0; l < lanes; l++)
-		st.thr[l] = lane_thr(v, nfit, lanes, l, ulps);
+	knots3_state st;
+	knots3_init(&st, v, nf, nfit, lanes, active, ulps);
 	/* Segments: from the last knot K, the curve extends without a knot to the last frame J that still fits;
 	 * the next knot sits at J, J − 1 or J − 2 with the multiplicity that then extends furthest (fewest
 	 * copies among equals, then the latest position). */
@@ -537,15 +558,7 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 			have_next = 1;
 		}
 	}
-	unsigned n = 0;
-	for (unsigned c = 0; c < 4; c++)
-		knots[n++] = 0;
-	for (uint32_t j = 1; j + 1 < nf; j++)
-		for (unsigned c = 0; c < st.mult[j]; c++)
-			knots[n++] = (uint8_t)j;
-	for (unsigned c = 0; c < 4; c++)
-		knots[n++] = (uint8_t)(nf - 1);
-	return n - 4;
+	return knots3_write(&st, knots);
 }
 
 unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
@@ -554,15 +567,8 @@ unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, un
 	if (nf < 4 || nf > HKS_INVERT_MAX_FRAMES || nfit < 2 || nfit > nf || lanes > 4 || *n1 < 4 ||
 	    *n1 > HKS_INVERT_MAX_POINTS)
 		return 0;
-	static knots3_state zero_state;
-	knots3_state st = zero_state;
-	st.v = v;
-	st.nf = nf;
-	st.nfit = nfit;
-	st.lanes = lanes;
-	st.active = active;
-	for (unsigned l = 0; l < lanes; l++)
-		st.thr[l] = lane_thr(v, nfit, lanes, l, ulps);
+	knots3_state st;
+	knots3_init(&st, v, nf, nfit, lanes, active, ulps);
 	for (unsigned k = 4; k < *n1; k++) { /* the interior knots */
 		if (knots[k] == 0 || knots[k] >= nf - 1)
 			return 0;
@@ -593,15 +599,7 @@ unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, un
 	}
 	if (!reduced)
 		return 0;
-	unsigned n = 0;
-	for (unsigned c = 0; c < 4; c++)
-		knots[n++] = 0;
-	for (uint32_t j = 1; j + 1 < nf; j++)
-		for (unsigned c = 0; c < st.mult[j]; c++)
-			knots[n++] = (uint8_t)j;
-	for (unsigned c = 0; c < 4; c++)
-		knots[n++] = (uint8_t)(nf - 1);
-	*n1 = n - 4;
+	*n1 = knots3_write(&st, knots);
 	return reduced;
 }
 

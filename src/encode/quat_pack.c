@@ -113,6 +113,17 @@ static uint32_t put_threecomp24(unsigned k, unsigned sign, const int16_t c[3], u
 	return 3;
 }
 
+/* The ThreeComp field writer of `selector` (40, 48, else 24). */
+static void put_threecomp(unsigned selector, unsigned k, unsigned sign, const int16_t c[3], uint8_t *out)
+{
+	if (selector == HKS_ROT_THREECOMP40)
+		put_threecomp40(k, sign, c, out);
+	else if (selector == HKS_ROT_THREECOMP48)
+		put_threecomp48(k, sign, c, out);
+	else
+		put_threecomp24(k, sign, c, out);
+}
+
 static uint32_t pack_threecomp40(const float q[4], uint8_t *out)
 {
 	unsigned sign;
@@ -285,12 +296,7 @@ int hks_repack_quaternion_exact(unsigned selector, const float target[4], uint8_
 		if (!on_grid)
 			continue;
 		unsigned sign = hks_f32_bits(target[k]) >> 31; /* the unpacker gives the dropped one this sign bit */
-		if (selector == HKS_ROT_THREECOMP40)
-			put_threecomp40(k, sign, c, b);
-		else if (selector == HKS_ROT_THREECOMP48)
-			put_threecomp48(k, sign, c, b);
-		else
-			put_threecomp24(k, sign, c, b);
+		put_threecomp(selector, k, sign, c, b);
 		hks_unpack_quaternion(selector, b, back);
 		int same = 1;
 		for (int i = 0; i < 4; i++)
@@ -351,11 +357,6 @@ int hks_threecomp_join(unsigned selector, unsigned k, unsigned sign, const uint1
 			return 0;
 		s[i] = (int16_t)c[i];
 	}
-	if (selector == HKS_ROT_THREECOMP40)
-		put_threecomp40(k, sign, s, out);
-	else if (selector == HKS_ROT_THREECOMP48)
-		put_threecomp48(k, sign, s, out);
-	else
-		put_threecomp24(k, sign, s, out);
+	put_threecomp(selector, k, sign, s, out);
 	return 1;
 }

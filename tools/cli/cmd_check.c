@@ -380,6 +380,18 @@ static int compare_sdk(const void *a, const void *b)
 	return strcmp(((const sdk_entry *)a)->key, ((const sdk_entry *)b)->key);
 }
 
+/* `key`: {category name: count} over the first-difference categories (docs/CLI.md) */
+static void json_by_category(cli_json *j, const char *key, const uint64_t counts[HKS_DIFF_COUNT])
+{
+	cli_json_key(j, key);
+	cli_json_begin_object(j);
+	for (int k = 1; k < HKS_DIFF_COUNT; k++) {
+		cli_json_key(j, hks_diff_category_name((hks_diff_category)k));
+		cli_json_uint(j, counts[k]);
+	}
+	cli_json_end_object(j);
+}
+
 static void json_counts(cli_json *j, const check_counts *c, const check_job *job)
 {
 	cli_json_key(j, "files");
@@ -411,13 +423,7 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 		cli_json_uint(j, c->reencode_spline_parts);
 		cli_json_key(j, "reencode_spline_parts_exact");
 		cli_json_uint(j, c->reencode_spline_parts_exact);
-		cli_json_key(j, "reencode_first_diff");
-		cli_json_begin_object(j);
-		for (int k = 1; k < HKS_DIFF_COUNT; k++) {
-			cli_json_key(j, hks_diff_category_name((hks_diff_category)k));
-			cli_json_uint(j, c->reencode_first_diff[k]);
-		}
-		cli_json_end_object(j);
+		json_by_category(j, "reencode_first_diff", c->reencode_first_diff);
 		cli_json_key(j, "record_exact");
 		cli_json_uint(j, c->record_exact);
 		cli_json_key(j, "record_bytes");
@@ -426,21 +432,15 @@ static void json_counts(cli_json *j, const check_counts *c, const check_job *job
 		cli_json_uint(j, c->data_bytes);
 		cli_json_key(j, "inverted_parts");
 		cli_json_uint(j, c->inverted_parts);
-		cli_json_key(j, "inverted_ambiguity");
-		cli_json_begin_object(j);
-		for (int k = 1; k < HKS_DIFF_COUNT; k++) {
-			cli_json_key(j, hks_diff_category_name((hks_diff_category)k));
-			cli_json_uint(j, c->inverted_ambiguity[k]);
+		json_by_category(j, "inverted_ambiguity", c->inverted_ambiguity);
+		static const char *const hidden_keys[4] = {"hidden_points", "hidden_point_parts", "hidden_point_parts_exact",
+		                                           "hidden_point_free_animations"};
+		const uint64_t hidden[4] = {c->hidden_points, c->hidden_point_parts, c->hidden_point_parts_exact,
+		                            c->hidden_point_free_animations};
+		for (int k = 0; k < 4; k++) {
+			cli_json_key(j, hidden_keys[k]);
+			cli_json_uint(j, hidden[k]);
 		}
-		cli_json_end_object(j);
-		cli_json_key(j, "hidden_points");
-		cli_json_uint(j, c->hidden_points);
-		cli_json_key(j, "hidden_point_parts");
-		cli_json_uint(j, c->hidden_point_parts);
-		cli_json_key(j, "hidden_point_parts_exact");
-		cli_json_uint(j, c->hidden_point_parts_exact);
-		cli_json_key(j, "hidden_point_free_animations");
-		cli_json_uint(j, c->hidden_point_free_animations);
 		char secs[32];
 		snprintf(secs, sizeof(secs), "%.3f", c->reencode_seconds);
 		cli_json_key(j, "reencode_seconds");
