@@ -534,13 +534,15 @@ static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *can
 	return HKS_OK;
 }
 
-/* A REFIT entry's correction of the refitted form (same length as the original, the same prefix of plen
- * bytes): point residuals where the part has slots, XOR runs over the whole form otherwise. */
+/* A REFIT entry's correction of the refitted form (same length as the original, and the same prefix of
+ * plen bytes: refit_canon copies it): point residuals where the part has slots, XOR runs over the whole
+ * form otherwise; control_apply decides the same way from the same prefix. (Were the prefixes ever to
+ * differ, the record's verification would find the data not reproduced and store it whole.) */
 static hks_result control_encode(hks_bytebuf *out, unsigned kind, const uint8_t *refit, const uint8_t *orig,
                                  size_t size, size_t plen)
 {
 	point_layout L;
-	if (point_layout_of(kind, orig, plen, size, &L) && memcmp(refit, orig, plen) == 0)
+	if (point_layout_of(kind, refit, plen, size, &L))
 		return points_encode(out, &L, refit, orig);
 	return diff_encode(out, refit, orig, size);
 }
