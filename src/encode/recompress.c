@@ -1138,6 +1138,30 @@ static hks_result rotation_candidate(predictor *pr, hks_arena *arena, uint32_t f
 	return HKS_OK;
 }
 
+/* The knot vector of try t (inv_tries) for the unit's frames v: the control point count, 0 when the try
+ * gives none. first3 / *first3_n keep the first degree-3 vector, which the reduction try starts from. */
+static unsigned try_knots(unsigned t, const float *v, uint32_t nf, uint32_t owned, unsigned lanes,
+                          const uint8_t *active, const float *edge, uint8_t *knots, uint8_t *first3,
+                          unsigned *first3_n)
+{
+	unsigned n1;
+	if (inv_tries[t].degree == 1)
+		return hks_invert_knots1(v, nf, owned, lanes, active, inv_tries[t].ulps, edge, knots);
+	if (inv_tries[t].reduce) {
+		n1 = *first3_n;
+		if (n1 < 4)
+			return 0;
+		memcpy(knots, first3, n1 + 4);
+		return hks_invert_reduce_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots, &n1) ? n1 : 0;
+	}
+	n1 = hks_invert_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots);
+	if (!*first3_n && n1 >= 4) {
+		*first3_n = n1;
+		memcpy(first3, knots, n1 + 4);
+	}
+	return n1;
+}
+
 /* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
 static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint32_t u, hks_stored_part *out,
                               uint8_t *mbyte, int *ok)
@@ -1217,21 +1241,8 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		uint8_t first3[HKS_INVERT_MAX_POINTS + 4];
 		unsigned first3_n = 0;
 		for (unsigned t = 0; t < INV_TRIES; t++) {
-			unsigned deg = inv_tries[t].degree, n1;
-			if (deg == 1) {
-				n1 = hks_invert_knots1(v, nf, owned, 4, active, inv_tries[t].ulps, edge, knots);
-			} else if (inv_tries[t].reduce) {
-				n1 = first3_n;
-				memcpy(knots, first3, n1 + 4);
-				if (n1 < 4 || !hks_invert_reduce_knots3(v, nf, owned, 4, active, inv_tries[t].ulps, knots, &n1))
-					continue;
-			} else {
-				n1 = hks_invert_knots3(v, nf, owned, 4, active, inv_tries[t].ulps, knots);
-				if (!first3_n && n1 >= 4) {
-					first3_n = n1;
-					memcpy(first3, knots, n1 + 4);
-				}
-			}
+			unsigned deg = inv_tries[t].degree;
+			unsigned n1 = try_knots(t, v, nf, owned, 4, active, edge, knots, first3, &first3_n);
 			if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 				continue;
 			prev_n = n1;
@@ -1322,21 +1333,8 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 	uint8_t first3[HKS_INVERT_MAX_POINTS + 4];
 	unsigned first3_n = 0;
 	for (unsigned t = 0; t < INV_TRIES; t++) {
-		unsigned deg = inv_tries[t].degree, n1;
-		if (deg == 1) {
-			n1 = hks_invert_knots1(v, nf, owned, lanes, active, inv_tries[t].ulps, edge, knots);
-		} else if (inv_tries[t].reduce) {
-			n1 = first3_n;
-			memcpy(knots, first3, n1 + 4);
-			if (n1 < 4 || !hks_invert_reduce_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots, &n1))
-				continue;
-		} else {
-			n1 = hks_invert_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots);
-			if (!first3_n && n1 >= 4) {
-				first3_n = n1;
-				memcpy(first3, knots, n1 + 4);
-			}
-		}
+		unsigned deg = inv_tries[t].degree;
+		unsigned n1 = try_knots(t, v, nf, owned, lanes, active, edge, knots, first3, &first3_n);
 		if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 			continue;
 		prev_n = n1;
