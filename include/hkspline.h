@@ -1308,14 +1308,15 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * Exact re-compression (ENCODER.md §13, docs/RECORD.md): the encoder run on
  * an animation's decoded frames is the predictor; a reconstruction record
  * holds only what the prediction got wrong, per (block, track, part), each
- * entry keyed by a hash of that part's decoded frames. Applying the record
- * to the same frames gives the original data, blockOffsets and
- * floatBlockOffsets byte for byte; applied to edited frames, every part whose
- * frames still hash the same gets its original bytes, the others are fitted
- * afresh.
+ * entry keyed by a hash of that part's decoded frames (a check byte, when the
+ * part it rebuilds must also decode to the frames: docs/RECORD.md "Hash").
+ * Applying the record to the same frames gives the original data,
+ * blockOffsets and floatBlockOffsets byte for byte; applied to edited frames,
+ * every part whose frames are unchanged gets its original bytes, the others
+ * are fitted afresh.
  */
-#define HKS_RECORD_VERSION 7
-#define HKS_RECORD_VERSION_MIN 7 /* the oldest record version this build reads (docs/RECORD.md) */
+#define HKS_RECORD_VERSION 8
+#define HKS_RECORD_VERSION_MIN 8 /* the oldest record version this build reads (docs/RECORD.md) */
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
 /* First differing field of a predicted part against the original (check --reencode). */
@@ -1406,8 +1407,9 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 
 typedef struct hks_record_apply_report {
 	uint64_t entries;          /* entries in the record */
-	uint64_t applied;          /* entries whose part frames hash as recorded (corrections applied) */
-	uint64_t refitted;         /* entries whose frames changed: the part is the fresh prediction */
+	uint64_t applied;          /* entries whose unit's frames are unchanged (corrections applied) */
+	uint64_t refitted;         /* entries whose frames changed (hash or check byte differs, or the rebuilt part
+	                              does not decode to them): the part is the fresh prediction */
 	int data_matches;          /* the output's data hash and size equal the recorded original's */
 } hks_record_apply_report;
 

@@ -208,10 +208,10 @@ static void test_exact_round_trip(void **state)
 		assert_int_equal(ar.applied, ar.entries);
 		hks_packed_spline_free(out);
 		refit_inv += rep.refit_inv_parts;
-		/* versions 3 to 6 are refused with a message that says what to do: their entries are
-		 * against the inversions of earlier searches or code control points as XOR runs (docs/RECORD.md
-		 * "Version 7", "Version 6", "Version 5") */
-		for (uint8_t v = 3; v <= 6; v++) {
+		/* versions 3 to 7 are refused with a message that says what to do: their entries are
+		 * against the inversions of earlier searches, code control points as XOR runs or carry a full
+		 * hash per entry (docs/RECORD.md "Version 8", "Version 7", "Version 6", "Version 5") */
+		for (uint8_t v = 3; v <= 7; v++) {
 			rec[4] = v;
 			assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_UNSUPPORTED);
 			assert_non_null(strstr(err.message, "re-create the record with this build"));
@@ -345,6 +345,111 @@ static void test_edit_keeps_other_parts(void **state)
 	hks_packed_spline_free(s.packed);
 }
 
+/* The documented unit key (docs/RECORD.md "Hash"): FNV-1a 64 of {part, 0, 0, 0, frames u32 LE} and the f32
+ * bits of the unit's lanes at each of the block's frames. */
+static uint64_t unit_key(const float *t, uint32_t first, uint32_t nf, unsigned kind, uint32_t track)
+{
+	static const unsigned lane0[3] = {0, 3, 7}, nlanes[3] = {3, 4, 3};
+	uint8_t head[8] = {(uint8_t)kind, 0, 0, 0, (uint8_t)nf, (uint8_t)(nf >> 8), (uint8_t)(nf >> 16), (uint8_t)(nf >> 24)};
+	uint64_t h = hks_record_hash(HKS_RECORD_HASH_SEED, head, 8);
+	for (uint32_t f = first; f < first + nf; f++)
+		for (unsigned k = 0; k < nlanes[kind]; k++) {
+			uint32_t bits;
+			memcpy(&bits, &t[((size_t)f * NT + track) * HKS_TRACK_SAMPLE_FLOATS + lane0[kind] + k], 4);
+			uint8_t b[4] = {(uint8_t)bits, (uint8_t)(bits >> 8), (uint8_t)(bits >> 16), (uint8_t)(bits >> 24)};
+			h = hks_record_hash(h, b, 4);
+		}
+	return h;
+}
+
+/* v8: an entry with a check byte only applies when its part decodes to the frames. Edited frames whose check
+ * bytes happen to match (one change in 256; forced here by rewriting the record's check bytes) must give
+ * the fresh fit, as a mismatch does: no error, every other part kept, the unit counted as refitted. */
+static void test_check_byte_collision(void **state)
+{
+	(void)state;
+	static synth s;
+	static decoded d;
+	synth_build(&s);
+	decode(&s.anim, &d);
+	uint8_t *rec = NULL;
+	size_t size = 0;
+	hks_recompress_report rep;
+	recompress(&s, 0, 2, HKS_CPU_INTEL, &rec, &size, &rep);
+	/* the unedited record applies exactly, and its hash-free entries are checked by decoding */
+	hks_packed_spline *out = NULL;
+	hks_record_apply_report ar;
+	hks_error err;
+	assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_OK);
+	assert_true(ar.data_matches);
+	hks_packed_spline_free(out);
+	out = NULL;
+	/* the first transform unit with a check-byte entry: edit its frames, then give every check-byte entry
+	 * of that track and part the edited frames' check byte */
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &o, 0, &err);
+	hks_arena *arena = hks_arena_create(&ctx);
+	assert_non_null(arena);
+	hks_rec_anim ra;
+	assert_int_equal(hks_rec_read(&ctx, arena, rec, size, &ra), HKS_OK);
+	const uint32_t per = 3 * NT + NFL;
+	uint32_t target = per;
+	unsigned full = 0;
+	for (uint32_t i = 0; i < ra.num_entries; i++) {
+		full += ra.entries[i].full_hash;
+		if (target == per && !ra.entries[i].full_hash && ra.entries[i].index % per < 3 * NT)
+			target = ra.entries[i].index % per;
+	}
+	assert_true(target < 3 * NT);
+	assert_true(full < ra.num_entries);
+	unsigned kind = target % 3, track = target / 3;
+	for (int fr = 0; fr < NF; fr++) {
+		float *x = &d.t[(fr * NT + (int)track) * HKS_TRACK_SAMPLE_FLOATS];
+		if (kind == 1) {
+			float *q = x + 3;
+			q[0] = 0.1f;
+			float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+			for (int k = 0; k < 4; k++)
+				q[k] /= n;
+		} else {
+			x[kind == 0 ? 0 : 7] += 0.01f * (float)fr;
+		}
+	}
+	hks_stored_animation *os = NULL;
+	assert_int_equal(hks_stored_read(&s.anim, NULL, &os, &err), HKS_OK);
+	unsigned forced = 0;
+	for (uint32_t i = 0; i < ra.num_entries; i++) {
+		hks_rec_entry *e = &ra.entries[i];
+		uint32_t b = e->index / per;
+		if (e->full_hash || e->index % per != target)
+			continue;
+		uint64_t h = unit_key(d.t, os->blocks[b].first_frame, os->blocks[b].num_frames, kind, track);
+		e->hash = (uint32_t)(h & 0xFF);
+		forced++;
+	}
+	assert_true(forced > 0);
+	uint8_t *w = NULL;
+	size_t wn = 0;
+	assert_int_equal(hks_rec_write(&ctx, &ra, 0, &w, &wn), HKS_OK);
+	assert_int_equal(hks_recompress_apply(&d.in, w, wn, NULL, &out, &ar, &err), HKS_OK);
+	assert_false(ar.data_matches);
+	assert_true(ar.refitted >= forced);
+	assert_int_equal(ar.applied + ar.refitted, ar.entries);
+	/* the same output as with the original record (whose check bytes do not match the edit) */
+	hks_packed_spline *ref = NULL;
+	assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &ref, NULL, &err), HKS_OK);
+	assert_true(same_data(out, &ref->header));
+	hks_packed_spline_free(ref);
+	hks_packed_spline_free(out);
+	hks_buffer_free(NULL, w, wn);
+	hks_arena_free(arena);
+	hks_stored_free(os);
+	hks_buffer_free(NULL, rec, size);
+	hks_packed_spline_free(s.packed);
+}
+
 /* A verbatim record whose data is empty and ends the input: applying it read
  * one byte past the input (fuzz_record, CI of session 5). The record is copied
  * into a buffer of exactly its size so ASan sees any read beyond it. */
@@ -424,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_record_file),
 		cmocka_unit_test(test_exact_round_trip),
 		cmocka_unit_test(test_truncated_and_corrupted),
+		cmocka_unit_test(test_check_byte_collision),
 		cmocka_unit_test(test_edit_keeps_other_parts),
 		cmocka_unit_test(test_verbatim_empty_data_at_end),
 		cmocka_unit_test(test_arguments),

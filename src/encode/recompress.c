@@ -1704,6 +1704,226 @@ static void take_unit(hks_stored_animation *s, const hks_stored_animation *src, 
 	}
 }
 
+/* Entry i's part (docs/RECORD.md "Byte layout"), from the predictions, the frames and the payload; *set_m0
+ * says whether mask byte 0 (translations) comes with it. An error is the record's fault, or, for an entry
+ * with a check byte only, a sign that the unit's frames changed (assemble). */
+static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_t i, hks_stored_part *out,
+                             uint8_t *out_m0, uint8_t *out_mb, int *set_m0)
+{
+	hks_ctx *ctx = pr->ctx;
+	const hks_rec_anim *rec = pr->rec;
+	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks, per = 3 * T + F;
+	const hks_stored_animation *p0 = pr->pred[0];
+	const hks_rec_entry *e = &rec->entries[i];
+	uint32_t b = e->index / per, u = e->index % per;
+	unsigned kind;
+	uint8_t m0, mb;
+	uint32_t track;
+	const hks_stored_part *pp = unit_part(p0, b, u, T, &kind, &m0, &mb, &track);
+	hks_result r = HKS_OK;
+	if (e->ladder > pr->last_step[e->index]) {
+		r = hks_fail(ctx, HKS_E_MALFORMED, -1, "entry %u: step %u did not encode its part (the selection stopped at %u)",
+		             i, e->ladder, pr->last_step[e->index]);
+		return r;
+	}
+	const uint8_t *bytes = NULL;
+	size_t size = 0;
+	if (e->kind == HKS_REC_ENTRY_INVERTED) {
+		hks_stored_part np;
+		uint8_t nmb = 0;
+		int iok = 0;
+		r = predictor_ws(pr);
+		if (r == HKS_OK && !pr->model)
+			pr->model = hks_rcp_model_get((hks_cpu_model)rec->cpu);
+		if (r == HKS_OK)
+			r = invert_unit(pr, arena, b, u, &np, &nmb, &iok);
+		if (r == HKS_OK && !iok)
+			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: the frames do not invert", i);
+		if (r != HKS_OK)
+			return r;
+		if (e->payload_size) {
+			/* u8 what: 1 the original mask byte follows (a rotation's per-component bits), 2 bound offsets:
+			 * per spline lane, zigzag varints of the f32 bit differences of min and max */
+			hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
+			uint8_t what = 0;
+			r = hks_read_u8(&c, &what, "inverted entry payload kind");
+			if (r == HKS_OK && (what == 1) != (kind == 1))
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u for part %u", i, what, kind);
+			if (r == HKS_OK && what != 1 && what != 2)
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u", i, what);
+			if (r == HKS_OK && what == 1) {
+				uint8_t m = 0;
+				r = hks_read_u8(&c, &m, "mask byte");
+				if (r == HKS_OK && (m & 0xF0 ? 1 : 0) != (np.flags & 0xF0 ? 1 : 0))
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: mask 0x%02X changes the part's kind", i, m);
+				np.flags = m;
+				nmb = m;
+			}
+			unsigned lanes2 = what == 2 ? (kind == 3 ? 1 : 3) : 0;
+			for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
+				if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
+					continue;
+				uint64_t z0 = 0, z1 = 0;
+				r = hks_rec_get_varint(&c, &z0, "bound offset");
+				if (r == HKS_OK)
+					r = hks_rec_get_varint(&c, &z1, "bound offset");
+				if (r != HKS_OK)
+					break;
+				int64_t d0 = (int64_t)(z0 >> 1) ^ -(int64_t)(z0 & 1), d1 = (int64_t)(z1 >> 1) ^ -(int64_t)(z1 & 1);
+				np.min[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.min[l]) + d0));
+				np.max[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.max[l]) + d1));
+			}
+			if (r == HKS_OK && c.pos != c.size)
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: %zu bytes after its payload", i,
+				             c.size - c.pos);
+			if (r != HKS_OK)
+				return r;
+		}
+		*out = np;
+		*out_m0 = 0;
+		*out_mb = nmb;
+		*set_m0 = 0;
+		return HKS_OK;
+	}
+	if (e->kind == HKS_REC_ENTRY_VERBATIM) {
+		bytes = e->payload;
+		size = e->payload_size;
+	} else if (e->kind == HKS_REC_ENTRY_REFIT || e->kind == HKS_REC_ENTRY_REFIT_PATCHED ||
+	           e->kind == HKS_REC_ENTRY_REFIT_INV) {
+		hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
+		uint32_t plen = 0;
+		const uint8_t *prefix = NULL;
+		int ok = 0;
+		/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below;
+		 * REFIT_INV: the knot bytes come from the edits */
+		r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
+		                      "refit prefix size");
+		if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT_INV) {
+			/* u8 try, knot edits of the inverter's try, the coded prefix without its knot bytes */
+			uint8_t t = 0;
+			unsigned gd = 0, gn = 0;
+			const uint8_t *gk = NULL;
+			uint8_t knots[1024];
+			size_t nk = 0, k0 = (kind == 0) + 5u;
+			r = hks_read_u8(&c, &t, "inverter try");
+			if (r == HKS_OK && !(pr->inv_guess && guess_knots(pr->inv_guess[e->index], t, &gd, &gn, &gk)))
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u", i,
+				             t);
+			if (r == HKS_OK)
+				r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk);
+			const uint8_t *coded = NULL;
+			if (r == HKS_OK && (plen < k0 + nk || k0 > plen))
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, %zu knots", i, plen, nk);
+			if (r == HKS_OK)
+				r = hks_read_bytes(&c, plen - nk, &coded, "refit prefix");
+			uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_alloc(arena, plen ? plen : 1) : NULL;
+			if (r == HKS_OK && !pcopy)
+				r = hks_fail_nomem(ctx, 0);
+			if (r == HKS_OK) {
+				memcpy(pcopy, coded, k0);
+				/* the knot bytes as the REFIT coding has them (differences from the previous byte) */
+				for (size_t k = 0; k < nk; k++)
+					pcopy[k0 + k] = (uint8_t)(k ? knots[k] - knots[k - 1] : knots[0]);
+				memcpy(pcopy + k0 + nk, coded + k0, plen - k0 - nk);
+				if (pcopy[k0 - 3] != gd || (size_t)hks_le16(pcopy + k0 - 2) + gd + 1 != nk)
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1,
+					             "refit entry %u: degree %u, %u points do not fit %zu knots of degree %u", i,
+					             pcopy[k0 - 3], hks_le16(pcopy + k0 - 2), nk, gd);
+			}
+			if (r == HKS_OK) {
+				pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+				r = canon_part(cn, kind, m0, mb, pp);
+			}
+			if (r == HKS_OK)
+				prefix_transform(kind, pcopy, plen, cn->bytes.data, cn->bytes.size, 1);
+			prefix = pcopy;
+		} else if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT) {
+			const uint8_t *coded = NULL;
+			r = hks_read_bytes(&c, plen, &coded, "refit prefix");
+			uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, coded, plen) : NULL;
+			if (r == HKS_OK && !pcopy)
+				r = hks_fail_nomem(ctx, 0);
+			if (r == HKS_OK) {
+				pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+				r = canon_part(cn, kind, m0, mb, pp);
+			}
+			if (r == HKS_OK)
+				prefix_transform(kind, pcopy, plen, cn->bytes.data, cn->bytes.size, 1);
+			prefix = pcopy;
+		} else if (r == HKS_OK) {
+			/* the prefix: the prediction's (step e->ladder), patched */
+			{
+				pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+				r = canon_part(cn, kind, m0, mb, pp);
+			}
+			if (r == HKS_OK && cn->bytes.size < plen)
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, the prediction has %zu",
+				             i, plen, cn->bytes.size);
+			size_t used = 0;
+			if (r == HKS_OK)
+				r = diff_apply_used(ctx, cn->bytes.data, plen, e->payload + c.pos, e->payload_size - c.pos, &used);
+			uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, cn->bytes.data, plen) : NULL;
+			if (r == HKS_OK && !pcopy)
+				r = hks_fail_nomem(ctx, 0);
+			prefix = pcopy;
+			c.pos += used;
+		}
+		if (r == HKS_OK)
+			r = predictor_ws(pr);
+		if (r == HKS_OK)
+			r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
+			                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen, &cn->bytes,
+			                &ok);
+		if (r == HKS_OK && !ok)
+			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
+		if (r == HKS_OK)
+			r = control_apply(ctx, kind, cn->bytes.data, cn->bytes.size, plen, e->payload + c.pos,
+			                  e->payload_size - c.pos);
+	} else {
+		pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
+		r = canon_part(cn, kind, m0, mb, pp);
+		if (r == HKS_OK)
+			r = diff_apply(ctx, cn->bytes.data, cn->bytes.size, e->payload, e->payload_size);
+	}
+	if (e->kind != HKS_REC_ENTRY_VERBATIM) {
+		/* REFIT and DIFF leave the patched canonical form in cn: keep a copy for the parse */
+		if (r != HKS_OK)
+			return r;
+		uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn->bytes.data, cn->bytes.size);
+		if (!copy) {
+			r = hks_fail_nomem(ctx, 0);
+			return r;
+		}
+		bytes = copy;
+		size = cn->bytes.size;
+	}
+	hks_stored_part np;
+	uint8_t nm0 = 0, nmb = 0;
+	hks_err_location(ctx, -1, (int32_t)b, (int32_t)track, HKS_PART_NONE);
+	r = parse_canon(ctx, arena, kind, bytes, size, &np, &nm0, &nmb);
+	if (r != HKS_OK)
+		return r;
+	*out = np;
+	*out_m0 = nm0;
+	*out_mb = nmb;
+	*set_m0 = kind == 0;
+	return HKS_OK;
+}
+
+/* Does part p (mask byte mbyte) of unit (b, kind, track) decode to the frames at every frame its block
+ * owns, bit for bit (docs/RECORD.md "Hash")? Blocks longer than the verifier takes: no. */
+static int part_decodes_to_frames(predictor *pr, uint32_t b, unsigned kind, uint32_t track, const hks_stored_part *p,
+                                  uint8_t mbyte)
+{
+	const hks_stored_block *blk = &pr->pred[0]->blocks[b];
+	uint32_t nf = blk->num_frames, owned = b + 1 == pr->rec->num_blocks ? nf : nf - 1;
+	if (nf < 1 || nf > HKS_INVERT_MAX_FRAMES)
+		return 0;
+	float v[HKS_INVERT_MAX_FRAMES * 4];
+	unsigned lanes = unit_lanes(pr->in, blk->first_frame, nf, kind, track, v);
+	return verify_part(pr->base, kind, p, mbyte, v, lanes, nf, owned) == (1u << lanes) - 1;
+}
+
 /*
  * Prediction + record -> stored structure (in `arena`): every unit is the
  * first step's prediction unless the record has an entry whose hash matches
@@ -1760,201 +1980,35 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		unsigned kind;
 		uint8_t m0, mb;
 		uint32_t track;
-		const hks_stored_part *pp = unit_part(p0, b, u, T, &kind, &m0, &mb, &track);
-		(void)pp;
-		if (unit_hash(pr->in, p0->blocks[b].first_frame, p0->blocks[b].num_frames, kind, track) != e->hash) {
+		(void)unit_part(p0, b, u, T, &kind, &m0, &mb, &track);
+		uint32_t h = unit_hash(pr->in, p0->blocks[b].first_frame, p0->blocks[b].num_frames, kind, track);
+		if (e->full_hash ? h != e->hash : (h & 0xFFu) != e->hash) {
 			if (rep)
 				rep->refitted++;
 			continue; /* the frames changed: keep the fresh fit */
 		}
-		if (rep)
-			rep->applied++;
-		if (e->ladder > pr->last_step[e->index]) {
-			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "entry %u: step %u did not encode its part (the selection stopped at %u)",
-			             i, e->ladder, pr->last_step[e->index]);
-			break;
-		}
-		const uint8_t *bytes = NULL;
-		size_t size = 0;
-		if (e->kind == HKS_REC_ENTRY_INVERTED) {
-			hks_stored_part np;
-			uint8_t nmb = 0;
-			int iok = 0;
-			r = predictor_ws(pr);
-			if (r == HKS_OK && !pr->model)
-				pr->model = hks_rcp_model_get((hks_cpu_model)rec->cpu);
-			if (r == HKS_OK)
-				r = invert_unit(pr, arena, b, u, &np, &nmb, &iok);
-			if (r == HKS_OK && !iok)
-				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: the frames do not invert", i);
-			if (r != HKS_OK)
-				break;
-			if (e->payload_size) {
-				/* u8 what: 1 the original mask byte follows (a rotation's per-component bits), 2 bound offsets:
-				 * per spline lane, zigzag varints of the f32 bit differences of min and max */
-				hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
-				uint8_t what = 0;
-				r = hks_read_u8(&c, &what, "inverted entry payload kind");
-				if (r == HKS_OK && (what == 1) != (kind == 1))
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u for part %u", i, what, kind);
-				if (r == HKS_OK && what != 1 && what != 2)
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: payload kind %u", i, what);
-				if (r == HKS_OK && what == 1) {
-					uint8_t m = 0;
-					r = hks_read_u8(&c, &m, "mask byte");
-					if (r == HKS_OK && (m & 0xF0 ? 1 : 0) != (np.flags & 0xF0 ? 1 : 0))
-						r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: mask 0x%02X changes the part's kind", i, m);
-					np.flags = m;
-					nmb = m;
-				}
-				unsigned lanes2 = what == 2 ? (kind == 3 ? 1 : 3) : 0;
-				for (unsigned l = 0; r == HKS_OK && l < lanes2; l++) {
-					if (!(np.flags & (0x10u << l)) || (np.flags & (0x01u << l)))
-						continue;
-					uint64_t z0 = 0, z1 = 0;
-					r = hks_rec_get_varint(&c, &z0, "bound offset");
-					if (r == HKS_OK)
-						r = hks_rec_get_varint(&c, &z1, "bound offset");
-					if (r != HKS_OK)
-						break;
-					int64_t d0 = (int64_t)(z0 >> 1) ^ -(int64_t)(z0 & 1), d1 = (int64_t)(z1 >> 1) ^ -(int64_t)(z1 & 1);
-					np.min[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.min[l]) + d0));
-					np.max[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.max[l]) + d1));
-				}
-				if (r == HKS_OK && c.pos != c.size)
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "inverted entry %u: %zu bytes after its payload", i,
-					             c.size - c.pos);
-				if (r != HKS_OK)
-					break;
-			}
-			hks_stored_block *blk = &s->blocks[b];
-			if (kind == 3) {
-				blk->floats[track] = np;
-				blk->float_masks[track] = nmb;
-			} else {
-				blk->tracks[track].part[kind] = np;
-				blk->tracks[track].mask[1 + kind] = nmb;
-			}
-			continue;
-		}
-		if (e->kind == HKS_REC_ENTRY_VERBATIM) {
-			bytes = e->payload;
-			size = e->payload_size;
-		} else if (e->kind == HKS_REC_ENTRY_REFIT || e->kind == HKS_REC_ENTRY_REFIT_PATCHED ||
-		           e->kind == HKS_REC_ENTRY_REFIT_INV) {
-			hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
-			uint32_t plen = 0;
-			const uint8_t *prefix = NULL;
-			int ok = 0;
-			/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below;
-			 * REFIT_INV: the knot bytes come from the edits */
-			r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
-			                      "refit prefix size");
-			if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT_INV) {
-				/* u8 try, knot edits of the inverter's try, the coded prefix without its knot bytes */
-				uint8_t t = 0;
-				unsigned gd = 0, gn = 0;
-				const uint8_t *gk = NULL;
-				uint8_t knots[1024];
-				size_t nk = 0, k0 = (kind == 0) + 5u;
-				r = hks_read_u8(&c, &t, "inverter try");
-				if (r == HKS_OK && !(pr->inv_guess && guess_knots(pr->inv_guess[e->index], t, &gd, &gn, &gk)))
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u", i,
-					             t);
-				if (r == HKS_OK)
-					r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk);
-				const uint8_t *coded = NULL;
-				if (r == HKS_OK && (plen < k0 + nk || k0 > plen))
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, %zu knots", i, plen, nk);
-				if (r == HKS_OK)
-					r = hks_read_bytes(&c, plen - nk, &coded, "refit prefix");
-				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_alloc(arena, plen ? plen : 1) : NULL;
-				if (r == HKS_OK && !pcopy)
-					r = hks_fail_nomem(ctx, 0);
-				if (r == HKS_OK) {
-					memcpy(pcopy, coded, k0);
-					/* the knot bytes as the REFIT coding has them (differences from the previous byte) */
-					for (size_t k = 0; k < nk; k++)
-						pcopy[k0 + k] = (uint8_t)(k ? knots[k] - knots[k - 1] : knots[0]);
-					memcpy(pcopy + k0 + nk, coded + k0, plen - k0 - nk);
-					if (pcopy[k0 - 3] != gd || (size_t)hks_le16(pcopy + k0 - 2) + gd + 1 != nk)
-						r = hks_fail(ctx, HKS_E_MALFORMED, -1,
-						             "refit entry %u: degree %u, %u points do not fit %zu knots of degree %u", i,
-						             pcopy[k0 - 3], hks_le16(pcopy + k0 - 2), nk, gd);
-				}
-				if (r == HKS_OK) {
-					pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
-					r = canon_part(&cn, kind, m0, mb, pp);
-				}
-				if (r == HKS_OK)
-					prefix_transform(kind, pcopy, plen, cn.bytes.data, cn.bytes.size, 1);
-				prefix = pcopy;
-			} else if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT) {
-				const uint8_t *coded = NULL;
-				r = hks_read_bytes(&c, plen, &coded, "refit prefix");
-				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, coded, plen) : NULL;
-				if (r == HKS_OK && !pcopy)
-					r = hks_fail_nomem(ctx, 0);
-				if (r == HKS_OK) {
-					pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
-					r = canon_part(&cn, kind, m0, mb, pp);
-				}
-				if (r == HKS_OK)
-					prefix_transform(kind, pcopy, plen, cn.bytes.data, cn.bytes.size, 1);
-				prefix = pcopy;
-			} else if (r == HKS_OK) {
-				/* the prefix: the prediction's (step e->ladder), patched */
-				{
-					pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
-					r = canon_part(&cn, kind, m0, mb, pp);
-				}
-				if (r == HKS_OK && cn.bytes.size < plen)
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, the prediction has %zu",
-					             i, plen, cn.bytes.size);
-				size_t used = 0;
-				if (r == HKS_OK)
-					r = diff_apply_used(ctx, cn.bytes.data, plen, e->payload + c.pos, e->payload_size - c.pos, &used);
-				uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_dup(arena, cn.bytes.data, plen) : NULL;
-				if (r == HKS_OK && !pcopy)
-					r = hks_fail_nomem(ctx, 0);
-				prefix = pcopy;
-				c.pos += used;
-			}
-			if (r == HKS_OK)
-				r = predictor_ws(pr);
-			if (r == HKS_OK)
-				r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
-				                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen, &cn.bytes,
-				                &ok);
-			if (r == HKS_OK && !ok)
-				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
-			if (r == HKS_OK)
-				r = control_apply(ctx, kind, cn.bytes.data, cn.bytes.size, plen, e->payload + c.pos,
-				                  e->payload_size - c.pos);
-		} else {
-			pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
-			r = canon_part(&cn, kind, m0, mb, pp);
-			if (r == HKS_OK)
-				r = diff_apply(ctx, cn.bytes.data, cn.bytes.size, e->payload, e->payload_size);
-		}
-		if (e->kind != HKS_REC_ENTRY_VERBATIM) {
-			/* REFIT and DIFF leave the patched canonical form in cn: keep a copy for the parse */
-			if (r != HKS_OK)
-				break;
-			uint8_t *copy = (uint8_t *)hks_arena_dup(arena, cn.bytes.data, cn.bytes.size);
-			if (!copy) {
-				r = hks_fail_nomem(ctx, 0);
-				break;
-			}
-			bytes = copy;
-			size = cn.bytes.size;
-		}
+		/* an entry with a check byte only (v8) applies when its part decodes to the frames; when it cannot
+		 * be built or does not, the frames changed (a check byte matches one change in 256): the fresh
+		 * fit stays, and the error the build recorded is forgotten */
+		hks_error saved;
+		if (ctx->err)
+			saved = *ctx->err;
 		hks_stored_part np;
 		uint8_t nm0 = 0, nmb = 0;
-		hks_err_location(ctx, -1, (int32_t)b, (int32_t)track, HKS_PART_NONE);
-		r = parse_canon(ctx, arena, kind, bytes, size, &np, &nm0, &nmb);
+		int set_m0 = 0;
+		r = entry_part(pr, arena, &cn, i, &np, &nm0, &nmb, &set_m0);
+		if (!e->full_hash && (r == HKS_E_MALFORMED || (r == HKS_OK && !part_decodes_to_frames(pr, b, kind, track, &np, nmb)))) {
+			if (ctx->err)
+				*ctx->err = saved;
+			r = HKS_OK;
+			if (rep)
+				rep->refitted++;
+			continue;
+		}
 		if (r != HKS_OK)
 			break;
+		if (rep)
+			rep->applied++;
 		hks_stored_block *blk = &s->blocks[b];
 		if (kind == 3) {
 			blk->floats[track] = np;
@@ -1962,7 +2016,7 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		} else {
 			blk->tracks[track].part[kind] = np;
 			blk->tracks[track].mask[1 + kind] = nmb;
-			if (kind == 0)
+			if (set_m0)
 				blk->tracks[track].mask[0] = nm0;
 		}
 	}
@@ -2338,6 +2392,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
 						                   track);
 						e.kind = HKS_REC_ENTRY_INVERTED;
+						e.full_hash = 1; /* the inversion decodes to any frames it is made from */
 						best.size = 0;
 						rep->inverted_parts++;
 						if (ospline)
@@ -2390,6 +2445,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
 							                   track);
 							e.kind = HKS_REC_ENTRY_INVERTED;
+							e.full_hash = 1;
 							if (what == 1)
 								rep->inverted_mask_parts++;
 							else
@@ -2533,6 +2589,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			memset(&e, 0, sizeof(e));
 			e.index = b * per + u;
 			e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind, track);
+			/* a check byte suffices when the original decodes to the frames: apply then verifies the part */
+			e.full_hash = !part_decodes_to_frames(pr, b, kind, track, op, mb);
 			if (refit) {
 				e.kind = refit == 3   ? HKS_REC_ENTRY_REFIT_INV
 				         : refit == 2 ? HKS_REC_ENTRY_REFIT_PATCHED
