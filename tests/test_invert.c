@@ -186,6 +186,59 @@ static void lanes3(const uint8_t *U, unsigned n1, double *P, float *v, unsigned 
  * ambiguity: after a one-frame span the frames need fewer copies of the next knot than Havok's trace
  * of the elevation has (docs/RECORD.md "Inversion", degree 3): the inverter's knots then have fewer
  * points and still reproduce the frames. */
+/* hks_invert_third_derivative: r·P is the curve's third derivative in the span (a cubic's third difference
+ * of four samples a step apart, divided by the step's cube, is exact), and a degree-3 curve elevated from
+ * degree 2 (knot multiplicities raised by one, points by The NURBS Book's Bezier elevation) has none. */
+static void test_third_derivative(void **state)
+{
+	(void)state;
+	static const uint8_t U[] = {0, 0, 0, 0, 1, 3, 3, 6, 7, 7, 7, 10, 10, 10, 10};
+	const unsigned n1 = sizeof(U) - 4;
+	double P[16];
+	for (unsigned i = 0; i < n1; i++)
+		P[i] = sin(1.7 * (double)i) + 0.3 * (double)(i * i % 5);
+	unsigned spans = 0;
+	double r[4];
+	assert_int_equal(hks_invert_third_derivative(U, 2, r), 0);
+	assert_int_equal(hks_invert_third_derivative(U, 4, r), 1);
+	for (unsigned s = 3; s < n1; s++) {
+		if (!hks_invert_third_derivative(U, s, r)) {
+			assert_true(U[s + 1] == U[s]);
+			continue;
+		}
+		spans++;
+		double h = ((double)U[s + 1] - (double)U[s]) / 4.0, x[4];
+		for (unsigned k = 0; k < 4; k++) {
+			double N[4], u = (double)U[s] + h * ((double)k + 0.5);
+			int sp = hks_invert_basis(U, n1, 3, u, N);
+			assert_int_equal(sp, (int)s);
+			x[k] = 0.0;
+			for (unsigned j = 0; j < 4; j++)
+				x[k] += N[j] * P[s - 3 + j];
+		}
+		double want = (x[3] - 3.0 * x[2] + 3.0 * x[1] - x[0]) / (h * h * h), got = 0.0;
+		for (unsigned j = 0; j < 4; j++)
+			got += r[j] * P[s - 3 + j];
+		assert_true(fabs(got - want) <= 1e-6 * (1.0 + fabs(want)));
+	}
+	assert_int_equal(spans, 5);
+	/* a quadratic Bezier segment on [2, 4] elevated: points Q0, (Q0 + 2 Q1) / 3, (2 Q1 + Q2) / 3, Q2 */
+	static const uint8_t E[] = {0, 0, 0, 0, 2, 2, 2, 4, 4, 4, 4};
+	double q0 = 0.4, q1 = -1.3, q2 = 2.2;
+	double Pe[7] = {1.0, -0.5, 0.7, q0, (q0 + 2.0 * q1) / 3.0, (2.0 * q1 + q2) / 3.0, q2};
+	assert_int_equal(hks_invert_third_derivative(E, 6, r), 1);
+	double z = 0.0;
+	for (unsigned j = 0; j < 4; j++)
+		z += r[j] * Pe[3 + j];
+	assert_true(fabs(z) < 1e-12);
+	/* and in the span before it, whose points are not elevated, it does not vanish */
+	assert_int_equal(hks_invert_third_derivative(E, 3, r), 1);
+	z = 0.0;
+	for (unsigned j = 0; j < 4; j++)
+		z += r[j] * Pe[j];
+	assert_true(fabs(z) > 0.1);
+}
+
 static void test_knots3(void **state)
 {
 	(void)state;
@@ -593,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_knots1),
 		cmocka_unit_test(test_refine_knots1),
+		cmocka_unit_test(test_third_derivative),
 		cmocka_unit_test(test_knots3),
 		cmocka_unit_test(test_reduce_knots3),
 		cmocka_unit_test(test_lane_integers),

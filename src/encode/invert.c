@@ -186,6 +186,30 @@ int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u,
 	return s;
 }
 
+int hks_invert_third_derivative(const uint8_t *U, unsigned s, double r[4])
+{
+	if (s < 3 || !(U[s + 1] > U[s]))
+		return 0;
+	/* the derivative control points of The NURBS Book eq. 3.8 (degree 3, 2, 1), as combinations of
+	 * points s - 3 .. s; every denominator spans span s, so none is zero */
+	double d1[3][4], d2[2][4];
+	memset(d1, 0, sizeof(d1));
+	for (unsigned j = 0; j < 3; j++) {
+		double den = (double)U[s + j + 1] - (double)U[s + j - 2];
+		d1[j][j + 1] = 3.0 / den;
+		d1[j][j] = -3.0 / den;
+	}
+	for (unsigned j = 0; j < 2; j++) {
+		double den = (double)U[s + j + 1] - (double)U[s + j - 1];
+		for (unsigned k = 0; k < 4; k++)
+			d2[j][k] = 2.0 * (d1[j + 1][k] - d1[j][k]) / den;
+	}
+	double h = (double)U[s + 1] - (double)U[s];
+	for (unsigned k = 0; k < 4; k++)
+		r[k] = (d2[1][k] - d2[0][k]) / h;
+	return 1;
+}
+
 /* hks_invert_solve; when Nf / sf are given, the basis values and span of every frame f0 .. f1 − 1 are left
  * there (index f − f0) for the caller's residuals */
 static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,

@@ -97,6 +97,10 @@ void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const 
 unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
                            float ulps, uint8_t *knots);
 
+/* The third derivative of a degree-3 B-spline (clamped knots U) in span s (U[s] < U[s + 1]) as the
+ * combination r[0..3] of control points s - 3 .. s; 0 when the span is empty or s < 3. */
+int hks_invert_third_derivative(const uint8_t *U, unsigned s, double r[4]);
+
 /* One f32 step up (+1) or down (-1) from x (finite x; NaN and infinities unchanged). */
 float hks_invert_ulp_step(float x, int dir);
 /* Span s of u in the clamped knot vector U of n1 control points (U[s] <= u < U[s + 1]; the last

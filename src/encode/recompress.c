@@ -657,16 +657,31 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 				w->B[i][l] += ri * (double)src[l];
 		}
 	}
-	/* A control point whose basis function vanishes at every sample (knots one
-	 * frame apart: B-splines are zero at the ends of their support) is not
-	 * determined by the frames; a faint first-difference penalty gives it its
-	 * neighbours' value (the record patches it) and moves the others by far
-	 * less than a quantization step. */
-	for (int i = 0; lambda > 0.0 && i + 1 < n1; i++) {
-		w->A[i][i] += lambda;
-		w->A[i + 1][i + 1] += lambda;
-		w->A[i][i + 1] -= lambda;
-		w->A[i + 1][i] -= lambda;
+	/* Control points the frames do not determine (a basis function that vanishes at every sample: knots
+	 * one frame apart, B-splines being zero at the ends of their support; or columns that depend on each
+	 * other there: two points inside a two-frame span between triple knots) take a faint penalty's
+	 * values (the record patches them), which moves the others by far less than a quantization step.
+	 * Degree 1: first differences (a point takes its neighbours' value). Degree 3: the curve's third
+	 * derivative in every span, normalized, then a far fainter first difference: Havok's degree-3 curve
+	 * is the elevation of its degree-2 one, whose third derivative vanishes, and its refit does not move
+	 * what the frames do not see (docs/RECORD.md "Undetermined control points"); what the third
+	 * derivative leaves free (one-frame spans) the first difference puts on the line. */
+	double l1 = deg == 3 ? lambda * 1e-5 : lambda, l3 = deg == 3 ? lambda : 0.0;
+	for (int i = 0; l1 > 0.0 && i + 1 < n1; i++) {
+		w->A[i][i] += l1;
+		w->A[i + 1][i + 1] += l1;
+		w->A[i][i + 1] -= l1;
+		w->A[i + 1][i] -= l1;
+	}
+	for (int s = deg; l3 > 0.0 && s < n1; s++) {
+		double r3[4], norm = 0.0;
+		if (!hks_invert_third_derivative(p->knots, (unsigned)s, r3))
+			continue;
+		for (int k = 0; k < 4; k++)
+			norm += r3[k] * r3[k];
+		for (int a = 0; a < 4; a++)
+			for (int c = 0; c < 4; c++)
+				w->A[s - 3 + a][s - 3 + c] += l3 * r3[a] * r3[c] / norm;
 	}
 	/* Gaussian elimination with partial pivoting */
 	for (int c = 0; c < n1; c++) {
