@@ -293,8 +293,61 @@ static void prefix_transform(unsigned kind, uint8_t *b, size_t size, const uint8
 	}
 	if (prest + pfloats > pred_size || pfloats != size - rest)
 		return;
-	for (size_t i = 0; i < pfloats; i++)
-		b[rest + i] ^= pred[prest + i];
+	/* v8: only the static values; a spline lane's bounds are offsets from the solve (bound_offsets) */
+	if (kind == 1)
+		return;
+	size_t at = 0;
+	for (unsigned lane = 0; lane < (kind == 3 ? 1u : 3u); lane++) {
+		if (flags & (0x01u << lane)) {
+			for (size_t i = 0; i < 4 && at + i < pfloats; i++)
+				b[rest + at + i] ^= pred[prest + at + i];
+			at += 4;
+		} else if (flags & (0x10u << lane)) {
+			at += 8;
+		}
+	}
+}
+
+static uint32_t zigzag32(uint32_t d) { return (d << 1) ^ (uint32_t)-(int32_t)(d >> 31); }
+static uint32_t unzigzag32(uint32_t z) { return (z >> 1) ^ (uint32_t)-(int32_t)(z & 1u); }
+
+/*
+ * The bounds of a REFIT prefix's spline lanes as offsets (v8, docs/RECORD.md "REFIT prefix coding"): each
+ * stored f32 min / max becomes the zigzag of the difference (mod 2^32) of its bits from those of the
+ * smallest / largest control point the REFIT solve gives on the prefix's knots (P, n1 points), which is
+ * within a few ulps of it where a point sits on the bound. Same length, bijective; `decode` undoes it in
+ * place. Prefixes whose layout does not fit are left as they are.
+ */
+static void bound_offsets(unsigned kind, uint8_t *b, size_t size, const double (*P)[4], unsigned n1, int decode)
+{
+	size_t off = (kind == 0) + 2u;
+	if (kind == 1 || off + 3 > size || n1 < 1)
+		return;
+	uint8_t mbyte = b[off - 2];
+	uint8_t flags = kind == 3 ? (uint8_t)(mbyte & 0xF9) : mbyte;
+	if (!(flags & 0xF0))
+		return;
+	size_t at = off + 3 + (size_t)hks_le16(b + off + 1) + b[off] + 1u;
+	for (unsigned lane = 0; lane < (kind == 3 ? 1u : 3u); lane++) {
+		if (flags & (0x01u << lane)) {
+			at += 4;
+			continue;
+		}
+		if (!(flags & (0x10u << lane)))
+			continue;
+		if (at + 8 > size)
+			return;
+		double lo = P[0][lane], hi = P[0][lane];
+		for (unsigned i = 1; i < n1; i++) {
+			lo = P[i][lane] < lo ? P[i][lane] : lo;
+			hi = P[i][lane] > hi ? P[i][lane] : hi;
+		}
+		uint32_t base[2] = {hks_f32_bits((float)lo), hks_f32_bits((float)hi)};
+		for (unsigned k = 0; k < 2; k++, at += 4) {
+			uint32_t v = hks_le32(b + at);
+			hks_put_le32(b + at, decode ? base[k] + unzigzag32(v) : zigzag32(v - base[k]));
+		}
+	}
 }
 
 /* The trial entry becomes the best so far (the caller found it smaller). */
@@ -820,7 +873,8 @@ static int repack_shown_points(unsigned sel, const uint8_t *knots, unsigned n1, 
 /* prefix bytes -> the full canonical form with solved control points; 0 when it cannot be solved. */
 static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, const hks_rcp_model *m,
                               const hks_frames_in *in, const hks_stored_block *blk, int last_block, unsigned kind,
-                              uint32_t track, const uint8_t *prefix, size_t prefix_size, hks_bytebuf *out, int *ok)
+                              uint32_t track, const uint8_t *prefix, size_t prefix_size, int offsets, hks_bytebuf *out,
+                              int *ok)
 {
 	hks_stored_part p;
 	uint8_t m0 = 0, mb = 0;
@@ -832,6 +886,16 @@ static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, con
 		return HKS_OK; /* nothing to solve: static / absent parts are the prefix (+ a static quaternion) */
 	if (!solve_points(w, in, blk->first_frame, blk->num_frames, last_block, kind, track, &p, w->P))
 		return HKS_OK;
+	if (offsets) {
+		/* the bounds were offsets from the solve's extremes (bound_offsets): the solve does not use them.
+		 * Decoded in a scratch copy, which the parsed part's knots then point into (out grows below). */
+		uint8_t *pc = (uint8_t *)hks_arena_dup(scratch, prefix, prefix_size);
+		if (!pc)
+			return hks_fail_nomem(ctx, prefix_size);
+		bound_offsets(kind, pc, prefix_size, (const double (*)[4])w->P, p.num_control_points, 1);
+		HKS_TRY(parse_canon_mode(ctx, scratch, kind, pc, prefix_size, 1, &p, &m0, &mb));
+		memcpy(out->data, pc, prefix_size);
+	}
 	size_t at = out->size;
 	HKS_TRY(refit_section(out, m, kind, &p, w->P));
 	if (kind == 1 && p.quantization != HKS_ROT_UNCOMPRESSED && hks_pack_quaternion_exact(p.quantization)) {
@@ -1887,8 +1951,8 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 			r = predictor_ws(pr);
 		if (r == HKS_OK)
 			r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
-			                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen, &cn->bytes,
-			                &ok);
+			                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen,
+			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, &cn->bytes, &ok);
 		if (r == HKS_OK && !ok)
 			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
 		if (r == HKS_OK)
@@ -2516,7 +2580,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				int ok = 0;
 				if (plen <= co.bytes.size)
 					r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
-					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, &cp.bytes, &ok);
+					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0, &cp.bytes, &ok);
 				if (r == HKS_OK && ok && cp.bytes.size == co.bytes.size) {
 					unsigned k2;
 					uint8_t pm0, pmb;
@@ -2529,8 +2593,11 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					size_t at = trial.size;
 					if (r == HKS_OK)
 						r = hks_bytebuf_append(&trial, co.bytes.data, plen);
-					if (r == HKS_OK)
+					if (r == HKS_OK) {
 						prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
+						/* the solve on the original's knots just made (refit_canon above) */
+						bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P, op->num_control_points, 0);
+					}
 					if (r == HKS_OK)
 						r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
 					if (r == HKS_OK && trial.size < current) {
@@ -2585,6 +2652,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							r = hks_bytebuf_append(&trial, co.bytes.data, plen);
 						if (r == HKS_OK) {
 							prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
+							bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P,
+							              op->num_control_points, 0);
 							/* cut the knot bytes out: the edits give them */
 							memmove(trial.data + at + k0, trial.data + at + k0 + nk, plen - k0 - nk);
 							trial.size -= nk;
