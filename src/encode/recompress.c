@@ -1875,39 +1875,52 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 		int ok = 0;
 		/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below;
 		 * REFIT_INV: the knot bytes come from the edits */
-		r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
-		                      "refit prefix size");
+		if (e->kind != HKS_REC_ENTRY_REFIT_INV)
+			r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
+			                      "refit prefix size");
 		if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT_INV) {
-			/* u8 try, knot edits of the inverter's try, the coded prefix without its knot bytes */
+			/* u8 try, knot edits of the inverter's try, the coded prefix without its degree, count and knot
+			 * bytes (v8: the try gives the degree, the edits the knots and so the count and the size) */
 			uint8_t t = 0;
 			unsigned gd = 0, gn = 0;
 			const uint8_t *gk = NULL;
 			uint8_t knots[1024];
-			size_t nk = 0, k0 = (kind == 0) + 5u;
+			size_t nk = 0, hb = (kind == 0) + 2u, k0 = hb + 3u;
 			r = hks_read_u8(&c, &t, "inverter try");
 			if (r == HKS_OK && !(pr->inv_guess && guess_knots(pr->inv_guess[e->index], t, &gd, &gn, &gk)))
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u", i,
 				             t);
 			if (r == HKS_OK)
 				r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk);
-			const uint8_t *coded = NULL;
-			if (r == HKS_OK && (plen < k0 + nk || k0 > plen))
-				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, %zu knots", i, plen, nk);
+			if (r == HKS_OK && (nk < 2u * gd + 2u || nk - gd - 1 > 0xFFFFu))
+				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: %zu knots of degree %u", i, nk, gd);
+			const uint8_t *head = NULL, *floats = NULL;
 			if (r == HKS_OK)
-				r = hks_read_bytes(&c, plen - nk, &coded, "refit prefix");
-			uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_alloc(arena, plen ? plen : 1) : NULL;
+				r = hks_read_bytes(&c, hb, &head, "refit prefix head");
+			size_t nfl = 0;
+			if (r == HKS_OK) {
+				uint8_t flags = kind == 3 ? (uint8_t)(head[hb - 2] & 0xF9) : head[hb - 2];
+				if (!(flags & 0xF0))
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: mask 0x%02X has no spline lane", i,
+					             head[hb - 2]);
+				for (unsigned lane = 0; kind != 1 && lane < (kind == 3 ? 1u : 3u); lane++)
+					nfl += (flags & (0x01u << lane)) ? 4u : (flags & (0x10u << lane)) ? 8u : 0u;
+			}
+			if (r == HKS_OK)
+				r = hks_read_bytes(&c, nfl, &floats, "refit prefix values");
+			plen = (uint32_t)(k0 + nk + nfl);
+			uint8_t *pcopy = r == HKS_OK ? (uint8_t *)hks_arena_alloc(arena, plen) : NULL;
 			if (r == HKS_OK && !pcopy)
 				r = hks_fail_nomem(ctx, 0);
 			if (r == HKS_OK) {
-				memcpy(pcopy, coded, k0);
+				memcpy(pcopy, head, hb);
+				pcopy[hb] = (uint8_t)gd;
+				hks_put_le16(pcopy + hb + 1, (uint16_t)(nk - gd - 1));
 				/* the knot bytes as the REFIT coding has them (differences from the previous byte) */
 				for (size_t k = 0; k < nk; k++)
 					pcopy[k0 + k] = (uint8_t)(k ? knots[k] - knots[k - 1] : knots[0]);
-				memcpy(pcopy + k0 + nk, coded + k0, plen - k0 - nk);
-				if (pcopy[k0 - 3] != gd || (size_t)hks_le16(pcopy + k0 - 2) + gd + 1 != nk)
-					r = hks_fail(ctx, HKS_E_MALFORMED, -1,
-					             "refit entry %u: degree %u, %u points do not fit %zu knots of degree %u", i,
-					             pcopy[k0 - 3], hks_le16(pcopy + k0 - 2), nk, gd);
+				if (nfl)
+					memcpy(pcopy + k0 + nk, floats, nfl);
 			}
 			if (r == HKS_OK) {
 				pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
@@ -2642,8 +2655,6 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						trial.size = 0;
 						uint8_t tb = (uint8_t)t;
 						if (r == HKS_OK)
-							r = hks_rec_put_varint(&trial, plen);
-						if (r == HKS_OK)
 							r = hks_bytebuf_append(&trial, &tb, 1);
 						if (r == HKS_OK)
 							r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk);
@@ -2654,9 +2665,9 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
 							bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P,
 							              op->num_control_points, 0);
-							/* cut the knot bytes out: the edits give them */
-							memmove(trial.data + at + k0, trial.data + at + k0 + nk, plen - k0 - nk);
-							trial.size -= nk;
+							/* cut the degree, count and knot bytes out: the try and the edits give them */
+							memmove(trial.data + at + k0 - 3, trial.data + at + k0 + nk, plen - k0 - nk);
+							trial.size -= nk + 3;
 							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
 						}
 						if (r == HKS_OK && trial.size < current) {
