@@ -1308,8 +1308,9 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * Exact re-compression (ENCODER.md §13, docs/RECORD.md): the encoder run on
  * an animation's decoded frames is the predictor; a reconstruction record
  * holds only what the prediction got wrong, per (block, track, part), each
- * entry keyed by a hash of that part's decoded frames (a check byte, when the
- * part it rebuilds must also decode to the frames: docs/RECORD.md "Hash").
+ * entry keyed by a hash of that part's decoded frames, or, where the part it
+ * rebuilds can be checked, by that part decoding to the frames (docs/RECORD.md
+ * "Hash").
  * Applying the record to the same frames gives the original data,
  * blockOffsets and floatBlockOffsets byte for byte; applied to edited frames,
  * every part whose frames are unchanged gets its original bytes, the others
@@ -1408,7 +1409,7 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 typedef struct hks_record_apply_report {
 	uint64_t entries;          /* entries in the record */
 	uint64_t applied;          /* entries whose unit's frames are unchanged (corrections applied) */
-	uint64_t refitted;         /* entries whose frames changed (hash or check byte differs, or the rebuilt part
+	uint64_t refitted;         /* entries whose frames changed (the hash differs, or the rebuilt part
 	                              does not decode to them): the part is the fresh prediction */
 	int data_matches;          /* the output's data hash and size equal the recorded original's */
 } hks_record_apply_report;

@@ -1785,7 +1785,7 @@ static void take_unit(hks_stored_animation *s, const hks_stored_animation *src, 
 
 /* Entry i's part (docs/RECORD.md "Byte layout"), from the predictions, the frames and the payload; *set_m0
  * says whether mask byte 0 (translations) comes with it. An error is the record's fault, or, for an entry
- * with a check byte only, a sign that the unit's frames changed (assemble). */
+ * without a hash, a sign that the unit's frames changed (assemble). */
 static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_t i, hks_stored_part *out,
                              uint8_t *out_m0, uint8_t *out_mb, int *set_m0)
 {
@@ -2073,15 +2073,15 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		uint8_t m0, mb;
 		uint32_t track;
 		(void)unit_part(p0, b, u, T, &kind, &m0, &mb, &track);
-		uint32_t h = unit_hash(pr->in, p0->blocks[b].first_frame, p0->blocks[b].num_frames, kind, track);
-		if (e->full_hash ? h != e->hash : (h & 0xFFu) != e->hash) {
+		if (e->full_hash &&
+		    unit_hash(pr->in, p0->blocks[b].first_frame, p0->blocks[b].num_frames, kind, track) != e->hash) {
 			if (rep)
 				rep->refitted++;
 			continue; /* the frames changed: keep the fresh fit */
 		}
-		/* an entry with a check byte only (v8) applies when its part decodes to the frames; when it cannot
-		 * be built or does not, the frames changed (a check byte matches one change in 256): the fresh
-		 * fit stays, and the error the build recorded is forgotten */
+		/* an entry without a hash (v8) applies when its part decodes to the frames; when it cannot be built
+		 * or does not, the frames changed: the fresh fit stays, and the error the build recorded is
+		 * forgotten (docs/RECORD.md "Hash") */
 		hks_error saved;
 		if (ctx->err)
 			saved = *ctx->err;
@@ -2684,7 +2684,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			memset(&e, 0, sizeof(e));
 			e.index = b * per + u;
 			e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind, track);
-			/* a check byte suffices when the original decodes to the frames: apply then verifies the part */
+			/* no hash when the original decodes to the frames: apply then verifies the part it builds */
 			e.full_hash = !part_decodes_to_frames(pr, b, kind, track, op, mb);
 			if (refit) {
 				e.kind = refit == 3   ? HKS_REC_ENTRY_REFIT_INV

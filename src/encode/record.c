@@ -154,7 +154,8 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 	for (uint32_t i = 0; i < r->num_entries; i++)
 		HKS_TRY(hks_rec_put_varint(b, r->entries[i].payload_size));
 	for (uint32_t i = 0; i < r->num_entries; i++)
-		HKS_TRY(r->entries[i].full_hash ? put_u32(b, r->entries[i].hash) : put_u8(b, (uint8_t)r->entries[i].hash));
+		if (r->entries[i].full_hash)
+			HKS_TRY(put_u32(b, r->entries[i].hash));
 	for (uint32_t i = 0; i < r->num_entries; i++)
 		HKS_TRY(hks_bytebuf_append(b, r->entries[i].payload, r->entries[i].payload_size));
 	return HKS_OK;
@@ -291,15 +292,9 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			if (payload_total > left)
 				return hks_fail(ctx, HKS_E_TRUNCATED, hks_cursor_offset(c), "entry payloads exceed the record");
 		}
-		for (uint32_t i = 0; i < r->num_entries; i++) {
-			if (r->entries[i].full_hash) {
+		for (uint32_t i = 0; i < r->num_entries; i++)
+			if (r->entries[i].full_hash)
 				HKS_TRY(hks_read_le32(c, &r->entries[i].hash, "entry hash"));
-			} else {
-				uint8_t h8 = 0;
-				HKS_TRY(hks_read_u8(c, &h8, "entry check byte"));
-				r->entries[i].hash = h8;
-			}
-		}
 		for (uint32_t i = 0; i < r->num_entries; i++)
 			HKS_TRY(hks_read_bytes(c, r->entries[i].payload_size, &r->entries[i].payload, "entry payload"));
 	}

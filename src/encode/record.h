@@ -23,9 +23,9 @@ enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT =
  * patched (REFIT). */
 typedef struct hks_rec_entry {
 	uint32_t index;          /* block · (3T + F) + (3t + k) or 3T + i */
-	uint32_t hash;           /* low 32 bits of the part's frame hash (full_hash == 0: only the low 8 are stored) */
-	uint8_t full_hash;       /* v8: the entry stores all 32 bits and applies on a hash match alone; else it
-	                            stores 8 and applies when its part decodes to the frames (docs/RECORD.md "Hash") */
+	uint32_t hash;           /* low 32 bits of the part's frame hash (stored only when full_hash) */
+	uint8_t full_hash;       /* v8: the entry stores the hash and applies on a hash match alone; else it applies
+	                            when the part it builds decodes to the frames (docs/RECORD.md "Hash") */
 	uint8_t ladder;          /* predictor tolerance step */
 	uint8_t kind;            /* HKS_REC_ENTRY_* */
 	const uint8_t *payload;  /* DIFF: the encoded runs; VERBATIM: the canonical part */
