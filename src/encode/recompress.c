@@ -1875,9 +1875,8 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 		int ok = 0;
 		/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below;
 		 * REFIT_INV: the knot bytes come from the edits */
-		if (e->kind != HKS_REC_ENTRY_REFIT_INV)
-			r = hks_rec_get_count(&c, e->kind == HKS_REC_ENTRY_REFIT ? e->payload_size : UINT32_MAX, &plen,
-			                      "refit prefix size");
+		if (e->kind == HKS_REC_ENTRY_REFIT) /* REFIT_PATCHED: the prediction's, REFIT_INV: the edits' (v8) */
+			r = hks_rec_get_count(&c, e->payload_size, &plen, "refit prefix size");
 		if (r == HKS_OK && e->kind == HKS_REC_ENTRY_REFIT_INV) {
 			/* u8 try, knot edits of the inverter's try, the coded prefix without its degree, count and knot
 			 * bytes (v8: the try gives the degree, the edits the knots and so the count and the size) */
@@ -1943,10 +1942,11 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 				prefix_transform(kind, pcopy, plen, cn->bytes.data, cn->bytes.size, 1);
 			prefix = pcopy;
 		} else if (r == HKS_OK) {
-			/* the prefix: the prediction's (step e->ladder), patched */
+			/* the prefix: the prediction's (step e->ladder), of its own length (v8), patched */
 			{
 				pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
 				r = canon_part(cn, kind, m0, mb, pp);
+				plen = (uint32_t)canon_prefix_size(kind, mb, pp);
 			}
 			if (r == HKS_OK && cn->bytes.size < plen)
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: prefix of %u bytes, the prediction has %zu",
@@ -2627,9 +2627,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						if (r != HKS_OK || cq.bytes.size < plen || canon_prefix_size(kind, pmb, pp) != plen)
 							continue;
 						trial.size = 0;
-						r = hks_rec_put_varint(&trial, plen);
-						if (r == HKS_OK)
-							r = diff_encode(&trial, cq.bytes.data, co.bytes.data, plen);
+						r = diff_encode(&trial, cq.bytes.data, co.bytes.data, plen);
 						if (r == HKS_OK)
 							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
 						if (r == HKS_OK && trial.size < current) {
