@@ -152,7 +152,8 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 		HKS_TRY(put_u8(b, (uint8_t)((r->entries[i].full_hash ? 0x80u : 0u) | r->entries[i].ladder << 3 |
 		                            r->entries[i].kind)));
 	for (uint32_t i = 0; i < r->num_entries; i++)
-		HKS_TRY(hks_rec_put_varint(b, r->entries[i].payload_size));
+		if (r->entries[i].kind != HKS_REC_ENTRY_REFIT_INV) /* v8: self-delimiting */
+			HKS_TRY(hks_rec_put_varint(b, r->entries[i].payload_size));
 	for (uint32_t i = 0; i < r->num_entries; i++)
 		if (r->entries[i].full_hash)
 			HKS_TRY(put_u32(b, r->entries[i].hash));
@@ -251,9 +252,10 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		uint64_t units;
 		if (!hks_rec_num_units(r->num_blocks, r->num_transform_tracks, r->num_float_tracks, &units))
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "part count overflows");
-		/* an entry takes at least 7 bytes: the count is bounded by the input */
+		/* an entry takes at least 3 bytes (index gap, kind, payload size or a REFIT_INV payload's
+		 * first bytes): the count is bounded by the input */
 		size_t left = c->size - c->pos;
-		HKS_TRY(hks_rec_get_count(c, units < left / 7 ? units : left / 7, &r->num_entries, "entry count"));
+		HKS_TRY(hks_rec_get_count(c, units < left / 3 ? units : left / 3, &r->num_entries, "entry count"));
 		r->entries = (hks_rec_entry *)hks_arena_array(arena, r->num_entries + 1u, sizeof(hks_rec_entry));
 		if (!r->entries)
 			return hks_fail_nomem(ctx, 0);
@@ -286,6 +288,8 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		}
 		uint64_t payload_total = 0;
 		for (uint32_t i = 0; i < r->num_entries; i++) {
+			if (r->entries[i].kind == HKS_REC_ENTRY_REFIT_INV)
+				continue; /* v8: its length follows from its bytes (hks_rec_refit_inv_length) */
 			left = c->size - c->pos;
 			HKS_TRY(hks_rec_get_count(c, left, &r->entries[i].payload_size, "entry payload size"));
 			payload_total += r->entries[i].payload_size;
@@ -295,8 +299,20 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		for (uint32_t i = 0; i < r->num_entries; i++)
 			if (r->entries[i].full_hash)
 				HKS_TRY(hks_read_le32(c, &r->entries[i].hash, "entry hash"));
-		for (uint32_t i = 0; i < r->num_entries; i++)
-			HKS_TRY(hks_read_bytes(c, r->entries[i].payload_size, &r->entries[i].payload, "entry payload"));
+		uint32_t per = r->num_transform_tracks * 3u + r->num_float_tracks; /* checked by hks_rec_num_units */
+		for (uint32_t i = 0; i < r->num_entries; i++) {
+			hks_rec_entry *e = &r->entries[i];
+			if (e->kind == HKS_REC_ENTRY_REFIT_INV) {
+				uint32_t u = e->index % per;
+				unsigned part = u < 3u * r->num_transform_tracks ? u % 3u : 3u;
+				size_t n = hks_rec_refit_inv_length(part, c->data + c->pos, c->size - c->pos);
+				if (!n)
+					return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c),
+					                "entry %u: a knot-edit payload that does not end inside the record", i);
+				e->payload_size = (uint32_t)n;
+			}
+			HKS_TRY(hks_read_bytes(c, e->payload_size, &e->payload, "entry payload"));
+		}
 	}
 	if (c->pos != c->size)
 		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "%zu bytes after the record body",

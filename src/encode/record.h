@@ -68,6 +68,11 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 /* Parse into `arena` (the body is inflated there; pointers point into it or into `data`). */
 hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, size_t size, hks_rec_anim *r);
 
+/* The length of the REFIT_INV payload (v8, docs/RECORD.md "Byte layout") that starts at p, for part kind
+ * `part` (0 T, 1 R, 2 S, 3 F), read from its own bytes (they are self-delimiting); 0 when it does not end
+ * within avail bytes. recompress.c, which owns the payload's layout. */
+size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail);
+
 /* Number of (block, track, part) units of an animation: blocks · (3T + F), checked. */
 int hks_rec_num_units(uint32_t num_blocks, uint32_t T, uint32_t F, uint64_t *out);
 
