@@ -171,15 +171,32 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	uint8_t flags = no_zlib ? 0 : HKS_RECORD_FLAG_ZLIB;
 	uint8_t *z = NULL;
 	uLongf zsize = 0;
+	uLong zcap = 0;
 	if (res == HKS_OK && flags) {
-		zsize = compressBound((uLong)body.size);
-		z = (uint8_t *)hks_malloc(ctx, zsize);
-		if (!z)
-			res = hks_fail_nomem(ctx, zsize);
-		else if (compress2(z, &zsize, body.data ? body.data : (const uint8_t *)"", (uLong)body.size, 9) != Z_OK)
-			res = hks_fail(ctx, HKS_E_INTERNAL, -1, "zlib compress2 failed");
-		else if (zsize >= body.size)
-			flags = 0; /* stored: zlib would not help */
+		/* v8: a raw deflate stream (no zlib header or Adler-32: the record's data hash checks the result),
+		 * running to the record's end (no compressed size) */
+		z_stream zs;
+		memset(&zs, 0, sizeof(zs));
+		if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			res = hks_fail(ctx, HKS_E_INTERNAL, -1, "zlib deflateInit2 failed");
+		} else {
+			zcap = deflateBound(&zs, (uLong)body.size);
+			z = (uint8_t *)hks_malloc(ctx, zcap);
+			if (!z) {
+				res = hks_fail_nomem(ctx, zcap);
+			} else {
+				zs.next_in = (Bytef *)(body.data ? body.data : (uint8_t *)"");
+				zs.avail_in = (uInt)body.size;
+				zs.next_out = z;
+				zs.avail_out = (uInt)zcap;
+				if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+					res = hks_fail(ctx, HKS_E_INTERNAL, -1, "zlib deflate failed");
+				zsize = zs.total_out;
+			}
+			deflateEnd(&zs);
+		}
+		if (res == HKS_OK && zsize >= body.size)
+			flags = 0; /* stored: deflate would not help */
 	}
 	if (res == HKS_OK)
 		res = hks_bytebuf_append(&rec, HKS_RECORD_MAGIC, 4);
@@ -190,14 +207,12 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	if (res == HKS_OK)
 		res = hks_rec_put_varint(&rec, body.size);
 	if (res == HKS_OK && flags) {
-		res = hks_rec_put_varint(&rec, zsize);
-		if (res == HKS_OK)
-			res = hks_bytebuf_append(&rec, z, zsize);
+		res = hks_bytebuf_append(&rec, z, zsize);
 	} else if (res == HKS_OK) {
 		res = hks_bytebuf_append(&rec, body.data, body.size);
 	}
 	if (z)
-		hks_free(ctx, z, compressBound((uLong)body.size));
+		hks_free(ctx, z, zcap);
 	hks_bytebuf_free(&body);
 	if (res != HKS_OK) {
 		hks_bytebuf_free(&rec);
@@ -344,22 +359,34 @@ hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, siz
 	const uint8_t *body;
 	int64_t body_base;
 	if (flags & HKS_RECORD_FLAG_ZLIB) {
-		uint32_t zsize;
-		HKS_TRY(hks_rec_get_count(&c, c.size - c.pos, &zsize, "compressed body size"));
+		/* v8: a raw deflate stream to the record's end */
+		size_t zsize = c.size - c.pos;
+		if (zsize > UINT32_MAX)
+			return hks_fail(ctx, HKS_E_LIMIT, (int64_t)c.pos, "a compressed body of %zu bytes", zsize);
 		const uint8_t *z;
 		HKS_TRY(hks_read_bytes(&c, zsize, &z, "compressed body"));
 		/* deflate expands at most ~1032:1: a larger claim is malformed, and is refused before allocating */
 		if ((uint64_t)body_size > (uint64_t)zsize * 1032u + 64u)
-			return hks_fail(ctx, HKS_E_MALFORMED, c.pos, "body size %u is impossible for %u compressed bytes",
+			return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)c.pos, "body size %u is impossible for %zu compressed bytes",
 			                body_size, zsize);
 		uint8_t *inflated = (uint8_t *)hks_arena_alloc(arena, body_size ? body_size : 1);
 		if (!inflated)
 			return hks_fail_nomem(ctx, body_size);
-		uLongf got = body_size;
-		int zr = uncompress(inflated, &got, z, zsize);
-		if (zr != Z_OK || got != body_size)
+		z_stream zs;
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit2(&zs, -15) != Z_OK)
+			return hks_fail_nomem(ctx, 0);
+		zs.next_in = (Bytef *)z;
+		zs.avail_in = (uInt)zsize;
+		zs.next_out = inflated;
+		zs.avail_out = (uInt)body_size;
+		int zr = inflate(&zs, Z_FINISH);
+		int whole = zr == Z_STREAM_END && zs.total_out == body_size && zs.avail_in == 0;
+		inflateEnd(&zs);
+		if (!whole)
 			return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)(c.pos - zsize),
-			                "the compressed body does not inflate to %u bytes (zlib %d)", body_size, zr);
+			                "the compressed body does not inflate to exactly %u bytes and end with the record (zlib %d)",
+			                body_size, zr);
 		body = inflated;
 		body_base = 0; /* offsets inside an inflated body are body offsets */
 	} else {

@@ -10,7 +10,7 @@
 
 #define HKS_RECORD_MAGIC "HKSR"
 #define HKS_RECORD_FILE_MAGIC "HKSF"
-#define HKS_RECORD_FLAG_ZLIB 0x01u
+#define HKS_RECORD_FLAG_ZLIB 0x01u /* the body is a raw deflate stream (v8; a zlib stream up to v7) */
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
@@ -63,7 +63,7 @@ hks_result hks_rec_get_varint(hks_cursor *c, uint64_t *v, const char *what);
 /* A varint that must be <= max. */
 hks_result hks_rec_get_count(hks_cursor *c, uint64_t max, uint32_t *v, const char *what);
 
-/* Serialize (body then header, zlib unless no_zlib). */
+/* Serialize (body then header, deflated unless no_zlib or deflate does not shrink it). */
 hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8_t **out, size_t *out_size);
 /* Parse into `arena` (the body is inflated there; pointers point into it or into `data`). */
 hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, size_t size, hks_rec_anim *r);
