@@ -284,27 +284,44 @@ static void test_truncated_and_corrupted(void **state)
 	hks_packed_spline_free(s.packed);
 }
 
+/* Edit one transform unit's frames in every frame: a rotation turned towards x, a translation or scale
+ * lane ramped. */
+static void edit_unit(decoded *d, unsigned kind, unsigned track)
+{
+	for (int fr = 0; fr < NF; fr++) {
+		float *x = &d->t[(fr * NT + (int)track) * HKS_TRACK_SAMPLE_FLOATS];
+		if (kind == 1) {
+			float *q = x + 3;
+			q[0] = 0.1f;
+			float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+			for (int k = 0; k < 4; k++)
+				q[k] /= n;
+		} else {
+			x[kind == 0 ? 0 : 7] += 0.01f * (float)fr;
+		}
+	}
+}
+
+/* The synthetic animation, its frames, and a record made with the Intel model on Zen-encoded data (the
+ * prediction misses: the record carries many parts). */
+static void intel_record(synth *s, decoded *d, uint8_t **rec, size_t *size)
+{
+	hks_recompress_report rep;
+	synth_build(s);
+	decode(&s->anim, d);
+	recompress(s, 0, 2, HKS_CPU_INTEL, rec, size, &rep);
+	assert_true(rep.entries > 0);
+}
+
 static void test_edit_keeps_other_parts(void **state)
 {
 	(void)state;
 	static synth s;
 	static decoded d;
-	synth_build(&s);
-	decode(&s.anim, &d);
 	uint8_t *rec = NULL;
 	size_t size = 0;
-	hks_recompress_report rep;
-	/* the Intel model on Zen-encoded data: the prediction misses, the record carries many parts */
-	recompress(&s, 0, 2, HKS_CPU_INTEL, &rec, &size, &rep);
-	assert_true(rep.entries > 0);
-	/* edit track 2's rotation in every frame */
-	for (int fr = 0; fr < NF; fr++) {
-		float *q = &d.t[(fr * NT + 2) * HKS_TRACK_SAMPLE_FLOATS + 3];
-		q[0] = 0.1f;
-		float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-		for (int k = 0; k < 4; k++)
-			q[k] /= n;
-	}
+	intel_record(&s, &d, &rec, &size);
+	edit_unit(&d, 1, 2); /* track 2's rotation */
 	hks_packed_spline *out = NULL;
 	hks_record_apply_report ar;
 	hks_error err;
@@ -353,12 +370,9 @@ static void test_edited_unit_verified(void **state)
 	(void)state;
 	static synth s;
 	static decoded d;
-	synth_build(&s);
-	decode(&s.anim, &d);
 	uint8_t *rec = NULL;
 	size_t size = 0;
-	hks_recompress_report rep;
-	recompress(&s, 0, 2, HKS_CPU_INTEL, &rec, &size, &rep);
+	intel_record(&s, &d, &rec, &size);
 	hks_packed_spline *out = NULL;
 	hks_record_apply_report ar;
 	hks_error err;
@@ -381,19 +395,7 @@ static void test_edited_unit_verified(void **state)
 	}
 	assert_true(target < 3 * NT);
 	assert_true(hashed < ra.num_entries);
-	unsigned kind = target % 3, track = target / 3;
-	for (int fr = 0; fr < NF; fr++) {
-		float *x = &d.t[(fr * NT + (int)track) * HKS_TRACK_SAMPLE_FLOATS];
-		if (kind == 1) {
-			float *q = x + 3;
-			q[0] = 0.1f;
-			float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-			for (int k = 0; k < 4; k++)
-				q[k] /= n;
-		} else {
-			x[kind == 0 ? 0 : 7] += 0.01f * (float)fr;
-		}
-	}
+	edit_unit(&d, target % 3, target / 3);
 	/* the reference: the record without the unit's entries */
 	uint32_t kept = 0, dropped = 0;
 	for (uint32_t i = 0; i < ra.num_entries; i++) {
