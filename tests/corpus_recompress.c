@@ -21,9 +21,13 @@
  * apply the record to the edited frames: every other part equals the original
  * (stored structures compared field by field), the edited track's translation
  * decodes within 2 · 0.001 + one 16-bit step of the edited frames.
+ *
+ * The edits of units with hash-free entries (test_edit_units, docs/RECORD.md
+ * "Hash"): every apply to edited frames succeeds.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hks_test.h"
+#include "record.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -481,11 +485,136 @@ static void test_edit_one_bone(void **state)
 	assert_true(done);
 }
 
+/* ---- edits of units with hash-free entries -------------------------------- */
+
+/* One edit of one unit's frames in place: 0 ramps its first lane (+1 mm a frame; a rotation turned towards x
+ * instead), 1 holds it at its first frame (spline lanes become static), 2 jitters its lanes frame by frame (more
+ * knots, other bounds), 3 holds its second lane only (one lane's static bit changes). */
+static void edit_frames(frames *fr, uint32_t unit, int edit)
+{
+	uint32_t T = fr->in.num_transform_tracks, F = fr->in.num_float_tracks;
+	size_t stride = unit < 3 * T ? (size_t)T * HKS_TRACK_SAMPLE_FLOATS : F;
+	float *base = unit < 3 * T ? fr->t + (size_t)(unit / 3) * HKS_TRACK_SAMPLE_FLOATS + (unit % 3 == 0 ? 0 : unit % 3 == 1 ? 3 : 7)
+	                           : fr->f + (unit - 3 * T);
+	unsigned n = unit >= 3 * T ? 1 : unit % 3 == 1 ? 4 : 3;
+	int rotation = unit < 3 * T && unit % 3 == 1;
+	for (uint32_t f = 1; f < fr->in.num_frames; f++) {
+		float *x = base + f * stride;
+		if (edit == 1)
+			memcpy(x, base, n * sizeof(float));
+		else if (edit == 3)
+			x[1 % n] = base[1 % n];
+		else if (edit == 2)
+			x[f % n] += (float)((int)(f % 3) - 1) * 0.05f;
+		else if (rotation)
+			x[0] += 0.1f;
+		else
+			x[0] += 0.001f * (float)f;
+		if (rotation && (edit == 0 || edit == 2)) {
+			float m = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
+			for (unsigned k = 0; k < 4; k++)
+				x[k] /= m;
+		}
+	}
+}
+
+/* Whatever frames a hash-free entry meets (docs/RECORD.md "Hash"), applying the record succeeds: the entry
+ * applies or counts as refitted. Every HKSPLINE_EDIT_STRIDE-th spline animation of the corpus (default 32, every
+ * SDK); in each, the units with hash-free entries that patch a prediction (DIFF, REFIT_PATCHED: up to 6) and
+ * two more, each under the four edits of edit_frames. In session 11 a patched prediction whose header promised
+ * more than its bytes under edited frames (HKS_E_TRUNCATED) failed the whole apply. */
+static void test_edit_units(void **state)
+{
+	(void)state;
+	const char *senv = getenv("HKSPLINE_EDIT_STRIDE");
+	size_t stride = senv && atoi(senv) >= 1 ? (size_t)atoi(senv) : 32;
+	hks_loader *loader = open_corpus();
+	size_t n = hks_loader_count(loader), seen = 0;
+	uint64_t anims = 0, applies = 0, entries = 0, refitted = 0;
+	for (size_t u = 0; u < n; u++) {
+		hks_loaded *ld = NULL;
+		if (hks_loader_load(loader, u, &ld) != HKS_OK || !ld || ld->status != HKS_OK) {
+			if (ld)
+				hks_loaded_free(ld);
+			continue;
+		}
+		for (uint32_t a = 0; a < ld->file->num_animations; a++) {
+			const hks_animation *anim = &ld->file->animations[a];
+			if (anim->kind != HKS_ANIMATION_SPLINE || seen++ % stride)
+				continue;
+			hks_recompress_options o;
+			memset(&o, 0, sizeof(o));
+			o.sdk = ld->file->sdk;
+			uint8_t *rec = NULL;
+			size_t rec_size = 0;
+			hks_error err;
+			hks_recompress_report rep;
+			if (hks_recompress(anim, &o, &rec, &rec_size, NULL, &rep, &err) != HKS_OK)
+				continue; /* not decodable: test_recompress_corpus counts it */
+			hks_options ho;
+			memset(&ho, 0, sizeof(ho));
+			hks_ctx ctx;
+			hks_ctx_init(&ctx, &ho, 0, &err);
+			hks_arena *arena = hks_arena_create(&ctx);
+			assert_non_null(arena);
+			hks_rec_anim ra;
+			assert_int_equal(hks_rec_read(&ctx, arena, rec, rec_size, &ra), HKS_OK);
+			uint32_t per = 3 * anim->number_of_transform_tracks + anim->number_of_float_tracks;
+			/* per unit: 1 a hash-free entry, 2 one that patches a prediction */
+			uint8_t *has = (uint8_t *)calloc(per + 1, 1);
+			assert_non_null(has);
+			for (uint32_t i = 0; ra.kind == HKS_REC_ANIM_PREDICTED && i < ra.num_entries; i++) {
+				const hks_rec_entry *e = &ra.entries[i];
+				if (!e->full_hash)
+					has[e->index % per] |= (uint8_t)(1u | (e->kind == HKS_REC_ENTRY_DIFF ||
+					                                       e->kind == HKS_REC_ENTRY_REFIT_PATCHED ? 2u : 0u));
+			}
+			anims++;
+			unsigned patched = 0, plain = 0;
+			for (uint32_t unit = 0; unit < per; unit++) {
+				if (!has[unit] || (has[unit] & 2 ? patched++ >= 6 : plain++ >= 2))
+					continue;
+				for (int edit = 0; edit < 4; edit++) {
+					frames fr;
+					assert_true(decode_frames(anim, &fr));
+					edit_frames(&fr, unit, edit);
+					hks_packed_spline *out = NULL;
+					hks_record_apply_report ar;
+					hks_result r = hks_recompress_apply(&fr.in, rec, rec_size, NULL, &out, &ar, &err);
+					if (r != HKS_OK) {
+						char msg[1024];
+						hks_error_format(&err, msg, sizeof(msg));
+						printf("edited apply failed: %s animation %u unit %u edit %d: %s\n", ld->path, a, unit, edit,
+						       msg);
+					}
+					assert_int_equal(r, HKS_OK);
+					assert_int_equal(ar.applied + ar.refitted, ar.entries);
+					applies++;
+					entries += ar.entries;
+					refitted += ar.refitted;
+					hks_packed_spline_free(out);
+					free_frames(&fr);
+				}
+			}
+			free(has);
+			hks_arena_free(arena);
+			hks_buffer_free(NULL, rec, rec_size);
+		}
+		hks_loaded_free(ld);
+	}
+	hks_loader_free(loader);
+	printf("edits: every %zu-th of %zu spline animations: %llu recorded, %llu edited applies of %llu entries, %llu "
+	       "refitted\n", stride, seen, (unsigned long long)anims, (unsigned long long)applies,
+	       (unsigned long long)entries, (unsigned long long)refitted);
+	assert_true(applies > 0);
+}
+
 int main(void)
 {
 	hks_test_require_corpus("corpus_recompress");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edit_one_bone),
+		cmocka_unit_test(test_edit_units),
 		cmocka_unit_test(test_recompress_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

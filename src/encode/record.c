@@ -172,6 +172,10 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	uint8_t *z = NULL;
 	uLongf zsize = 0;
 	uLong zcap = 0;
+	/* the reader takes a body of at most UINT32_MAX bytes, and zlib's counts are 32-bit: deflateBound of
+	 * such a body must fit one too */
+	if (res == HKS_OK && body.size > UINT32_MAX - (UINT32_MAX >> 6))
+		res = hks_fail(ctx, HKS_E_LIMIT, -1, "a record body of %zu bytes", body.size);
 	if (res == HKS_OK && flags) {
 		/* v8: a raw deflate stream (no zlib header or Adler-32: the record's data hash checks the result),
 		 * running to the record's end (no compressed size) */
