@@ -237,6 +237,17 @@ static hks_loader *open_corpus(void)
 	return loader;
 }
 
+/* File u of the loader, or NULL when it does not load (the loader's own tests cover those) */
+static hks_loaded *load_file(hks_loader *loader, size_t u)
+{
+	hks_loaded *ld = NULL;
+	if (hks_loader_load(loader, u, &ld) == HKS_OK && ld && ld->status == HKS_OK)
+		return ld;
+	if (ld)
+		hks_loaded_free(ld);
+	return NULL;
+}
+
 static void test_recompress_corpus(void **state)
 {
 	(void)state;
@@ -250,12 +261,9 @@ static void test_recompress_corpus(void **state)
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t u = 0; u < n; u++) {
-		hks_loaded *ld = NULL;
-		if (hks_loader_load(loader, u, &ld) != HKS_OK || !ld || ld->status != HKS_OK) {
-			if (ld)
-				hks_loaded_free(ld);
+		hks_loaded *ld = load_file(loader, u);
+		if (!ld)
 			continue;
-		}
 		for (uint32_t a = 0; a < ld->file->num_animations; a++) {
 			if (ld->file->animations[a].kind != HKS_ANIMATION_SPLINE)
 				continue;
@@ -391,12 +399,9 @@ static void test_edit_one_bone(void **state)
 	size_t n = hks_loader_count(loader);
 	int done = 0;
 	for (size_t u = 0; u < n && !done; u++) {
-		hks_loaded *ld = NULL;
-		if (hks_loader_load(loader, u, &ld) != HKS_OK || !ld || ld->status != HKS_OK) {
-			if (ld)
-				hks_loaded_free(ld);
+		hks_loaded *ld = load_file(loader, u);
+		if (!ld)
 			continue;
-		}
 		const char *sdk = ld->file->sdk;
 		for (uint32_t a = 0; a < ld->file->num_animations && !done; a++) {
 			const hks_animation *anim = &ld->file->animations[a];
@@ -532,12 +537,9 @@ static void test_edit_units(void **state)
 	size_t n = hks_loader_count(loader), seen = 0;
 	uint64_t anims = 0, applies = 0, entries = 0, refitted = 0;
 	for (size_t u = 0; u < n; u++) {
-		hks_loaded *ld = NULL;
-		if (hks_loader_load(loader, u, &ld) != HKS_OK || !ld || ld->status != HKS_OK) {
-			if (ld)
-				hks_loaded_free(ld);
+		hks_loaded *ld = load_file(loader, u);
+		if (!ld)
 			continue;
-		}
 		for (uint32_t a = 0; a < ld->file->num_animations; a++) {
 			const hks_animation *anim = &ld->file->animations[a];
 			if (anim->kind != HKS_ANIMATION_SPLINE || seen++ % stride)

@@ -402,6 +402,18 @@ static void edit_unit_variant(decoded *d, unsigned kind, unsigned track, int var
  * entries gives (the fresh fit), with no error, and count them as refitted. Every unit with such entries,
  * under each edit of edit_unit_variant: an edit can make the entry's build fail in any of its readers (a truncated
  * canonical form, a prefix longer than the prediction), not only give other frames (session 11 review). */
+/* The record parsed into ra (its arrays in the returned arena); ctx reports into err, default options. */
+static hks_arena *read_record(const uint8_t *rec, size_t size, hks_ctx *ctx, hks_error *err, hks_rec_anim *ra)
+{
+	hks_options o;
+	memset(&o, 0, sizeof(o)); /* the defaults */
+	hks_ctx_init(ctx, &o, 0, err);
+	hks_arena *arena = hks_arena_create(ctx);
+	assert_non_null(arena);
+	assert_int_equal(hks_rec_read(ctx, arena, rec, size, ra), HKS_OK);
+	return arena;
+}
+
 static uint32_t g_edit_applied; /* hash-free entries of edited units that decode to the edited frames */
 
 static void check_edited_unit(uint32_t target, int variant)
@@ -414,14 +426,9 @@ static void check_edited_unit(uint32_t target, int variant)
 	hks_packed_spline *out = NULL;
 	hks_record_apply_report ar;
 	hks_error err;
-	hks_options o;
-	memset(&o, 0, sizeof(o));
 	hks_ctx ctx;
-	hks_ctx_init(&ctx, &o, 0, &err);
-	hks_arena *arena = hks_arena_create(&ctx);
-	assert_non_null(arena);
 	hks_rec_anim ra;
-	assert_int_equal(hks_rec_read(&ctx, arena, rec, size, &ra), HKS_OK);
+	hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
 	const uint32_t per = 3 * NT + NFL;
 	static float before[sizeof(d.t) / sizeof(float)];
 	memcpy(before, d.t, sizeof(d.t));
@@ -501,14 +508,9 @@ static void test_edited_unit_verified(void **state)
 	size_t size = 0;
 	intel_record(&s, &d, &rec, &size);
 	hks_error err;
-	hks_options o;
-	memset(&o, 0, sizeof(o));
 	hks_ctx ctx;
-	hks_ctx_init(&ctx, &o, 0, &err);
-	hks_arena *arena = hks_arena_create(&ctx);
-	assert_non_null(arena);
 	hks_rec_anim ra;
-	assert_int_equal(hks_rec_read(&ctx, arena, rec, size, &ra), HKS_OK);
+	hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
 	/* the transform units with an entry that has no hash */
 	const uint32_t per = 3 * NT + NFL;
 	uint8_t has[3 * NT] = {0};
