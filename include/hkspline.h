@@ -1419,7 +1419,10 @@ typedef struct hks_record_apply_report {
  * the original (raw rotations), or an edit of them with the same frame and
  * track counts. `opts` supplies the allocator and limits (cpu and ladder come
  * from the record). Malformed or truncated records are HKS_E_MALFORMED /
- * HKS_E_TRUNCATED with the byte offset in the record.
+ * HKS_E_TRUNCATED with the byte offset in the record, except inside an entry
+ * without a hash (docs/RECORD.md "Hash"): one that cannot be built counts as
+ * an edited unit (refitted), and data_matches then tells whether the output
+ * is the original.
  */
 hks_result hks_recompress_apply(const hks_frames_in *frames, const void *record, size_t record_size,
                                 const hks_recompress_options *opts, hks_packed_spline **out,

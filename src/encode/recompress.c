@@ -2137,9 +2137,9 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		}
 		/* an entry without a hash (v8) applies when its part decodes to the frames; when it cannot be built
 		 * or does not, the frames changed: the fresh fit stays, and the error the build recorded is
-		 * forgotten (docs/RECORD.md "Hash"). Any error but a resource one counts: edited frames give other
-		 * predictions and knot vectors, against which the entry's bytes may run out (HKS_E_TRUNCATED) as well
-		 * as contradict (HKS_E_MALFORMED). */
+		 * forgotten (docs/RECORD.md "Hash"). Edited frames give other predictions and knot vectors, against
+		 * which the entry's bytes may contradict (HKS_E_MALFORMED) or run out (HKS_E_TRUNCATED); these two
+		 * count, named one by one, so that a code added later is reported, not swallowed. */
 		hks_error saved;
 		if (ctx->err)
 			saved = *ctx->err;
@@ -2147,9 +2147,8 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		uint8_t nm0 = 0, nmb = 0;
 		int set_m0 = 0;
 		r = entry_part(pr, arena, &cn, i, &np, &nm0, &nmb, &set_m0);
-		int resource = r == HKS_E_NOMEM || r == HKS_E_LIMIT || r == HKS_E_INTERNAL;
-		if (!e->full_hash && !resource &&
-		    (r != HKS_OK || !part_decodes_to_frames(pr, b, kind, track, &np, nmb))) {
+		int unbuilt = r == HKS_E_MALFORMED || r == HKS_E_TRUNCATED;
+		if (!e->full_hash && (unbuilt || (r == HKS_OK && !part_decodes_to_frames(pr, b, kind, track, &np, nmb)))) {
 			if (ctx->err)
 				*ctx->err = saved;
 			r = HKS_OK;

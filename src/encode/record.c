@@ -173,7 +173,8 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	uLongf zsize = 0;
 	uLong zcap = 0;
 	/* the reader takes a body of at most UINT32_MAX bytes, and zlib's counts are 32-bit: deflateBound of
-	 * such a body must fit one too */
+	 * such a body must fit one too (a margin that also refuses the last 64 MB below UINT32_MAX of an
+	 * uncompressed body; no animation's record comes near) */
 	if (res == HKS_OK && body.size > UINT32_MAX - (UINT32_MAX >> 6))
 		res = hks_fail(ctx, HKS_E_LIMIT, -1, "a record body of %zu bytes", body.size);
 	if (res == HKS_OK && flags) {
