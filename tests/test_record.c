@@ -409,6 +409,33 @@ static hks_arena *read_record(const uint8_t *rec, size_t size, hks_ctx *ctx, hks
 	return arena;
 }
 
+/* The synthetic clip, its frames and its Intel-model record, parsed (the v8 editing tests) */
+typedef struct record_fixture {
+	synth s;
+	decoded d;
+	uint8_t *rec;
+	size_t size;
+	hks_error err;
+	hks_ctx ctx;
+	hks_rec_anim ra;
+	hks_arena *arena;
+} record_fixture;
+
+static void fixture_open(record_fixture *fx)
+{
+	fx->rec = NULL;
+	fx->size = 0;
+	intel_record(&fx->s, &fx->d, &fx->rec, &fx->size);
+	fx->arena = read_record(fx->rec, fx->size, &fx->ctx, &fx->err, &fx->ra);
+}
+
+static void fixture_close(record_fixture *fx)
+{
+	hks_arena_free(fx->arena);
+	hks_buffer_free(NULL, fx->rec, fx->size);
+	hks_packed_spline_free(fx->s.packed);
+}
+
 static uint32_t g_edit_applied; /* hash-free entries of edited units that decode to the edited frames */
 
 /* v8: an entry without a hash applies only when the part it builds decodes to the unit's frames. Edit the
@@ -418,42 +445,35 @@ static uint32_t g_edit_applied; /* hash-free entries of edited units that decode
  * canonical form, a prefix longer than the prediction), not only give other frames (session 11 review). */
 static void check_edited_unit(uint32_t target, int variant)
 {
-	static synth s;
-	static decoded d;
-	uint8_t *rec = NULL;
-	size_t size = 0;
-	intel_record(&s, &d, &rec, &size);
+	static record_fixture fx;
+	fixture_open(&fx);
 	hks_packed_spline *out = NULL;
 	hks_record_apply_report ar;
-	hks_error err;
-	hks_ctx ctx;
-	hks_rec_anim ra;
-	hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
 	const uint32_t per = 3 * NT + NFL;
-	static float before[sizeof(d.t) / sizeof(float)];
-	memcpy(before, d.t, sizeof(d.t));
-	edit_unit_variant(&d, target % 3, target / 3, variant);
-	int changed = memcmp(before, d.t, sizeof(d.t)) != 0;
+	static float before[sizeof(fx.d.t) / sizeof(float)];
+	memcpy(before, fx.d.t, sizeof(fx.d.t));
+	edit_unit_variant(&fx.d, target % 3, target / 3, variant);
+	int changed = memcmp(before, fx.d.t, sizeof(fx.d.t)) != 0;
 	/* the reference: the record without the unit's hash-free entries */
 	uint32_t kept = 0, dropped = 0, hashed = 0;
-	for (uint32_t i = 0; i < ra.num_entries; i++) {
-		hashed += ra.entries[i].index % per == target && ra.entries[i].full_hash;
-		if (ra.entries[i].index % per == target && !ra.entries[i].full_hash) {
+	for (uint32_t i = 0; i < fx.ra.num_entries; i++) {
+		hashed += fx.ra.entries[i].index % per == target && fx.ra.entries[i].full_hash;
+		if (fx.ra.entries[i].index % per == target && !fx.ra.entries[i].full_hash) {
 			dropped++;
 			continue;
 		}
-		ra.entries[kept++] = ra.entries[i];
+		fx.ra.entries[kept++] = fx.ra.entries[i];
 	}
 	assert_true(dropped > 0);
-	ra.num_entries = kept;
+	fx.ra.num_entries = kept;
 	uint8_t *w = NULL;
 	size_t wn = 0;
-	assert_int_equal(hks_rec_write(&ctx, &ra, 0, &w, &wn), HKS_OK);
+	assert_int_equal(hks_rec_write(&fx.ctx, &fx.ra, 0, &w, &wn), HKS_OK);
 	hks_packed_spline *ref = NULL;
-	assert_int_equal(hks_recompress_apply(&d.in, w, wn, NULL, &ref, NULL, &err), HKS_OK);
-	hks_result r = hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err);
+	assert_int_equal(hks_recompress_apply(&fx.d.in, w, wn, NULL, &ref, NULL, &fx.err), HKS_OK);
+	hks_result r = hks_recompress_apply(&fx.d.in, fx.rec, fx.size, NULL, &out, &ar, &fx.err);
 	if (r != HKS_OK)
-		printf("unit %u, edit %d: %s\n", target, variant, err.message);
+		printf("unit %u, edit %d: %s\n", target, variant, fx.err.message);
 	assert_int_equal(r, HKS_OK);
 	assert_int_equal(ar.applied + ar.refitted, ar.entries);
 	if (changed) {
@@ -462,7 +482,7 @@ static void check_edited_unit(uint32_t target, int variant)
 		 * fit (as without them) or took an entry whose part decodes to the edited frames bit for bit (an edit
 		 * the original's knots and grid reproduce, e.g. a lane held at a value): never further from them. */
 		static decoded od, rd;
-		hks_animation oa = s.anim, rda = s.anim;
+		hks_animation oa = fx.s.anim, rda = fx.s.anim;
 		oa.spline = out->header;
 		rda.spline = ref->header;
 		decode(&oa, &od);
@@ -478,9 +498,9 @@ static void check_edited_unit(uint32_t target, int variant)
 					}
 					/* the fresh fit, or an entry exact for the edited frames */
 					assert_true(!memcmp(&od.t[at], &rd.t[at], sizeof(float)) ||
-					            !memcmp(&od.t[at], &d.t[at], sizeof(float)));
+					            !memcmp(&od.t[at], &fx.d.t[at], sizeof(float)));
 				}
-			assert_memory_equal(&od.f[fr * NFL], &d.f[fr * NFL], NFL * sizeof(float));
+			assert_memory_equal(&od.f[fr * NFL], &fx.d.f[fr * NFL], NFL * sizeof(float));
 		}
 		/* the unit's entries with a hash are refitted in both (their frames changed, when a block's did) */
 		assert_true(ar.refitted <= dropped + hashed);
@@ -489,14 +509,12 @@ static void check_edited_unit(uint32_t target, int variant)
 		g_edit_applied += dropped + hashed - (uint32_t)ar.refitted;
 	} else { /* a held lane that was constant already: the record gives the original */
 		assert_true(ar.data_matches);
-		assert_true(same_data(out, &s.anim.spline));
+		assert_true(same_data(out, &fx.s.anim.spline));
 	}
 	hks_packed_spline_free(ref);
 	hks_packed_spline_free(out);
 	hks_buffer_free(NULL, w, wn);
-	hks_arena_free(arena);
-	hks_buffer_free(NULL, rec, size);
-	hks_packed_spline_free(s.packed);
+	fixture_close(&fx);
 }
 
 /* A hash-free entry that cannot be built counts as an edited unit, whatever its reader says: every DIFF and
@@ -507,75 +525,57 @@ static void check_edited_unit(uint32_t target, int variant)
 static void test_unbuildable_entry(void **state)
 {
 	(void)state;
-	static synth s;
-	static decoded d;
-	uint8_t *rec = NULL;
-	size_t size = 0;
-	intel_record(&s, &d, &rec, &size);
-	hks_error err;
-	hks_ctx ctx;
-	hks_rec_anim ra;
-	hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
+	static record_fixture fx;
+	fixture_open(&fx);
 	unsigned tried = 0;
-	for (uint32_t i = 0; i < ra.num_entries; i++) {
-		hks_rec_entry *e = &ra.entries[i];
+	for (uint32_t i = 0; i < fx.ra.num_entries; i++) {
+		hks_rec_entry *e = &fx.ra.entries[i];
 		if (e->full_hash || e->payload_size == 0 ||
 		    (e->kind != HKS_REC_ENTRY_DIFF && e->kind != HKS_REC_ENTRY_REFIT_PATCHED))
 			continue;
 		e->payload_size--;
 		uint8_t *w = NULL;
 		size_t wn = 0;
-		assert_int_equal(hks_rec_write(&ctx, &ra, 0, &w, &wn), HKS_OK);
+		assert_int_equal(hks_rec_write(&fx.ctx, &fx.ra, 0, &w, &wn), HKS_OK);
 		e->payload_size++;
 		hks_packed_spline *out = NULL;
 		hks_record_apply_report ar;
-		hks_result r = hks_recompress_apply(&d.in, w, wn, NULL, &out, &ar, &err);
+		hks_result r = hks_recompress_apply(&fx.d.in, w, wn, NULL, &out, &ar, &fx.err);
 		if (r != HKS_OK)
-			printf("entry %u (kind %u) one byte short: %s\n", i, e->kind, err.message);
+			printf("entry %u (kind %u) one byte short: %s\n", i, e->kind, fx.err.message);
 		assert_int_equal(r, HKS_OK);
 		assert_true(ar.refitted >= 1);
 		assert_int_equal(ar.applied + ar.refitted, ar.entries);
-		assert_int_equal(ar.data_matches, same_data(out, &s.anim.spline));
+		assert_int_equal(ar.data_matches, same_data(out, &fx.s.anim.spline));
 		tried++;
 		hks_packed_spline_free(out);
 		hks_buffer_free(NULL, w, wn);
 	}
 	printf("%u entries one byte short, each counted as refitted\n", tried);
 	assert_true(tried >= 2);
-	hks_arena_free(arena);
-	hks_buffer_free(NULL, rec, size);
-	hks_packed_spline_free(s.packed);
+	fixture_close(&fx);
 }
 
 static void test_edited_unit_verified(void **state)
 {
 	(void)state;
-	static synth s;
-	static decoded d;
-	uint8_t *rec = NULL;
-	size_t size = 0;
-	intel_record(&s, &d, &rec, &size);
-	hks_error err;
-	hks_ctx ctx;
-	hks_rec_anim ra;
-	hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
+	static record_fixture fx;
+	fixture_open(&fx);
 	/* the transform units with an entry that has no hash */
 	const uint32_t per = 3 * NT + NFL;
 	uint8_t has[3 * NT] = {0};
 	unsigned hashed = 0, units = 0;
-	for (uint32_t i = 0; i < ra.num_entries; i++) {
-		hashed += ra.entries[i].full_hash;
-		uint32_t u = ra.entries[i].index % per;
-		if (!ra.entries[i].full_hash && u < 3 * NT && !has[u]) {
+	for (uint32_t i = 0; i < fx.ra.num_entries; i++) {
+		hashed += fx.ra.entries[i].full_hash;
+		uint32_t u = fx.ra.entries[i].index % per;
+		if (!fx.ra.entries[i].full_hash && u < 3 * NT && !has[u]) {
 			has[u] = 1;
 			units++;
 		}
 	}
 	assert_true(units > 0);
-	assert_true(hashed < ra.num_entries);
-	hks_arena_free(arena);
-	hks_buffer_free(NULL, rec, size);
-	hks_packed_spline_free(s.packed);
+	assert_true(hashed < fx.ra.num_entries);
+	fixture_close(&fx);
 	for (uint32_t u = 0; u < 3 * NT; u++)
 		for (int v = 0; has[u] && v < 5; v++)
 			check_edited_unit(u, v);
