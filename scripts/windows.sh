@@ -147,6 +147,14 @@ echo "windows.sh: deps ready after $((t1 - t0)) s"
 # tests run against hkspline.exe).
 export WINEDEBUG=${WINEDEBUG:--all}
 export WINEPREFIX=${WINEPREFIX:-$OUT/wineprefix}
+# One wineserver for the whole run: by default it quits 3 s after its last client, and a wine started
+# while it quits can fail with exit 1 and no message (session 12's CI, twice in two runs; the same
+# commands passed by hand). Kept alive until this script ends.
+mkdir -p "$WINEPREFIX"
+if command -v wineserver >/dev/null 2>&1; then
+  wineserver -p
+  trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
+fi
 cmake -S "$ROOT" -B "$OUT" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/mingw-w64.cmake" -DHKS_WINDOWS_DEPS="$DEPS" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 nice cmake --build "$OUT" -j"$JOBS"
