@@ -577,12 +577,22 @@ static void test_edit_units(void **state)
 			}
 			anims++;
 			unsigned patched = 0, plain = 0;
+			/* the frames decoded once; each edit starts from a copy of them */
+			frames fr;
+			assert_true(decode_frames(anim, &fr));
+			size_t tn = (size_t)fr.in.num_frames * fr.in.num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS + 1,
+			       fn = (size_t)fr.in.num_frames * fr.in.num_float_tracks + 1;
+			float *t0 = (float *)malloc(tn * sizeof(float)), *f0 = (float *)malloc(fn * sizeof(float));
+			assert_non_null(t0);
+			assert_non_null(f0);
+			memcpy(t0, fr.t, tn * sizeof(float));
+			memcpy(f0, fr.f, fn * sizeof(float));
 			for (uint32_t unit = 0; unit < per; unit++) {
 				if (!has[unit] || (has[unit] & 2 ? patched++ >= 6 : plain++ >= 2))
 					continue;
 				for (int edit = 0; edit < 4; edit++) {
-					frames fr;
-					assert_true(decode_frames(anim, &fr));
+					memcpy(fr.t, t0, tn * sizeof(float));
+					memcpy(fr.f, f0, fn * sizeof(float));
 					int changed = edit_frames(&fr, unit, edit);
 					hks_packed_spline *out = NULL;
 					hks_record_apply_report ar;
@@ -602,9 +612,11 @@ static void test_edit_units(void **state)
 					entries += ar.entries;
 					refitted += ar.refitted;
 					hks_packed_spline_free(out);
-					free_frames(&fr);
 				}
 			}
+			free_frames(&fr);
+			free(t0);
+			free(f0);
 			free(has);
 			hks_arena_free(arena);
 			hks_buffer_free(NULL, rec, rec_size);
