@@ -42,15 +42,19 @@ static int first_at_or_above(int m, const float *ub, float x)
 {
 	if (x != x)
 		return m + 1;
-	int lo = 0, hi = m + 1; /* the answer is in [lo, hi] */
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (ub[mid] >= x)
-			hi = mid;
-		else
-			lo = mid + 1;
+	if (m < 0)
+		return 0;
+	/* a branch-free lower bound over ub[0 .. m] (the comparisons' outcomes are data, so branches on them
+	 * are mispredicted about half the time): the first k with !(ub[k] < x), which for the non-NaN
+	 * parameters is the first with ub[k] >= x */
+	const float *b = ub;
+	int n = m + 1;
+	while (n > 1) {
+		int half = n / 2;
+		b = b[half] < x ? b + half : b;
+		n -= half;
 	}
-	return lo;
+	return (int)(b - ub) + (*b < x);
 }
 
 /* The knot slot Havok removes next: the first index in lo .. hi with the smallest bound, as a scan
@@ -79,13 +83,12 @@ static int first_smallest_bound(const float *Br, int lo, int hi, bool from_max)
 	}
 	for (; idx + 3 <= hi; idx += 4)
 		a0 = _mm_min_ps(_mm_loadu_ps(Br + idx), a0);
-	float lanes[16];
-	_mm_storeu_ps(lanes, a0);
-	_mm_storeu_ps(lanes + 4, a1);
-	_mm_storeu_ps(lanes + 8, a2);
-	_mm_storeu_ps(lanes + 12, a3);
-	for (int l = 0; l < 16; l++)
-		m0 = lanes[l] < m0 ? lanes[l] : m0;
+	/* the accumulators hold no NaN (start is not NaN and minps keeps its second operand for a NaN first):
+	 * their minimum by a tree of minps, then across the four lanes */
+	a0 = _mm_min_ps(_mm_min_ps(a0, a1), _mm_min_ps(a2, a3));
+	a0 = _mm_min_ps(a0, _mm_movehl_ps(a0, a0));
+	a0 = _mm_min_ss(a0, _mm_shuffle_ps(a0, a0, 1));
+	m0 = _mm_cvtss_f32(a0);
 #else
 	float m1 = start, m2 = start, m3 = start;
 	for (; idx + 3 <= hi; idx += 4) {
