@@ -253,7 +253,7 @@ static void test_knots3(void **state)
 		const uint8_t *U = c ? knots3_one : knots3_sep;
 		const unsigned nk = c ? sizeof(knots3_one) : sizeof(knots3_sep), n1 = nk - 4;
 		lanes3(U, n1, P, v, N);
-		unsigned got = hks_invert_knots3(v, N, N, 2, active, 4.0f, knots);
+		unsigned got = hks_invert_knots3(v, N, N, 2, active, 4.0f, NULL, knots);
 		if (c == 0) {
 			assert_int_equal(got, n1);
 			assert_memory_equal(knots, U, nk);
@@ -301,8 +301,8 @@ static void test_knots3(void **state)
 	/* a cubic without knots: none; too few frames: 0 */
 	for (int f = 0; f < N; f++)
 		v[f * 2] = (float)(0.001 * (double)f * (double)f * (double)f - 0.02 * (double)f);
-	assert_int_equal(hks_invert_knots3(v, N, N, 2, active, 4.0f, knots), 4);
-	assert_int_equal(hks_invert_knots3(v, 3, 3, 2, active, 4.0f, knots), 0);
+	assert_int_equal(hks_invert_knots3(v, N, N, 2, active, 4.0f, NULL, knots), 4);
+	assert_int_equal(hks_invert_knots3(v, 3, 3, 2, active, 4.0f, NULL, knots), 0);
 }
 
 /* ---- end to end ------------------------------------------------------------ */
@@ -462,6 +462,73 @@ static void run_end_to_end(const uint8_t *ka, unsigned nka, const uint8_t *kb, u
 	hks_packed_spline_free(packed);
 }
 
+/* The memo of window fits (invert.h) changes no answer: on frames whose knots depend on the bound (smooth
+ * pieces, kinks, a few ulps of noise, a NaN frame in a lane that is not searched, a block whose last frame is
+ * not fitted), the searches at 4 and 16 ulps and the reduction, in either order with one memo per frames,
+ * give the knots they give without it. */
+static void test_knots3_memo(void **state)
+{
+	(void)state;
+	enum { N = 120 };
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, NULL);
+	hks_invert_memo *memo = hks_invert_memo_create(&ctx);
+	assert_non_null(memo);
+	uint32_t seed = 12345u;
+	unsigned differ = 0;
+	for (unsigned c = 0; c < 24; c++) {
+		float v[N * 3];
+		double phase[3];
+		for (unsigned l = 0; l < 3; l++) {
+			seed = seed * 1664525u + 1013904223u;
+			phase[l] = (double)(seed >> 8) / 16777216.0 * 6.0;
+		}
+		for (unsigned f = 0; f < N; f++)
+			for (unsigned l = 0; l < 3; l++) {
+				double t = (double)f / 17.0 + phase[l];
+				double x = sin(t) * (l + 1) + (f % (23 + 7 * l) == 0 ? 0.01 * (double)c : 0.0) + (f > 60 ? 0.002 * f : 0.0);
+				float y = (float)x;
+				seed = seed * 1664525u + 1013904223u;
+				int noise = (int)(seed >> 29) - 4; /* -4 .. 3 ulps, on odd cases */
+				for (int k = 0; k < abs(noise) && c % 2; k++)
+					y = hks_invert_ulp_step(y, noise);
+				v[f * 3 + l] = y;
+			}
+		if (c % 5 == 4)
+			v[17 * 3 + 2] = NAN; /* a lane the search does not look at */
+		const uint8_t active[3] = {1, (uint8_t)(c % 4 != 0), (uint8_t)(c % 5 != 4)};
+		uint32_t nfit = c % 3 == 2 ? N - 1 : N;
+		uint8_t want[3][HKS_INVERT_MAX_POINTS + 4], got[3][HKS_INVERT_MAX_POINTS + 4];
+		unsigned wn[3], gn[3];
+		wn[0] = hks_invert_knots3(v, N, nfit, 3, active, 4.0f, NULL, want[0]);
+		wn[1] = hks_invert_knots3(v, N, nfit, 3, active, 16.0f, NULL, want[1]);
+		memcpy(want[2], want[0], wn[0] + 4);
+		wn[2] = wn[0];
+		unsigned wr = hks_invert_reduce_knots3(v, N, nfit, 3, active, 4.0f, NULL, want[2], &wn[2]);
+		differ += wn[0] != wn[1] || memcmp(want[0], want[1], wn[0] + 4) != 0;
+		for (unsigned order = 0; order < 2; order++) {
+			hks_invert_memo_reset(memo);
+			unsigned first = order ? 1 : 0, second = order ? 0 : 1;
+			gn[first] = hks_invert_knots3(v, N, nfit, 3, active, first ? 16.0f : 4.0f, memo, got[first]);
+			gn[second] = hks_invert_knots3(v, N, nfit, 3, active, second ? 16.0f : 4.0f, memo, got[second]);
+			memcpy(got[2], got[0], gn[0] + 4);
+			gn[2] = gn[0];
+			unsigned gr = hks_invert_reduce_knots3(v, N, nfit, 3, active, 4.0f, memo, got[2], &gn[2]);
+			assert_int_equal(gr, wr);
+			for (unsigned k = 0; k < 3; k++) {
+				assert_int_equal(gn[k], wn[k]);
+				assert_memory_equal(got[k], want[k], wn[k] + 4);
+			}
+		}
+	}
+	/* the bound matters on these frames (else the test could not see a memo that ignores it) */
+	assert_true(differ > 0);
+	hks_invert_memo_free(&ctx, memo);
+	assert_int_equal(ctx.in_use, 0);
+	hks_invert_memo_reset(NULL);
+	hks_invert_memo_free(&ctx, NULL);
+}
+
 /* Triple knots reduced: knots3_sep's frames (a single knot at 6, a double at 11, a triple at 15, ...) with
  * its single knot at 6 and its double knot at 25 written as triple knots come back as knots3_sep (the
  * frames fit with one and two copies there); its triple knots at 15 and 33 stay (a kink the frames show) */
@@ -478,11 +545,11 @@ static void test_reduce_knots3(void **state)
 	uint8_t knots[HKS_INVERT_MAX_POINTS + 4];
 	memcpy(knots, tripled, sizeof(tripled));
 	unsigned n = sizeof(tripled) - 4;
-	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, knots, &n), 2u);
+	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, NULL, knots, &n), 2u);
 	assert_int_equal(n, n1);
 	assert_memory_equal(knots, knots3_sep, sizeof(knots3_sep));
 	/* nothing left to reduce: unchanged, 0 */
-	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, knots, &n), 0u);
+	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, NULL, knots, &n), 0u);
 	assert_int_equal(n, n1);
 	assert_memory_equal(knots, knots3_sep, sizeof(knots3_sep));
 	/* a knot vector that does not belong to the block (a knot past its last frame) is refused */
@@ -490,7 +557,7 @@ static void test_reduce_knots3(void **state)
 	memcpy(wrong, tripled, sizeof(tripled));
 	wrong[5] = 45;
 	n = sizeof(tripled) - 4;
-	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, wrong, &n), 0u);
+	assert_int_equal(hks_invert_reduce_knots3(v, N, N, 2, active, 4.0f, NULL, wrong, &n), 0u);
 }
 
 /* The frames of one lane as the sampler evaluates them: f32 basis, N0·P0 + N1·P1 + ... in order. */
@@ -649,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_third_derivative),
 		cmocka_unit_test(test_knots3),
 		cmocka_unit_test(test_reduce_knots3),
+		cmocka_unit_test(test_knots3_memo),
 		cmocka_unit_test(test_lane_integers),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end3),

@@ -6,6 +6,10 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 static uint32_t bits_of(float f)
 {
 	uint32_t u;
@@ -210,6 +214,65 @@ int hks_invert_third_derivative(const uint8_t *U, unsigned s, double r[4])
 	return 1;
 }
 
+/* The span and basis values of the frames f0 .. f1 − 1 (index f − f0), exactly as hks_invert_basis_from gives
+ * them one frame after the other, starting from span s (returned: the last frame's span). With SSE2, two
+ * frames go through Cox-de Boor side by side: per frame the same IEEE operations in the same order (a lane
+ * of a packed division, product or sum is the scalar one, and the mask gives the scalar's +0 where a
+ * denominator vanishes), so the values are bit for bit those of the scalar code, while the two frames'
+ * chains of dependent divisions overlap; those chains are most of the knot search's basis time. */
+static int basis_run(const uint8_t *U, unsigned n1, unsigned deg, uint32_t f0, uint32_t f1, int s, double (*Nf)[4],
+                     int *sf)
+{
+	uint32_t f = f0;
+#if defined(__SSE2__)
+	int n = (int)n1 - 1, p = (int)deg;
+	const __m128d zero = _mm_setzero_pd();
+	for (; f + 1 < f1; f += 2) {
+		double lo[2][4], ro[2][4];
+		for (unsigned k = 0; k < 2; k++) {
+			double u = (double)(f + k);
+			if (u < (double)U[n + 1]) {
+				s = s > p ? s : p;
+				while (s < n && !(u < (double)U[s + 1]))
+					s++;
+			} else {
+				s = n;
+			}
+			sf[f + k - f0] = s;
+			for (int j = 1; j <= p; j++) {
+				lo[k][j] = u - (double)U[s + 1 - j];
+				ro[k][j] = (double)U[s + j] - u;
+			}
+		}
+		__m128d N[4], left[4], right[4];
+		for (int j = 1; j <= p; j++) {
+			left[j] = _mm_set_pd(lo[1][j], lo[0][j]);
+			right[j] = _mm_set_pd(ro[1][j], ro[0][j]);
+		}
+		N[0] = _mm_set1_pd(1.0);
+		for (int j = 1; j <= p; j++) {
+			__m128d saved = zero;
+			for (int r = 0; r < j; r++) {
+				__m128d den = _mm_add_pd(right[r + 1], left[j - r]);
+				__m128d t = _mm_and_pd(_mm_cmpneq_pd(den, zero), _mm_div_pd(N[r], den));
+				N[r] = _mm_add_pd(saved, _mm_mul_pd(right[r + 1], t));
+				saved = _mm_mul_pd(left[j - r], t);
+			}
+			N[j] = saved;
+		}
+		for (int a = 0; a <= p; a++) {
+			_mm_storel_pd(&Nf[f - f0][a], N[a]);
+			_mm_storeh_pd(&Nf[f + 1 - f0][a], N[a]);
+		}
+	}
+#endif
+	for (; f < f1; f++) {
+		s = hks_invert_basis_from(U, n1, deg, (double)f, Nf[f - f0], s);
+		sf[f - f0] = s;
+	}
+	return s;
+}
+
 /* hks_invert_solve; when Nf / sf are given, the basis values and span of every frame f0 .. f1 − 1 are left
  * there (index f − f0) for the caller's residuals */
 static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
@@ -237,14 +300,22 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 		if (mode == 0)
 			visible[i] = 1;
 	}
+	/* the frames in chunks: the basis values of a chunk first (frames ascend: so do their spans), then
+	 * their sums; into the caller's Nf / sf when given */
+	enum { CHUNK = 64 };
+	double chunk_N[CHUNK][4];
+	int chunk_s[CHUNK];
 	int s = (int)deg;
 	for (uint32_t f = f0; f < f1; f++) {
-		double N[4];
-		s = hks_invert_basis_from(U, n1, deg, (double)f, N, s); /* frames ascend: so do their spans */
-		if (Nf) {
-			memcpy(Nf[f - f0], N, sizeof(N));
-			sf[f - f0] = s;
+		uint32_t c = Nf ? f - f0 : (f - f0) % CHUNK;
+		double (*NN)[4] = Nf ? Nf : chunk_N;
+		int *ss = Nf ? sf : chunk_s;
+		if (Nf ? f == f0 : c == 0) {
+			uint32_t end = Nf || f1 - f <= CHUNK ? f1 : f + CHUNK;
+			s = basis_run(U, n1, deg, f, end, s, NN + c, ss + c);
 		}
+		const double *N = NN[c];
+		s = ss[c];
 		double r[4];
 		for (unsigned l = 0; l < lanes; l++) {
 			r[l] = (double)v[(size_t)f * lanes + l];
@@ -252,6 +323,27 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 				if (!visible[(unsigned)s - deg + a])
 					r[l] -= N[a] * P[(unsigned)s - deg + a][l]; /* fixed points' share */
 		}
+#if defined(__SSE2__)
+		/* two sums per instruction, each the scalar product then the scalar sum: the padding (basis values
+		 * past deg, lanes past `lanes`) adds +0 to entries that are never read, and A and B hold no −0 for
+		 * a +0 to change (A sums products of non-negative basis values; a sum is −0 only from two −0) */
+		double Np[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+		for (unsigned a = 0; a <= deg; a++)
+			Np[a] = N[a];
+		for (unsigned l = lanes; l < 4; l++)
+			r[l] = 0.0;
+		__m128d r01 = _mm_loadu_pd(r), r23 = _mm_loadu_pd(r + 2);
+		for (unsigned a = 0; a <= deg; a++) {
+			unsigned i = (unsigned)s - deg + a;
+			if (Np[a] == 0.0)
+				continue;
+			__m128d na = _mm_set1_pd(Np[a]);
+			_mm_storeu_pd(A[i], _mm_add_pd(_mm_loadu_pd(A[i]), _mm_mul_pd(na, _mm_loadu_pd(Np + a))));
+			_mm_storeu_pd(A[i] + 2, _mm_add_pd(_mm_loadu_pd(A[i] + 2), _mm_mul_pd(na, _mm_loadu_pd(Np + a + 2))));
+			_mm_storeu_pd(B[i], _mm_add_pd(_mm_loadu_pd(B[i]), _mm_mul_pd(na, r01)));
+			_mm_storeu_pd(B[i] + 2, _mm_add_pd(_mm_loadu_pd(B[i] + 2), _mm_mul_pd(na, r23)));
+		}
+#else
 		for (unsigned a = 0; a <= deg; a++) {
 			unsigned i = (unsigned)s - deg + a;
 			if (N[a] == 0.0)
@@ -261,6 +353,7 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 			for (unsigned l = 0; l < lanes; l++)
 				B[i][l] += N[a] * r[l];
 		}
+#endif
 	}
 	for (unsigned i = 0; i < n1; i++) {
 		D[i] = A[i][0];
@@ -420,14 +513,78 @@ typedef struct knots3_state {
 	double thr[4];
 	uint8_t mult[HKS_INVERT_MAX_FRAMES];
 	uint32_t L; /* the last frame at which the curve is only C0 (a triple knot, or the start, or the window) */
+	hks_invert_memo *memo;
 } knots3_state;
 
-/* Do the frames L .. j (at most nfit − 1) fit a curve with the decided knots before j, clamped at L and j? */
-static int knots3_fits(const knots3_state *st, uint32_t j)
+/* ---- the memo of window fits (invert.h) ---- */
+
+/* Sizes: a development-corpus unit used at most 1,336 windows and 11.8 KB of keys (session 13); a full
+ * memo only stops taking windows. */
+#define MEMO_SLOTS 4096u      /* a power of two; at most half of them filled */
+#define MEMO_POOL (1u << 16)  /* key bytes */
+
+typedef struct memo_entry {
+	uint32_t gen, hash, key_at;
+	uint16_t key_len;
+	uint8_t solved;
+	double res[4];
+} memo_entry;
+
+struct hks_invert_memo {
+	uint32_t gen, count, pool_used;
+	memo_entry e[MEMO_SLOTS];
+	uint8_t pool[MEMO_POOL];
+};
+
+hks_invert_memo *hks_invert_memo_create(hks_ctx *ctx)
 {
-	uint32_t L = st->L, last = j < st->nfit - 1 ? j : st->nfit - 1;
-	if (last <= L + 1)
-		return 1;
+	hks_invert_memo *m = (hks_invert_memo *)hks_calloc(ctx, 1, sizeof(hks_invert_memo));
+	if (m)
+		m->gen = 1;
+	return m;
+}
+
+void hks_invert_memo_free(hks_ctx *ctx, hks_invert_memo *m)
+{
+	if (m)
+		hks_free(ctx, m, sizeof(*m));
+}
+
+void hks_invert_memo_reset(hks_invert_memo *m)
+{
+	if (!m)
+		return;
+	if (++m->gen == 0) { /* after 2^32 resets: clear the stale generations for real */
+		memset(m->e, 0, sizeof(m->e));
+		m->gen = 1;
+	}
+	m->count = 0;
+	m->pool_used = 0;
+}
+
+/* The window's key: L, j, nfit − 1, lanes, then (k − L, multiplicity) of every knot strictly between L and
+ * j: everything the window's solve and residuals depend on besides the frames (one unit's, per reset). */
+static unsigned knots3_key(const knots3_state *st, uint32_t j, uint8_t *key)
+{
+	unsigned n = 0;
+	key[n++] = (uint8_t)st->L;
+	key[n++] = (uint8_t)j;
+	key[n++] = (uint8_t)(st->nfit - 1);
+	key[n++] = (uint8_t)st->lanes;
+	for (uint32_t k = st->L + 1; k < j; k++)
+		if (st->mult[k]) {
+			key[n++] = (uint8_t)(k - st->L);
+			key[n++] = st->mult[k];
+		}
+	return n;
+}
+
+/* The least squares fit of the frames L .. last on the window's knots (clamped at L and j, the decided
+ * knots between) and, per lane, the largest |fit − frame| over those frames (NaN when any is NaN); 0 when
+ * the solve fails. */
+static int knots3_residuals(const knots3_state *st, uint32_t j, uint32_t last, double res[4])
+{
+	uint32_t L = st->L;
 	uint8_t U[KNOTS3_CAP];
 	double P[KNOTS3_CAP][4];
 	uint8_t vis[KNOTS3_CAP];
@@ -443,21 +600,78 @@ static int knots3_fits(const knots3_state *st, uint32_t j)
 	/* a short window can have fewer frames than points: a faint ridge gives the fit through them */
 	double Nf[HKS_INVERT_MAX_FRAMES][4]; /* the solve's basis values, reused for the residuals */
 	int sf[HKS_INVERT_MAX_FRAMES];
+	for (unsigned l = 0; l < 4; l++)
+		res[l] = 0.0;
 	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf))
 		return 0;
 	for (uint32_t f = L; f <= last; f++) {
 		const double *N = Nf[f - L];
 		int s = sf[f - L];
 		for (unsigned l = 0; l < st->lanes; l++) {
-			if (!st->active[l])
-				continue;
 			double x = 0.0;
 			for (unsigned a = 0; a < 4; a++)
 				x += N[a] * P[(unsigned)s - 3 + a][l];
-			if (!(fabs(x - (double)st->v[(size_t)f * st->lanes + l]) <= st->thr[l]))
-				return 0;
+			double d = fabs(x - (double)st->v[(size_t)f * st->lanes + l]);
+			if (res[l] == res[l] && !(d <= res[l])) /* a NaN stays */
+				res[l] = d;
 		}
 	}
+	return 1;
+}
+
+/* Do the frames L .. j (at most nfit − 1) fit a curve with the decided knots before j, clamped at L and j?
+ * Every residual within the lane's bound, for each active lane (a NaN residual fails): the largest residual
+ * decides it, so a window solved once answers every bound (the memo: the tries at 4 and 16 ulps and the
+ * reduction go through many of the same windows). */
+static int knots3_fits(const knots3_state *st, uint32_t j)
+{
+	uint32_t L = st->L, last = j < st->nfit - 1 ? j : st->nfit - 1;
+	if (last <= L + 1)
+		return 1;
+	double res[4];
+	int solved;
+	hks_invert_memo *m = st->memo;
+	if (m) {
+		uint8_t key[4 + 2 * HKS_INVERT_MAX_FRAMES];
+		unsigned n = knots3_key(st, j, key);
+		uint32_t h = 2166136261u;
+		for (unsigned i = 0; i < n; i++)
+			h = (h ^ key[i]) * 16777619u;
+		uint32_t slot = h & (MEMO_SLOTS - 1);
+		memo_entry *e = NULL;
+		for (;; slot = (slot + 1) & (MEMO_SLOTS - 1)) {
+			e = &m->e[slot];
+			if (e->gen != m->gen)
+				break; /* empty: not known */
+			if (e->hash == h && e->key_len == n && !memcmp(m->pool + e->key_at, key, n)) {
+				if (!e->solved)
+					return 0;
+				for (unsigned l = 0; l < st->lanes; l++)
+					if (st->active[l] && !(e->res[l] <= st->thr[l]))
+						return 0;
+				return 1;
+			}
+		}
+		solved = knots3_residuals(st, j, last, res);
+		if (m->count < MEMO_SLOTS / 2 && m->pool_used + n <= MEMO_POOL) {
+			e->gen = m->gen;
+			e->hash = h;
+			e->key_at = m->pool_used;
+			e->key_len = (uint16_t)n;
+			e->solved = (uint8_t)solved;
+			memcpy(e->res, res, sizeof(res));
+			memcpy(m->pool + m->pool_used, key, n);
+			m->pool_used += n;
+			m->count++;
+		}
+	} else {
+		solved = knots3_residuals(st, j, last, res);
+	}
+	if (!solved)
+		return 0;
+	for (unsigned l = 0; l < st->lanes; l++)
+		if (st->active[l] && !(res[l] <= st->thr[l]))
+			return 0;
 	return 1;
 }
 
@@ -495,9 +709,10 @@ static uint32_t knots3_extend(const knots3_state *st, uint32_t j0)
 }
 
 static void knots3_init(knots3_state *st, const float *v, uint32_t nf, uint32_t nfit, unsigned lanes,
-                        const uint8_t *active, float ulps)
+                        const uint8_t *active, float ulps, hks_invert_memo *memo)
 {
 	memset(st, 0, sizeof(*st));
+	st->memo = memo;
 	st->v = v;
 	st->nf = nf;
 	st->nfit = nfit;
@@ -523,12 +738,12 @@ static unsigned knots3_write(const knots3_state *st, uint8_t *knots)
 }
 
 unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
-                           float ulps, uint8_t *knots)
+                           float ulps, hks_invert_memo *memo, uint8_t *knots)
 {
 	if (nf < 4 || nf > HKS_INVERT_MAX_FRAMES || nfit < 2 || nfit > nf || lanes > 4)
 		return 0;
 	knots3_state st;
-	knots3_init(&st, v, nf, nfit, lanes, active, ulps);
+	knots3_init(&st, v, nf, nfit, lanes, active, ulps, memo);
 	/* Segments: from the last knot K, the curve extends without a knot to the last frame J that still fits;
 	 * the next knot sits at J, J − 1 or J − 2 with the multiplicity that then extends furthest (fewest
 	 * copies among equals, then the latest position). */
@@ -586,13 +801,13 @@ unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned 
 }
 
 unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
-                                  float ulps, uint8_t *knots, unsigned *n1)
+                                  float ulps, hks_invert_memo *memo, uint8_t *knots, unsigned *n1)
 {
 	if (nf < 4 || nf > HKS_INVERT_MAX_FRAMES || nfit < 2 || nfit > nf || lanes > 4 || *n1 < 4 ||
 	    *n1 > HKS_INVERT_MAX_POINTS)
 		return 0;
 	knots3_state st;
-	knots3_init(&st, v, nf, nfit, lanes, active, ulps);
+	knots3_init(&st, v, nf, nfit, lanes, active, ulps, memo);
 	for (unsigned k = 4; k < *n1; k++) { /* the interior knots */
 		if (knots[k] == 0 || knots[k] >= nf - 1)
 			return 0;

@@ -84,6 +84,20 @@ unsigned hks_invert_undetermined(const uint8_t *U, unsigned n1, unsigned deg, ui
 void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const float *end_value, double (*P)[4]);
 
 /*
+ * The memo of the degree-3 knot search's window fits (docs/RECORD.md "Inversion", knot search speed). A
+ * window's least squares fit and its largest residual per lane depend only on the frames, the window and
+ * its knots, not on the bound in ulps, so the searches of one unit at 4 and 16 ulps and the reduction
+ * (which go through many of the same windows) solve each window once. The answers are exactly those of
+ * the solve: a full memo stops taking windows, nothing else changes. The memo knows one unit's frames:
+ * reset it before the searches of another unit (or other v, nf, nfit, lanes). NULL: no memo. About
+ * 260 KB; the create returns NULL (the context's error set) when out of memory.
+ */
+typedef struct hks_invert_memo hks_invert_memo;
+hks_invert_memo *hks_invert_memo_create(hks_ctx *ctx);
+void hks_invert_memo_reset(hks_invert_memo *memo);
+void hks_invert_memo_free(hks_ctx *ctx, hks_invert_memo *memo);
+
+/*
  * Degree-3 knots: from a triple knot at every interior frame (the degree
  * elevation of the polyline through the frames, which fits any data), each
  * interior frame in turn takes the smallest multiplicity (0..3) with which a
@@ -95,7 +109,7 @@ void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const 
  * is out of 4..256.
  */
 unsigned hks_invert_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
-                           float ulps, uint8_t *knots);
+                           float ulps, hks_invert_memo *memo, uint8_t *knots);
 
 /* The third derivative of a degree-3 B-spline (clamped knots U) in span s (U[s] < U[s + 1]) as the
  * combination r[0..3] of control points s - 3 .. s; 0 when the span is empty or s < 3. */
@@ -120,7 +134,7 @@ int hks_invert_basis_from(const uint8_t *U, unsigned n1, unsigned deg, double u,
  * Returns the number of knots reduced (knots / *n1 updated; 0: unchanged).
  */
 unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, unsigned lanes, const uint8_t *active,
-                                  float ulps, uint8_t *knots, unsigned *n1);
+                                  float ulps, hks_invert_memo *memo, uint8_t *knots, unsigned *n1);
 
 /*
  * One T/S/F spline lane (degree 1..3, bounds fixed): the integers that reproduce every owned frame bit for

@@ -989,6 +989,7 @@ typedef struct predictor {
 	uint8_t *inv_mbytes;
 	uint8_t **inv_guess;     /* per unit: the knot vectors the inverter tried (deg, n1 u16, knots) */
 	hks_bytebuf guessbuf;
+	hks_invert_memo *memo;   /* the degree-3 knot search's window fits, one unit at a time (invert.h) */
 } predictor;
 
 #define INV_STEP 0xFFu
@@ -1058,6 +1059,8 @@ static void predictor_free(predictor *pr)
 	if (pr->ws)
 		hks_free(pr->ctx, pr->ws, sizeof(refit_ws));
 	pr->ws = NULL;
+	hks_invert_memo_free(pr->ctx, pr->memo);
+	pr->memo = NULL;
 	if (pr->guessbuf.ctx)
 		hks_bytebuf_free(&pr->guessbuf);
 	if (pr->inv_arena)
@@ -1276,8 +1279,8 @@ static hks_result rotation_candidate(predictor *pr, hks_arena *arena, uint32_t f
 /* The knot vector of try t (inv_tries) for the unit's frames v: the control point count, 0 when the try
  * gives none. first3 / *first3_n keep the first degree-3 vector, which the reduction try starts from. */
 static unsigned try_knots(unsigned t, const float *v, uint32_t nf, uint32_t owned, unsigned lanes,
-                          const uint8_t *active, const float *edge, uint8_t *knots, uint8_t *first3,
-                          unsigned *first3_n)
+                          const uint8_t *active, const float *edge, hks_invert_memo *memo, uint8_t *knots,
+                          uint8_t *first3, unsigned *first3_n)
 {
 	unsigned n1;
 	if (inv_tries[t].degree == 1)
@@ -1287,9 +1290,9 @@ static unsigned try_knots(unsigned t, const float *v, uint32_t nf, uint32_t owne
 		if (n1 < 4)
 			return 0;
 		memcpy(knots, first3, n1 + 4);
-		return hks_invert_reduce_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots, &n1) ? n1 : 0;
+		return hks_invert_reduce_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, memo, knots, &n1) ? n1 : 0;
 	}
-	n1 = hks_invert_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, knots);
+	n1 = hks_invert_knots3(v, nf, owned, lanes, active, inv_tries[t].ulps, memo, knots);
 	if (!*first3_n && n1 >= 4) {
 		*first3_n = n1;
 		memcpy(first3, knots, n1 + 4);
@@ -1315,6 +1318,10 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 	(void)unit_part(p0, b, u, T, &kind, &m0, &hint_mb, &track);
 	float v[HKS_INVERT_MAX_FRAMES * 4];
 	unsigned lanes = unit_lanes(pr->in, blk->first_frame, nf, kind, track, v);
+	/* the knot searches' memo knows this unit's frames only */
+	if (!pr->memo && !(pr->memo = hks_invert_memo_create(pr->ctx)))
+		return hks_fail_nomem(pr->ctx, 0);
+	hks_invert_memo_reset(pr->memo);
 	hks_stored_part p;
 	memset(&p, 0, sizeof(p));
 	if (kind == 1) {
@@ -1377,7 +1384,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		unsigned first3_n = 0;
 		for (unsigned t = 0; t < INV_TRIES; t++) {
 			unsigned deg = inv_tries[t].degree;
-			unsigned n1 = try_knots(t, v, nf, owned, 4, active, edge, knots, first3, &first3_n);
+			unsigned n1 = try_knots(t, v, nf, owned, 4, active, edge, pr->memo, knots, first3, &first3_n);
 			if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 				continue;
 			prev_n = n1;
@@ -1469,7 +1476,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 	unsigned first3_n = 0;
 	for (unsigned t = 0; t < INV_TRIES; t++) {
 		unsigned deg = inv_tries[t].degree;
-		unsigned n1 = try_knots(t, v, nf, owned, lanes, active, edge, knots, first3, &first3_n);
+		unsigned n1 = try_knots(t, v, nf, owned, lanes, active, edge, pr->memo, knots, first3, &first3_n);
 		if (n1 < deg + 1 || (n1 == prev_n && memcmp(knots, prev, n1 + deg + 1) == 0))
 			continue;
 		prev_n = n1;
