@@ -604,6 +604,42 @@ static int knots3_residuals(const knots3_state *st, uint32_t j, uint32_t last, d
 		res[l] = 0.0;
 	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf))
 		return 0;
+#if defined(__SSE2__)
+	/* two lanes per instruction: the scalar code's sums in its order (x = 0, then + N[a]·P[a] for a = 0..3),
+	 * |x − v| by clearing the sign, the largest by maxpd (which keeps its second operand when the first is
+	 * NaN) beside a NaN flag. Lanes past `lanes` compute garbage that nobody reads. */
+	const __m128d zero = _mm_setzero_pd(), sign = _mm_set1_pd(-0.0);
+	__m128d m01 = zero, m23 = zero, nan01 = zero, nan23 = zero;
+	for (uint32_t f = L; f <= last; f++) {
+		const double *N = Nf[f - L];
+		unsigned s = (unsigned)sf[f - L];
+		__m128d x01 = zero, x23 = zero;
+		for (unsigned a = 0; a < 4; a++) {
+			__m128d na = _mm_set1_pd(N[a]);
+			x01 = _mm_add_pd(x01, _mm_mul_pd(na, _mm_loadu_pd(P[s - 3 + a])));
+			x23 = _mm_add_pd(x23, _mm_mul_pd(na, _mm_loadu_pd(P[s - 3 + a] + 2)));
+		}
+		double w[4] = {0, 0, 0, 0};
+		for (unsigned l = 0; l < st->lanes; l++)
+			w[l] = (double)st->v[(size_t)f * st->lanes + l];
+		__m128d d01 = _mm_andnot_pd(sign, _mm_sub_pd(x01, _mm_loadu_pd(w)));
+		__m128d d23 = _mm_andnot_pd(sign, _mm_sub_pd(x23, _mm_loadu_pd(w + 2)));
+		nan01 = _mm_or_pd(nan01, _mm_cmpunord_pd(d01, d01));
+		nan23 = _mm_or_pd(nan23, _mm_cmpunord_pd(d23, d23));
+		m01 = _mm_max_pd(d01, m01);
+		m23 = _mm_max_pd(d23, m23);
+	}
+	double mx[4], nan[4];
+	_mm_storeu_pd(mx, m01);
+	_mm_storeu_pd(mx + 2, m23);
+	_mm_storeu_pd(nan, nan01);
+	_mm_storeu_pd(nan + 2, nan23);
+	for (unsigned l = 0; l < st->lanes; l++) {
+		uint64_t flag;
+		memcpy(&flag, &nan[l], 8);
+		res[l] = flag ? NAN : mx[l];
+	}
+#else
 	for (uint32_t f = L; f <= last; f++) {
 		const double *N = Nf[f - L];
 		int s = sf[f - L];
@@ -616,6 +652,7 @@ static int knots3_residuals(const knots3_state *st, uint32_t j, uint32_t last, d
 				res[l] = d;
 		}
 	}
+#endif
 	return 1;
 }
 
