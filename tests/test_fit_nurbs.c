@@ -168,6 +168,56 @@ static void test_basis_hand_values(void **state)
 	assert_true(hks_nurbs_one_basis(1, 4, H, 0, 0.25f) == 0.75f);
 }
 
+/* hks_nurbs_one_basis4 is hks_nurbs_one_basis at four parameters, bit for bit: every degree, repeated and
+ * clamped knots, parameters at knots, between them, outside the support, at both ends, NaN and infinities. */
+static void test_one_basis4_bits(void **state)
+{
+	(void)state;
+	static const float U1[] = {0, 0, 0, 0, 0.5f, 0.5f, 1.25f, 2, 2, 2, 3.75f, 5, 5, 5, 5};
+	static const float U2[] = {0, 0, 1, 2, 3, 4, 5, 6, 7, 7};
+	static const float U3[] = {0, 0, 0, 0.1f, 0.1f, 0.1f, 0.30000001f, 0.7f, 0.9f, 1, 1, 1};
+	const struct {
+		const float *U;
+		int K, p;
+	} cases[] = {{U1, 14, 3}, {U1 + 1, 12, 2}, {U2, 9, 1}, {U3, 11, 2}, {U3 + 1, 9, 1}};
+	float us[64];
+	unsigned n = 0;
+	for (int k = 0; k <= 40; k++)
+		us[n++] = (float)k * 0.125f - 0.125f; /* -0.125 .. 4.875 */
+	us[n++] = 5.0f;
+	us[n++] = 7.0f;
+	us[n++] = 1.0f;
+	us[n++] = 0.1f;
+	us[n++] = 0.30000001f;
+	us[n++] = NAN;
+	us[n++] = INFINITY;
+	us[n++] = -INFINITY;
+	us[n++] = 5.0000005f;
+	us[n++] = -0.0f;
+	while (n % 4)
+		us[n++] = 2.0f;
+	unsigned nonzero = 0;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		int p = cases[c].p, K = cases[c].K, n1 = K - p; /* points */
+		for (int i = 0; i < n1; i++)
+			for (unsigned k = 0; k < n; k += 4) {
+				float got[4];
+				hks_nurbs_one_basis4(p, K, cases[c].U, i, us + k, got);
+				for (unsigned q = 0; q < 4; q++) {
+					float want = hks_nurbs_one_basis(p, K, cases[c].U, i, us[k + q]);
+					uint32_t a, b;
+					memcpy(&a, &want, 4);
+					memcpy(&b, &got[q], 4);
+					if (a != b)
+						fail_msg("case %zu i %d u %.9g: %.9g (0x%08x) want %.9g (0x%08x)", c, i, (double)us[k + q],
+						         (double)got[q], b, (double)want, a);
+					nonzero += want != 0.0f && want != 1.0f;
+				}
+			}
+	}
+	assert_true(nonzero > 100);
+}
+
 static void test_basis_partition_of_unity(void **state)
 {
 	(void)state;
@@ -413,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_find_span),
 		cmocka_unit_test(test_basis_hand_values),
 		cmocka_unit_test(test_basis_partition_of_unity),
+		cmocka_unit_test(test_one_basis4_bits),
 		cmocka_unit_test(test_curve_point_degree1_interpolates),
 		cmocka_unit_test(test_removal_bound_hand_case),
 		cmocka_unit_test(test_remove_reinserted_knot),

@@ -145,6 +145,8 @@ void hks_nurbs_basis_funs(int span, float u, int p, const float *U, float *N);
 
 /* A2.4 OneBasisFun: N_{i,p}(u), K = the last knot index. */
 float hks_nurbs_one_basis(int p, int K, const float *U, int i, float u);
+/* The same at four parameters u4[0 .. 3] into out[0 .. 3], bit for bit. */
+void hks_nurbs_one_basis4(int p, int K, const float *U, int i, const float *u4, float *out);
 
 /* C(u) (ENCODER.md §7.8): FindSpan, BasisFuns, C = N[0]·P[span−p] + N[1]·P[…] + … in that order. */
 hks_fit_v4 hks_nurbs_curve_point(int n, int p, const float *U, const hks_fit_v4 *P, float u);

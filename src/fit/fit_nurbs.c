@@ -9,6 +9,10 @@
  */
 #include "fit.h"
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 /* ---- A2.1 ---------------------------------------------------------------- */
 
 int hks_nurbs_find_span(int n, int p, float u, const float *U)
@@ -87,6 +91,47 @@ float hks_nurbs_one_basis(int p, int K, const float *U, int i, float u)
 		}
 	}
 	return N[0];
+}
+
+/* hks_nurbs_one_basis at u[0 .. 3]: with SSE2 the four parameters go through A2.4 side by side, every lane
+ * with the scalar code's f32 operations in its order; its branches become masks (a lane the scalar code
+ * would not compute takes the scalar result, +0 or 1, and the value computed there is dropped). */
+void hks_nurbs_one_basis4(int p, int K, const float *U, int i, const float *u4, float *out)
+{
+#if defined(__SSE2__)
+	const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+	__m128 u = _mm_loadu_ps(u4);
+	__m128 end = zero; /* the two end special cases */
+	if (i == 0)
+		end = _mm_cmpeq_ps(u, _mm_set1_ps(U[0]));
+	if (i == K - p - 1)
+		end = _mm_or_ps(end, _mm_cmpeq_ps(u, _mm_set1_ps(U[K])));
+	__m128 outside = _mm_or_ps(_mm_cmplt_ps(u, _mm_set1_ps(U[i])), _mm_cmpge_ps(u, _mm_set1_ps(U[i + p + 1])));
+	__m128 N[HKS_FIT_MAX_DEGREE + 1];
+	for (int j = 0; j <= p; j++)
+		N[j] = _mm_and_ps(_mm_and_ps(_mm_cmpge_ps(u, _mm_set1_ps(U[i + j])), _mm_cmplt_ps(u, _mm_set1_ps(U[i + j + 1]))),
+		                  one);
+	for (int k = 1; k <= p; k++) {
+		__m128 sv = _mm_div_ps(_mm_mul_ps(_mm_sub_ps(u, _mm_set1_ps(U[i])), N[0]), _mm_set1_ps(U[i + k] - U[i]));
+		__m128 saved = _mm_andnot_ps(_mm_cmpeq_ps(N[0], zero), sv);
+		for (int j = 0; j < p - k + 1; j++) {
+			float Uleft = U[i + j + 1];
+			float Uright = U[i + j + k + 1];
+			__m128 temp = _mm_div_ps(N[j + 1], _mm_set1_ps(Uright - Uleft));
+			__m128 nj = _mm_add_ps(saved, _mm_mul_ps(_mm_sub_ps(_mm_set1_ps(Uright), u), temp));
+			__m128 sj = _mm_mul_ps(_mm_sub_ps(u, _mm_set1_ps(Uleft)), temp);
+			__m128 z = _mm_cmpeq_ps(N[j + 1], zero);
+			N[j] = _mm_or_ps(_mm_and_ps(z, saved), _mm_andnot_ps(z, nj));
+			saved = _mm_andnot_ps(z, sj);
+		}
+	}
+	__m128 r = _mm_andnot_ps(outside, N[0]);
+	r = _mm_or_ps(_mm_and_ps(end, one), _mm_andnot_ps(end, r));
+	_mm_storeu_ps(out, r);
+#else
+	for (int k = 0; k < 4; k++)
+		out[k] = hks_nurbs_one_basis(p, K, U, i, u4[k]);
+#endif
 }
 
 /* ---- curve point (ENCODER.md §7.8) ---------------------------------------- */

@@ -170,7 +170,16 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 		int lo_k = first_at_or_above(m, ub, U[i]);
 		int hi_k = first_at_or_above(m, ub, U[i + p + 1]) - 1;
 		float max_err = 0.0f;
-		for (int k = lo_k; k <= hi_k; k++) {
+		int k = lo_k;
+		for (; k + 3 <= hi_k; k += 4) { /* four samples at a time, the same values */
+			float nb[4];
+			hks_nurbs_one_basis4(p, K, U, i, ub + k, nb);
+			for (int q = 0; q < 4; q++) {
+				temp[k + q] = nb[q] * f + e[k + q];
+				max_err = hks_fit_maxss(max_err, temp[k + q]);
+			}
+		}
+		for (; k <= hi_k; k++) {
 			temp[k] = hks_nurbs_one_basis(p, K, U, i, ub[k]) * f + e[k];
 			max_err = hks_fit_maxss(max_err, temp[k]);
 		}
