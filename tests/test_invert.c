@@ -580,6 +580,102 @@ static void sample_lane(const uint8_t *U, unsigned n1, unsigned deg, const uint1
 	}
 }
 
+/* hks_invert_lane_matches against the sampler itself: random translation parts (degree 1..3, one to three
+ * spline lanes, both quantizations, repeated knots, a NaN bound now and then) decoded by hks_sample_frames;
+ * each spline lane of the decoded frames matches (the prefilter never rejects what the sampler gives),
+ * and a frame one ulp off in that lane does not. */
+static void test_lane_matches_sampler(void **state)
+{
+	(void)state;
+	enum { NFM = 40 };
+	uint32_t seed = 4242;
+	unsigned checked = 0;
+	for (unsigned trial = 0; trial < 300; trial++) {
+		seed = seed * 1664525u + 1013904223u;
+		unsigned deg = 1 + (seed >> 28) % 3, quant = (seed >> 20) & 1, mask = 1 + (seed >> 24) % 7;
+		uint32_t nf = 8 + (seed >> 8) % (NFM - 8);
+		/* knots: clamped, interior knots at random frames with multiplicity up to deg */
+		uint8_t U[3 * NFM + 8];
+		unsigned nk = 0;
+		for (unsigned c = 0; c <= deg; c++)
+			U[nk++] = 0;
+		for (uint32_t f = 1; f + 1 < nf; f++) {
+			seed = seed * 1664525u + 1013904223u;
+			unsigned m = (seed >> 28) < 6 ? (seed >> 26) % (deg + 1) : 0;
+			for (unsigned c = 0; c < m; c++)
+				U[nk++] = (uint8_t)f;
+		}
+		for (unsigned c = 0; c <= deg; c++)
+			U[nk++] = (uint8_t)(nf - 1);
+		unsigned n1 = nk - deg - 1, lanes_sp = 0;
+		for (unsigned l = 0; l < 3; l++)
+			lanes_sp += (mask >> l) & 1;
+		uint16_t cp[3 * (3 * NFM + 8)];
+		for (unsigned i = 0; i < n1 * lanes_sp; i++) {
+			seed = seed * 1664525u + 1013904223u;
+			cp[i] = (uint16_t)(quant ? seed >> 16 : seed >> 24);
+		}
+		hks_stored_part p;
+		memset(&p, 0, sizeof(p));
+		p.is_spline = 1;
+		p.degree = (uint8_t)deg;
+		p.quantization = (uint8_t)quant;
+		p.num_control_points = (uint16_t)n1;
+		p.num_knots = (uint16_t)nk;
+		p.knots = U;
+		p.control_points = cp;
+		p.spline_lanes = (uint8_t)lanes_sp;
+		p.flags = (uint8_t)(mask << 4);
+		for (unsigned l = 0; l < 3; l++) {
+			seed = seed * 1664525u + 1013904223u;
+			p.min[l] = (float)((int)(seed >> 20) - 2048) * 0.01f;
+			p.max[l] = p.min[l] + (float)(seed & 0xFFF) * 0.001f;
+		}
+		if (trial % 37 == 5)
+			p.min[0] = NAN;
+		/* the sampler: one block, one track, the part as its translation */
+		hks_stored_animation s;
+		hks_stored_block blk;
+		hks_stored_track tr;
+		memset(&s, 0, sizeof(s));
+		memset(&blk, 0, sizeof(blk));
+		memset(&tr, 0, sizeof(tr));
+		s.num_frames = (int32_t)nf;
+		s.max_frames_per_block = (int32_t)nf;
+		s.num_blocks = 1;
+		s.num_transform_tracks = 1;
+		s.blocks = &blk;
+		blk.num_frames = nf;
+		blk.tracks = &tr;
+		tr.part[0] = p;
+		tr.mask[1] = p.flags;
+		float out[NFM * HKS_TRACK_SAMPLE_FLOATS];
+		hks_error err;
+		assert_int_equal(hks_sample_frames(&s, NULL, 0, nf, out, NULL, &err), HKS_OK);
+		float v[NFM * 3];
+		for (uint32_t f = 0; f < nf; f++)
+			for (unsigned l = 0; l < 3; l++)
+				v[f * 3 + l] = out[f * HKS_TRACK_SAMPLE_FLOATS + l];
+		uint32_t owned = trial % 2 ? nf : nf - 1;
+		for (unsigned l = 0, slot = 0; l < 3; l++) {
+			if (!((mask >> l) & 1))
+				continue;
+			assert_int_equal(hks_invert_lane_matches(&p, l, slot, v, 3, owned), 1);
+			seed = seed * 1664525u + 1013904223u;
+			uint32_t f = (seed >> 8) % owned;
+			float keep = v[f * 3 + l];
+			if (keep == keep) {
+				v[f * 3 + l] = hks_invert_ulp_step(keep, 1);
+				assert_int_equal(hks_invert_lane_matches(&p, l, slot, v, 3, owned), 0);
+				v[f * 3 + l] = keep;
+				checked++;
+			}
+			slot++;
+		}
+	}
+	assert_true(checked > 300);
+}
+
 /* The lane search: integers moved by up to two steps at many points are found again from the frames (a
  * lane whose grid step is an ulp or two of its values, where rounding the solved points misses); points
  * moved by more than the search's reach are not, and the integers are then left as they were. */
@@ -718,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_reduce_knots3),
 		cmocka_unit_test(test_knots3_memo),
 		cmocka_unit_test(test_lane_integers),
+		cmocka_unit_test(test_lane_matches_sampler),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end3),
 		cmocka_unit_test(test_end_to_end_top_below),

@@ -879,6 +879,37 @@ unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, un
 	return reduced;
 }
 
+/* ---- one lane through the sampler's arithmetic ---------------------------- */
+
+int hks_invert_lane_matches(const hks_stored_part *p, unsigned l, unsigned slot, const float *v, unsigned lanes,
+                            uint32_t owned)
+{
+	unsigned n1 = p->num_control_points, deg = p->degree, n = n1 - 1;
+	if (deg < 1 || deg > 3 || n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || !p->spline_lanes)
+		return 1; /* not this lane search's parts: leave it to the sampler */
+	float Uf[HKS_INVERT_MAX_POINTS + 4];
+	for (unsigned k = 0; k < n1 + deg + 1; k++)
+		Uf[k] = (float)p->knots[k];
+	unsigned span = deg, done = 0; /* points dequantized so far */
+	float P[HKS_INVERT_MAX_POINTS];
+	for (uint32_t f = 0; f < owned; f++) {
+		while (span < n && f >= p->knots[span + 1])
+			span++;
+		for (; done <= span; done++)
+			P[done] = hks_dequantize_scalar(p->quantization, p->control_points[(size_t)done * p->spline_lanes + slot],
+			                                p->min[l], p->max[l]);
+		float N[4];
+		hks_sample_basis(deg, span, (float)f, Uf, N);
+		const float *Q = P + span - deg;
+		float c = N[0] * Q[0];
+		for (unsigned j = 1; j <= deg; j++)
+			c = c + N[j] * Q[j];
+		if (hks_f32_bits(c) != hks_f32_bits(v[(size_t)f * lanes + l]))
+			return 0;
+	}
+	return 1;
+}
+
 /* ---- lane integers (docs/RECORD.md "Inversion", lane search) ---------- */
 
 #define LANE_DP_W 5

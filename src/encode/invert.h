@@ -137,6 +137,19 @@ unsigned hks_invert_reduce_knots3(const float *v, uint32_t nf, uint32_t nfit, un
                                   float ulps, hks_invert_memo *memo, uint8_t *knots, unsigned *n1);
 
 /*
+ * Does spline lane l (its integers in slot `slot` of the control points) of the T/S/F part p give lane l of
+ * v (v[f·lanes + l]) at every frame 0 .. owned − 1, bit for bit? The sampler's arithmetic for one lane
+ * (FORMAT.md §3.1 and §4.5: each point dequantized as hks_dequantize_scalar does, the basis of
+ * hks_sample_basis at the frame, N0·P0 + N1·P1 + … in that order, the span advancing with the frame),
+ * stopped at the first difference. 0 only where decoding the part with the sampler would differ in lane l
+ * (the same operations on the same values), so the re-compressor's bound search uses it as a prefilter
+ * and decides exactly as with the sampler alone. Returns 1 for parts out of its range (degree, counts),
+ * leaving those to the sampler.
+ */
+int hks_invert_lane_matches(const hks_stored_part *p, unsigned l, unsigned slot, const float *v, unsigned lanes,
+                            uint32_t owned);
+
+/*
  * One T/S/F spline lane (degree 1..3, bounds fixed): the integers that reproduce every owned frame bit for
  * bit, by dynamic programming over the points (docs/RECORD.md "Inversion", lane search). A frame in span s
  * is the sampler's f32 sum over the points s − p .. s, so with the last p points' integers as the state,

@@ -1571,7 +1571,10 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 						}
 						if (!shown)
 							continue;
-						unsigned res = verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned);
+						/* the lane alone first: most wrong bounds fail there, without a full decode */
+						unsigned res = hks_invert_lane_matches(&p, l, slot, v, lanes, owned)
+						                   ? verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned)
+						                   : 0;
 						if (!(res & (1u << l)) && deg == 3) {
 							/* the integers that give every frame on these bounds, when there are any */
 							int dp = 0;
