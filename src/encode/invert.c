@@ -316,6 +316,38 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 		}
 		const double *N = NN[c];
 		s = ss[c];
+#if defined(__SSE2__)
+		/* two sums per instruction, each the scalar product then the scalar sum: the padding (basis values
+		 * past deg, lanes past `lanes`) adds +0 to entries that are never read, and A and B hold no −0 for
+		 * a +0 to change (A sums products of non-negative basis values; a sum is −0 only from two −0).
+		 * The vectors are built in registers: a vector load of scalars just stored would wait for the
+		 * stores (no store forwarding across them). The right-hand side r, lane by lane as below: the frame,
+		 * less the fixed points' shares in order (lanes past `lanes` are never read). */
+		const float *vf = v + (size_t)f * lanes;
+		__m128d r01 = _mm_set_pd(lanes > 1 ? (double)vf[1] : 0.0, lanes > 0 ? (double)vf[0] : 0.0);
+		__m128d r23 = _mm_set_pd(lanes > 3 ? (double)vf[3] : 0.0, lanes > 2 ? (double)vf[2] : 0.0);
+		for (unsigned a = 0; mode && a <= deg; a++)
+			if (!visible[(unsigned)s - deg + a]) {
+				const double *Pa = P[(unsigned)s - deg + a];
+				__m128d na = _mm_set1_pd(N[a]);
+				r01 = _mm_sub_pd(r01, _mm_mul_pd(na, _mm_loadu_pd(Pa)));
+				r23 = _mm_sub_pd(r23, _mm_mul_pd(na, _mm_loadu_pd(Pa + 2)));
+			}
+		double Np[7];
+		for (unsigned a = 0; a < 7; a++)
+			Np[a] = a <= deg ? N[a] : 0.0;
+		for (unsigned a = 0; a <= deg; a++) {
+			unsigned i = (unsigned)s - deg + a;
+			if (Np[a] == 0.0)
+				continue;
+			__m128d na = _mm_set1_pd(Np[a]);
+			_mm_storeu_pd(A[i], _mm_add_pd(_mm_loadu_pd(A[i]), _mm_mul_pd(na, _mm_set_pd(Np[a + 1], Np[a]))));
+			_mm_storeu_pd(A[i] + 2,
+			              _mm_add_pd(_mm_loadu_pd(A[i] + 2), _mm_mul_pd(na, _mm_set_pd(Np[a + 3], Np[a + 2]))));
+			_mm_storeu_pd(B[i], _mm_add_pd(_mm_loadu_pd(B[i]), _mm_mul_pd(na, r01)));
+			_mm_storeu_pd(B[i] + 2, _mm_add_pd(_mm_loadu_pd(B[i] + 2), _mm_mul_pd(na, r23)));
+		}
+#else
 		double r[4];
 		for (unsigned l = 0; l < lanes; l++) {
 			r[l] = (double)v[(size_t)f * lanes + l];
@@ -323,27 +355,6 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 				if (!visible[(unsigned)s - deg + a])
 					r[l] -= N[a] * P[(unsigned)s - deg + a][l]; /* fixed points' share */
 		}
-#if defined(__SSE2__)
-		/* two sums per instruction, each the scalar product then the scalar sum: the padding (basis values
-		 * past deg, lanes past `lanes`) adds +0 to entries that are never read, and A and B hold no −0 for
-		 * a +0 to change (A sums products of non-negative basis values; a sum is −0 only from two −0) */
-		double Np[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-		for (unsigned a = 0; a <= deg; a++)
-			Np[a] = N[a];
-		for (unsigned l = lanes; l < 4; l++)
-			r[l] = 0.0;
-		__m128d r01 = _mm_loadu_pd(r), r23 = _mm_loadu_pd(r + 2);
-		for (unsigned a = 0; a <= deg; a++) {
-			unsigned i = (unsigned)s - deg + a;
-			if (Np[a] == 0.0)
-				continue;
-			__m128d na = _mm_set1_pd(Np[a]);
-			_mm_storeu_pd(A[i], _mm_add_pd(_mm_loadu_pd(A[i]), _mm_mul_pd(na, _mm_loadu_pd(Np + a))));
-			_mm_storeu_pd(A[i] + 2, _mm_add_pd(_mm_loadu_pd(A[i] + 2), _mm_mul_pd(na, _mm_loadu_pd(Np + a + 2))));
-			_mm_storeu_pd(B[i], _mm_add_pd(_mm_loadu_pd(B[i]), _mm_mul_pd(na, r01)));
-			_mm_storeu_pd(B[i] + 2, _mm_add_pd(_mm_loadu_pd(B[i] + 2), _mm_mul_pd(na, r23)));
-		}
-#else
 		for (unsigned a = 0; a <= deg; a++) {
 			unsigned i = (unsigned)s - deg + a;
 			if (N[a] == 0.0)
@@ -619,11 +630,14 @@ static int knots3_residuals(const knots3_state *st, uint32_t j, uint32_t last, d
 			x01 = _mm_add_pd(x01, _mm_mul_pd(na, _mm_loadu_pd(P[s - 3 + a])));
 			x23 = _mm_add_pd(x23, _mm_mul_pd(na, _mm_loadu_pd(P[s - 3 + a] + 2)));
 		}
-		double w[4] = {0, 0, 0, 0};
-		for (unsigned l = 0; l < st->lanes; l++)
-			w[l] = (double)st->v[(size_t)f * st->lanes + l];
-		__m128d d01 = _mm_andnot_pd(sign, _mm_sub_pd(x01, _mm_loadu_pd(w)));
-		__m128d d23 = _mm_andnot_pd(sign, _mm_sub_pd(x23, _mm_loadu_pd(w + 2)));
+		/* the frame's lanes as doubles, built in registers (a vector load of scalars just stored would
+		 * wait for the stores) */
+		const float *vf = st->v + (size_t)f * st->lanes;
+		unsigned nl = st->lanes;
+		__m128d w01 = _mm_set_pd(nl > 1 ? (double)vf[1] : 0.0, nl > 0 ? (double)vf[0] : 0.0);
+		__m128d w23 = _mm_set_pd(nl > 3 ? (double)vf[3] : 0.0, nl > 2 ? (double)vf[2] : 0.0);
+		__m128d d01 = _mm_andnot_pd(sign, _mm_sub_pd(x01, w01));
+		__m128d d23 = _mm_andnot_pd(sign, _mm_sub_pd(x23, w23));
 		nan01 = _mm_or_pd(nan01, _mm_cmpunord_pd(d01, d01));
 		nan23 = _mm_or_pd(nan23, _mm_cmpunord_pd(d23, d23));
 		m01 = _mm_max_pd(d01, m01);
