@@ -633,25 +633,9 @@ static void test_lane_matches_sampler(void **state)
 		}
 		if (trial % 37 == 5)
 			p.min[0] = NAN;
-		/* the sampler: one block, one track, the part as its translation */
-		hks_stored_animation s;
-		hks_stored_block blk;
-		hks_stored_track tr;
-		memset(&s, 0, sizeof(s));
-		memset(&blk, 0, sizeof(blk));
-		memset(&tr, 0, sizeof(tr));
-		s.num_frames = (int32_t)nf;
-		s.max_frames_per_block = (int32_t)nf;
-		s.num_blocks = 1;
-		s.num_transform_tracks = 1;
-		s.blocks = &blk;
-		blk.num_frames = nf;
-		blk.tracks = &tr;
-		tr.part[0] = p;
-		tr.mask[1] = p.flags;
+		/* the sampler: the part as the translation of a one-track, one-block animation */
 		float out[NFM * HKS_TRACK_SAMPLE_FLOATS];
-		hks_error err;
-		assert_int_equal(hks_sample_frames(&s, NULL, 0, nf, out, NULL, &err), HKS_OK);
+		assert_int_equal(hks_sample_part(NULL, 0, &p, p.flags, nf, out), HKS_OK);
 		float v[NFM * 3];
 		for (uint32_t f = 0; f < nf; f++)
 			for (unsigned l = 0; l < 3; l++)

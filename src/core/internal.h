@@ -46,6 +46,11 @@ void hks_ctx_init(hks_ctx *ctx, const hks_options *opts, uint64_t input_size, hk
 /* The sampler's basis functions (FORMAT.md §4.5, src/decode/sample.c): N[0..p] of span `span` at u, knots U
  * as f32, in the sampler's exact f32 order. A value is then N[0]·P0, plus N[j]·Pj in order j = 1 .. p. */
 void hks_sample_basis(unsigned p, unsigned span, float u, const float *U, float N[4]);
+/* One stored part decoded alone (src/decode/sample.c): the part as part `kind` (0 T, 1 R, 2 S) of a
+ * one-track, one-block animation of num_frames frames, or as its float track (kind 3), with mask byte
+ * `mask`; out takes num_frames × HKS_TRACK_SAMPLE_FLOATS floats (kind 3: num_frames). */
+hks_result hks_sample_part(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t mask,
+                           uint32_t num_frames, float *out);
 
 void *hks_malloc(hks_ctx *ctx, size_t size);
 void *hks_calloc(hks_ctx *ctx, size_t count, size_t size);

@@ -1577,6 +1577,40 @@ hks_result hks_sample_frames(const hks_stored_animation *s, const hks_sample_opt
 	return r;
 }
 
+hks_result hks_sample_part(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t mask,
+                           uint32_t num_frames, float *out)
+{
+	hks_stored_animation s;
+	hks_stored_block blk;
+	hks_stored_track tr;
+	hks_stored_part fp = *p;
+	uint8_t fm = mask;
+	memset(&s, 0, sizeof(s));
+	memset(&blk, 0, sizeof(blk));
+	memset(&tr, 0, sizeof(tr));
+	s.num_frames = (int32_t)num_frames;
+	s.max_frames_per_block = (int32_t)num_frames;
+	s.num_blocks = 1;
+	s.blocks = &blk;
+	blk.num_frames = num_frames;
+	if (kind == 3) {
+		s.num_float_tracks = 1;
+		blk.floats = &fp;
+		blk.float_masks = &fm;
+	} else {
+		s.num_transform_tracks = 1;
+		blk.tracks = &tr;
+		tr.part[kind < 3 ? kind : 0] = *p;
+		tr.mask[1 + (kind < 3 ? kind : 0)] = mask;
+	}
+	hks_sample_options so;
+	memset(&so, 0, sizeof(so));
+	if (base)
+		so.base = *base;
+	hks_error e;
+	return hks_sample_frames(&s, &so, 0, num_frames, kind == 3 ? NULL : out, kind == 3 ? out : NULL, &e);
+}
+
 hks_result hks_sample_block_frame(const hks_stored_animation *s, uint32_t block, uint32_t local_frame,
                                   const hks_sample_options *opts, float *transforms, float *floats, hks_error *err)
 {

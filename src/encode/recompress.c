@@ -1124,35 +1124,8 @@ static unsigned verify_part_frames(const hks_options *base, unsigned kind, const
                                    const float *v, unsigned lanes, uint32_t nf, uint32_t owned, uint8_t *bad)
 {
 	static const unsigned lane0[3] = {0, 3, 7};
-	hks_stored_animation s;
-	hks_stored_block blk;
-	hks_stored_track tr;
-	hks_stored_part fp = *p;
-	uint8_t fm = mbyte;
-	memset(&s, 0, sizeof(s));
-	memset(&blk, 0, sizeof(blk));
-	memset(&tr, 0, sizeof(tr));
-	s.num_frames = (int32_t)nf;
-	s.max_frames_per_block = (int32_t)nf;
-	s.num_blocks = 1;
-	s.blocks = &blk;
-	blk.num_frames = nf;
-	if (kind == 3) {
-		s.num_float_tracks = 1;
-		blk.floats = &fp;
-		blk.float_masks = &fm;
-	} else {
-		s.num_transform_tracks = 1;
-		blk.tracks = &tr;
-		tr.part[kind] = *p;
-		tr.mask[1 + kind] = mbyte;
-	}
 	float out[HKS_INVERT_MAX_FRAMES * HKS_TRACK_SAMPLE_FLOATS];
-	hks_sample_options so;
-	memset(&so, 0, sizeof(so));
-	so.base = *base;
-	hks_error e;
-	if (hks_sample_frames(&s, &so, 0, nf, kind == 3 ? NULL : out, kind == 3 ? out : NULL, &e) != HKS_OK)
+	if (nf > HKS_INVERT_MAX_FRAMES || hks_sample_part(base, kind, p, mbyte, nf, out) != HKS_OK)
 		return 0;
 	unsigned ok = (1u << lanes) - 1;
 	for (uint32_t f = 0; f < owned; f++)
