@@ -107,7 +107,7 @@ void hks_nurbs_one_basis4(int p, int K, const float *U, int i, const float *u4, 
 	if (i == K - p - 1)
 		end = _mm_or_ps(end, _mm_cmpeq_ps(u, _mm_set1_ps(U[K])));
 	__m128 outside = _mm_or_ps(_mm_cmplt_ps(u, _mm_set1_ps(U[i])), _mm_cmpge_ps(u, _mm_set1_ps(U[i + p + 1])));
-	__m128 N[HKS_FIT_MAX_DEGREE + 1];
+	__m128 N[HKS_FIT_MAX_DEGREE + 1] = {zero, zero, zero, zero};
 	for (int j = 0; j <= p; j++)
 		N[j] = _mm_and_ps(_mm_and_ps(_mm_cmpge_ps(u, _mm_set1_ps(U[i + j])), _mm_cmplt_ps(u, _mm_set1_ps(U[i + j + 1]))),
 		                  one);
