@@ -155,8 +155,18 @@ if command -v wineserver >/dev/null 2>&1; then
   wineserver -p
   trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
 fi
+# The tests' emulator: wine with a time limit. Session 13's CI saw a Windows test exit 1 at once with no
+# output, with the persistent wineserver; rerunning its tests by hand, one run of the whole unit label
+# hung in regress_file until ctest's 600 s limit, while 100 more runs of the same program (alone and
+# two at a time) passed. A test that hangs under Wine is stopped after 240 s (the slowest takes 5).
+mkdir -p "$OUT"
+cat >"$OUT/wine-timed" <<'WRAP'
+#!/bin/sh
+exec timeout -k 10 240 wine "$@"
+WRAP
+chmod +x "$OUT/wine-timed"
 cmake -S "$ROOT" -B "$OUT" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/mingw-w64.cmake" -DHKS_WINDOWS_DEPS="$DEPS" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DHKS_WINE="$OUT/wine-timed" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 nice cmake --build "$OUT" -j"$JOBS"
 cmake -S "$ROOT" -B "$OUT/linux" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 nice cmake --build "$OUT/linux" -j"$JOBS"
@@ -170,7 +180,13 @@ echo "windows.sh: builds done after $((t2 - t0)) s"
 # drive the CLI through a POSIX shell (their Linux builds) against
 # hkspline.exe under Wine.
 wine "$OUT/hkspline.exe" --version >/dev/null 2>&1 || true # creates the Wine prefix once
-(cd "$OUT" && nice ctest -L unit -j"$JOBS" --output-on-failure)
+# A test that fails under Wine is run once more, visibly: Wine's own failures (above) do not repeat,
+# a real failure does, and then the run fails.
+if ! (cd "$OUT" && nice ctest -L unit -j"$JOBS" --output-on-failure); then
+  echo "windows.sh: rerunning the failed Windows tests once (a Wine failure does not repeat; ours does)"
+  (cd "$OUT" && nice ctest --rerun-failed --output-on-failure)
+  echo "windows.sh: the failed tests passed when rerun (recorded above)"
+fi
 # A folder with "hkspline" = hkspline.exe under Wine, and the Linux build's
 # other programs beside it (the tests find make_sample next to the CLI).
 rm -rf "$OUT/wine-cli"; mkdir -p "$OUT/wine-cli"
