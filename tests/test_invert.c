@@ -713,7 +713,7 @@ static void test_lane_integers(void **state)
 			assert_memory_equal(w, v, nf * sizeof(float)); /* every frame, bit for bit */
 			exact += memcmp(cp, q, n1 * sizeof(uint16_t)) == 0;
 		} else {
-			assert_memory_equal(cp, before, sizeof(before));
+			assert_memory_equal(cp, before, n1 * sizeof(uint16_t));
 		}
 		if (reach)
 			assert_true(found); /* the stored integers are a path the search must find */
