@@ -1580,6 +1580,8 @@ hks_result hks_sample_frames(const hks_stored_animation *s, const hks_sample_opt
 hks_result hks_sample_part(const hks_options *base, unsigned kind, const hks_stored_part *p, uint8_t mask,
                            uint32_t num_frames, float *out)
 {
+	if (kind > 3 || !p || !out)
+		return HKS_E_ARGUMENT;
 	hks_stored_animation s;
 	hks_stored_block blk;
 	hks_stored_track tr;
@@ -1600,8 +1602,8 @@ hks_result hks_sample_part(const hks_options *base, unsigned kind, const hks_sto
 	} else {
 		s.num_transform_tracks = 1;
 		blk.tracks = &tr;
-		tr.part[kind < 3 ? kind : 0] = *p;
-		tr.mask[1 + (kind < 3 ? kind : 0)] = mask;
+		tr.part[kind] = *p;
+		tr.mask[1 + kind] = mask;
 	}
 	hks_sample_options so;
 	memset(&so, 0, sizeof(so));

@@ -215,15 +215,15 @@ int hks_invert_third_derivative(const uint8_t *U, unsigned s, double r[4])
 }
 
 /* The span and basis values of the frames f0 .. f1 − 1 (index f − f0), exactly as hks_invert_basis_from gives
- * them one frame after the other, starting from span s (returned: the last frame's span). With SSE2, two
+ * them one frame after the other (each span search starting from the previous frame's). With SSE2, two
  * frames go through Cox-de Boor side by side: per frame the same IEEE operations in the same order (a lane
  * of a packed division, product or sum is the scalar one, and the mask gives the scalar's +0 where a
  * denominator vanishes), so the values are bit for bit those of the scalar code, while the two frames'
  * chains of dependent divisions overlap; those chains are most of the knot search's basis time. */
-static int basis_run(const uint8_t *U, unsigned n1, unsigned deg, uint32_t f0, uint32_t f1, int s, double (*Nf)[4],
-                     int *sf)
+static void basis_run(const uint8_t *U, unsigned n1, unsigned deg, uint32_t f0, uint32_t f1, double (*Nf)[4], int *sf)
 {
 	uint32_t f = f0;
+	int s = (int)deg;
 #if defined(__SSE2__)
 	int n = (int)n1 - 1, p = (int)deg;
 	const __m128d zero = _mm_setzero_pd();
@@ -270,7 +270,6 @@ static int basis_run(const uint8_t *U, unsigned n1, unsigned deg, uint32_t f0, u
 		s = hks_invert_basis_from(U, n1, deg, (double)f, Nf[f - f0], s);
 		sf[f - f0] = s;
 	}
-	return s;
 }
 
 /* hks_invert_solve; when Nf / sf are given, the basis values and span of every frame f0 .. f1 − 1 are left
@@ -289,7 +288,8 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
                         uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
                         int *sf)
 {
-	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || lanes > 4 || f1 <= f0)
+	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || lanes > 4 || f1 <= f0 ||
+	    f1 - f0 > HKS_INVERT_MAX_FRAMES)
 		return 0;
 	/* normal equations, band deg: A[i][d] = (NᵀN)[i][i + d] */
 	static const double zero4[4] = {0, 0, 0, 0};
@@ -300,22 +300,16 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 		if (mode == 0)
 			visible[i] = 1;
 	}
-	/* the frames in chunks: the basis values of a chunk first (frames ascend: so do their spans), then
-	 * their sums; into the caller's Nf / sf when given */
-	enum { CHUNK = 64 };
-	double chunk_N[CHUNK][4];
-	int chunk_s[CHUNK];
-	int s = (int)deg;
+	/* every frame's basis values and span first (frames ascend: so do their spans), into the caller's
+	 * Nf / sf when given; then their sums */
+	double own_N[HKS_INVERT_MAX_FRAMES][4];
+	int own_s[HKS_INVERT_MAX_FRAMES];
+	double (*NN)[4] = Nf ? Nf : own_N;
+	int *ss = Nf ? sf : own_s;
+	basis_run(U, n1, deg, f0, f1, NN, ss);
 	for (uint32_t f = f0; f < f1; f++) {
-		uint32_t c = Nf ? f - f0 : (f - f0) % CHUNK;
-		double (*NN)[4] = Nf ? Nf : chunk_N;
-		int *ss = Nf ? sf : chunk_s;
-		if (Nf ? f == f0 : c == 0) {
-			uint32_t end = Nf || f1 - f <= CHUNK ? f1 : f + CHUNK;
-			s = basis_run(U, n1, deg, f, end, s, NN + c, ss + c);
-		}
-		const double *N = NN[c];
-		s = ss[c];
+		const double *N = NN[f - f0];
+		int s = ss[f - f0];
 #if defined(__SSE2__)
 		/* two sums per instruction, each the scalar product then the scalar sum: the padding (basis values
 		 * past deg, lanes past `lanes`) adds +0 to entries that are never read, and A and B hold no −0 for
@@ -529,8 +523,8 @@ typedef struct knots3_state {
 
 /* ---- the memo of window fits (invert.h) ---- */
 
-/* Sizes: a development-corpus unit used at most 1,336 windows and 11.8 KB of keys (session 13); a full
- * memo only stops taking windows. */
+/* Sizes: the largest unit of sekiro/c1050 and the binders used 1,336 windows and 11.8 KB of keys
+ * (session 13); a full memo only stops taking windows. */
 #define MEMO_SLOTS 4096u      /* a power of two; at most half of them filled */
 #define MEMO_POOL (1u << 16)  /* key bytes */
 

@@ -59,7 +59,7 @@ unsigned hks_invert_refine_knots1(const float *v, uint32_t nf, unsigned lanes, c
  * and P[i] = 0 (hks_invert_fill gives it a value). Mode 1: the points with
  * visible[i] = 0 are fixed at their P[i] and the others solved around them.
  * `ridge` (> 0 only for the knot search) is added to the diagonal. Returns 0
- * when the system is singular or the counts are out of range.
+ * when the system is singular or the counts are out of range (at most HKS_INVERT_MAX_FRAMES frames).
  */
 int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
                      uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge);
