@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* ---- varints and hash ------------------------------------------------------ */
 
@@ -179,6 +180,35 @@ static void recompress(const synth *s, int no_zlib, unsigned ladder, hks_cpu_mod
 	assert_int_equal((*rec)[4], HKS_RECORD_VERSION);
 }
 
+/* A stored-body record (flags 0) as version 8 wrote it deflated: "HKSR" 8 0x01 varint body size, raw deflate. */
+static void deflate_v8(const uint8_t *rec, size_t size, uint8_t **out, size_t *out_size)
+{
+	assert_true(size > 7 && rec[5] == 0);
+	size_t at = 6;
+	while (rec[at] & 0x80u)
+		at++;
+	at++;
+	const uint8_t *body = rec + at;
+	size_t body_size = size - at;
+	z_stream zs;
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	uLong cap = deflateBound(&zs, (uLong)body_size);
+	uint8_t *o = (uint8_t *)malloc(at + cap);
+	assert_non_null(o);
+	memcpy(o, rec, at);
+	o[4] = 8;
+	o[5] = 0x01;
+	zs.next_in = (Bytef *)body;
+	zs.avail_in = (uInt)body_size;
+	zs.next_out = o + at;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	*out_size = at + zs.total_out;
+	deflateEnd(&zs);
+	*out = o;
+}
+
 static void test_exact_round_trip(void **state)
 {
 	(void)state;
@@ -216,6 +246,28 @@ static void test_exact_round_trip(void **state)
 			assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_UNSUPPORTED);
 			assert_non_null(strstr(err.message, "re-create the record with this build"));
 		}
+		/* version 8 had the same body, deflated or stored: a stored body relabelled 8 is a v8 record, and a
+		 * v8 record with the body deflated still applies (docs/RECORD.md "Version 9") */
+		rec[4] = 8;
+		if (v & 1) {
+			assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_OK);
+			assert_true(same_data(out, &s.anim.spline));
+			hks_packed_spline_free(out);
+			uint8_t *v8 = NULL;
+			size_t v8_size = 0;
+			deflate_v8(rec, size, &v8, &v8_size);
+			assert_int_equal(hks_recompress_apply(&d.in, v8, v8_size, NULL, &out, &ar, &err), HKS_OK);
+			assert_true(same_data(out, &s.anim.spline));
+			assert_true(ar.data_matches);
+			hks_packed_spline_free(out);
+			/* version 9 does not write deflate: the flag is unknown there */
+			v8[4] = 9;
+			assert_int_equal(hks_recompress_apply(&d.in, v8, v8_size, NULL, &out, &ar, &err), HKS_E_MALFORMED);
+			free(v8);
+		} else {
+			/* a modelled body is no v8 record */
+			assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_MALFORMED);
+		}
 		/* a newer version is refused */
 		rec[4] = HKS_RECORD_VERSION + 1;
 		assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_UNSUPPORTED);
@@ -245,6 +297,7 @@ static void test_truncated_and_corrupted(void **state)
 		hks_packed_spline *out = NULL;
 		/* every truncation: a clean error with an offset inside the record */
 		for (size_t n = 0; n < size; n++) {
+			/* (the coded body: its length and check say so, tests/test_record_model.c) */
 			hks_result r = hks_recompress_apply(&d.in, rec, n, NULL, &out, NULL, &err);
 			assert_int_not_equal(r, HKS_OK);
 			assert_null(out);
@@ -271,7 +324,7 @@ static void test_truncated_and_corrupted(void **state)
 			hks_packed_spline_free(out);
 			out = NULL;
 		}
-		printf("record %zu B (%s): %u corruptions rejected, %u produced other data\n", size, z ? "zlib" : "raw",
+		printf("record %zu B (%s): %u corruptions rejected, %u produced other data\n", size, z ? "coded" : "raw",
 		       errors, detected);
 		assert_true(errors > 0);
 		free(bad);
@@ -645,7 +698,7 @@ static void test_arguments(void **state)
 	assert_int_equal(hks_recompress(&a, NULL, &rec, &size, NULL, NULL, &err), HKS_E_ARGUMENT);
 	assert_int_equal(hks_recompress(NULL, NULL, &rec, &size, NULL, NULL, &err), HKS_E_ARGUMENT);
 	hks_packed_spline *out = NULL;
-	static const uint8_t junk[] = {'H', 'K', 'S', 'R', 9, 0, 0};
+	static const uint8_t junk[] = {'H', 'K', 'S', 'R', HKS_RECORD_VERSION + 1, 0, 0};
 	float t[10] = {0};
 	hks_frames_in in = {2, 1, 0, 1.0f, t, NULL};
 	assert_int_equal(hks_recompress_apply(&in, junk, sizeof(junk), NULL, &out, NULL, &err), HKS_E_UNSUPPORTED);

@@ -2907,13 +2907,16 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 			hks_arena_free(pa);
 	}
 	/* verify: write, read back, apply, compare. When only the offsets arrays
-	 * differ from the packer's (a second try), the record carries them. */
+	 * differ from the packer's (a second try), the record carries them. The
+	 * body is verified stored and coded once it passes (below): the body coder
+	 * is a bijection of its own (record_model.c; tests/test_record_model.c),
+	 * and decoding it here again would cost more than a tenth of the time. */
 	for (int attempt = 0; r == HKS_OK && predicted && attempt < 2; attempt++) {
 		if (applied) {
 			hks_packed_spline_free(applied);
 			applied = NULL;
 		}
-		r = hks_rec_write(&ctx, &rec, opts->no_zlib, &out, &out_size);
+		r = hks_rec_write(&ctx, &rec, 1, &out, &out_size);
 		hks_arena *ra = NULL;
 		hks_rec_anim back;
 		int again = 0;
@@ -2961,6 +2964,11 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 		}
 		if (!again)
 			break;
+	}
+	if (r == HKS_OK && predicted && out && !opts->no_zlib) {
+		hks_buffer_free(&opts->base, out, out_size);
+		out = NULL;
+		r = hks_rec_write(&ctx, &rec, 0, &out, &out_size);
 	}
 	if (r == HKS_OK && !predicted) {
 		rec.kind = HKS_REC_ANIM_VERBATIM;

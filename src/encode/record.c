@@ -1,6 +1,6 @@
 /*
- * The reconstruction record, format v2 (docs/RECORD.md): varints, the
- * FNV-1a 64 hash, the per-animation record (optionally zlib-compressed body)
+ * The reconstruction record (docs/RECORD.md): varints, the FNV-1a 64 hash,
+ * the per-animation record (its body coded by record_model.c since v9, deflated in v8)
  * and the record file that lists one record per spline animation.
  *
  * Records are input like any other: every count is checked against the
@@ -164,44 +164,21 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 
 hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8_t **out, size_t *out_size)
 {
-	hks_bytebuf body, rec;
+	hks_bytebuf body, rec, coded;
 	hks_bytebuf_init(&body, ctx);
 	hks_bytebuf_init(&rec, ctx);
+	hks_bytebuf_init(&coded, ctx);
 	hks_result res = write_body(&body, r);
-	uint8_t flags = no_zlib ? 0 : HKS_RECORD_FLAG_ZLIB;
-	uint8_t *z = NULL;
-	uLongf zsize = 0;
-	uLong zcap = 0;
-	/* the reader takes a body of at most UINT32_MAX bytes, and zlib's counts are 32-bit: deflateBound of
-	 * such a body must fit one too (a margin that also refuses the last 64 MB below UINT32_MAX of an
-	 * uncompressed body; no animation's record comes near) */
+	uint8_t flags = no_zlib ? 0 : HKS_RECORD_FLAG_MODEL;
+	/* the reader takes a body of at most UINT32_MAX bytes (a margin below it; no animation's record comes
+	 * near) */
 	if (res == HKS_OK && body.size > UINT32_MAX - (UINT32_MAX >> 6))
 		res = hks_fail(ctx, HKS_E_LIMIT, -1, "a record body of %zu bytes", body.size);
 	if (res == HKS_OK && flags) {
-		/* v8: a raw deflate stream (no zlib header or Adler-32: the record's data hash checks the result),
-		 * running to the record's end (no compressed size) */
-		z_stream zs;
-		memset(&zs, 0, sizeof(zs));
-		if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-			res = hks_fail(ctx, HKS_E_INTERNAL, -1, "zlib deflateInit2 failed");
-		} else {
-			zcap = deflateBound(&zs, (uLong)body.size);
-			z = (uint8_t *)hks_malloc(ctx, zcap);
-			if (!z) {
-				res = hks_fail_nomem(ctx, zcap);
-			} else {
-				zs.next_in = (Bytef *)(body.data ? body.data : (uint8_t *)"");
-				zs.avail_in = (uInt)body.size;
-				zs.next_out = z;
-				zs.avail_out = (uInt)zcap;
-				if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-					res = hks_fail(ctx, HKS_E_INTERNAL, -1, "zlib deflate failed");
-				zsize = zs.total_out;
-			}
-			deflateEnd(&zs);
-		}
-		if (res == HKS_OK && zsize >= body.size)
-			flags = 0; /* stored: deflate would not help */
+		/* v9: the body coder, its stream running to the record's end (no compressed size) */
+		res = hks_rec_model_encode(ctx, body.data ? body.data : (const uint8_t *)"", body.size, &coded);
+		if (res == HKS_OK && coded.size >= body.size)
+			flags = 0; /* stored: coding would not help */
 	}
 	if (res == HKS_OK)
 		res = hks_bytebuf_append(&rec, HKS_RECORD_MAGIC, 4);
@@ -212,12 +189,11 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	if (res == HKS_OK)
 		res = hks_rec_put_varint(&rec, body.size);
 	if (res == HKS_OK && flags) {
-		res = hks_bytebuf_append(&rec, z, zsize);
+		res = hks_bytebuf_append(&rec, coded.data, coded.size);
 	} else if (res == HKS_OK) {
 		res = hks_bytebuf_append(&rec, body.data, body.size);
 	}
-	if (z)
-		hks_free(ctx, z, zcap);
+	hks_bytebuf_free(&coded);
 	hks_bytebuf_free(&body);
 	if (res != HKS_OK) {
 		hks_bytebuf_free(&rec);
@@ -357,8 +333,10 @@ hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, siz
 		                HKS_RECORD_VERSION_MIN, HKS_RECORD_VERSION);
 	r->version = version;
 	HKS_TRY(hks_read_u8(&c, &flags, "record flags"));
-	if (flags & ~HKS_RECORD_FLAG_ZLIB)
-		return hks_fail(ctx, HKS_E_MALFORMED, 5, "unknown record flags 0x%02X", flags);
+	/* v8 wrote deflated bodies (flag 0x01), v9 writes modelled ones (0x02); the body is the same */
+	uint8_t known = version >= 9 ? HKS_RECORD_FLAG_MODEL : HKS_RECORD_FLAG_ZLIB;
+	if (flags & ~known)
+		return hks_fail(ctx, HKS_E_MALFORMED, 5, "unknown record flags 0x%02X for version %u", flags, version);
 	uint32_t body_size;
 	HKS_TRY(hks_rec_get_count(&c, ctx->limits.max_output_bytes, &body_size, "body size"));
 	const uint8_t *body;
@@ -394,6 +372,26 @@ hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, siz
 			                body_size, zr);
 		body = inflated;
 		body_base = 0; /* offsets inside an inflated body are body offsets */
+	} else if (flags & HKS_RECORD_FLAG_MODEL) {
+		/* v9: the coded stream runs to the record's end */
+		size_t zsize = c.size - c.pos;
+		const uint8_t *z;
+		HKS_TRY(hks_read_bytes(&c, zsize, &z, "coded body"));
+		/* each body byte costs the coder at least 8 bits at its surest (1/4096 per bit: 0.0028 bits): a
+		 * larger claim is malformed, and is refused before allocating */
+		if ((uint64_t)body_size > (uint64_t)zsize * 24000u + 64u)
+			return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)(c.pos - zsize),
+			                "body size %u is impossible for %zu coded bytes", body_size, zsize);
+		uint8_t *decoded = (uint8_t *)hks_arena_alloc(arena, body_size ? body_size : 1);
+		if (!decoded)
+			return hks_fail_nomem(ctx, body_size);
+		int whole = 0;
+		HKS_TRY(hks_rec_model_decode(ctx, z, zsize, decoded, body_size, &whole));
+		if (!whole)
+			return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)(c.pos - zsize),
+			                "the coded body does not decode to exactly %u bytes ending with the record", body_size);
+		body = decoded;
+		body_base = 0; /* offsets inside a decoded body are body offsets */
 	} else {
 		HKS_TRY(hks_read_bytes(&c, body_size, &body, "record body"));
 		body_base = (int64_t)(c.pos - body_size);

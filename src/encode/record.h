@@ -10,7 +10,8 @@
 
 #define HKS_RECORD_MAGIC "HKSR"
 #define HKS_RECORD_FILE_MAGIC "HKSF"
-#define HKS_RECORD_FLAG_ZLIB 0x01u /* the body is a raw deflate stream (v8; a zlib stream up to v7) */
+#define HKS_RECORD_FLAG_ZLIB 0x01u  /* the body is a raw deflate stream (v8; a zlib stream up to v7) */
+#define HKS_RECORD_FLAG_MODEL 0x02u /* v9: the body is coded by record_model.c (docs/RECORD.md "Body coding") */
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
@@ -63,10 +64,19 @@ hks_result hks_rec_get_varint(hks_cursor *c, uint64_t *v, const char *what);
 /* A varint that must be <= max. */
 hks_result hks_rec_get_count(hks_cursor *c, uint64_t max, uint32_t *v, const char *what);
 
-/* Serialize (body then header, deflated unless no_zlib or deflate does not shrink it). */
+/* Serialize (body then header; the body coded by record_model.c unless no_zlib or the coding does not
+ * shrink it). */
 hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8_t **out, size_t *out_size);
 /* Parse into `arena` (the body is inflated there; pointers point into it or into `data`). */
 hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, size_t size, hks_rec_anim *r);
+
+/* The body coder (record_model.c, v9): `size` body bytes appended to `out` as the coded stream; and back,
+ * filling exactly `size` bytes of `body`. Decoding fails only for want of memory: *whole says whether the
+ * stream had exactly the coded length (anything else is a damaged record; the body is then garbage that the
+ * parser or the data hash refuses). */
+hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, hks_bytebuf *out);
+hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, uint8_t *body, size_t size,
+                                int *whole);
 
 /* The length of the REFIT_INV payload (v8, docs/RECORD.md "Byte layout") that starts at p, for part kind
  * `part` (0 T, 1 R, 2 S, 3 F), read from its own bytes (they are self-delimiting); 0 when it does not end

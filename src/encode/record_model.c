@@ -1,0 +1,512 @@
+/*
+ * The record body's own entropy coder (record v9, docs/RECORD.md "Body coding"):
+ * a binary arithmetic coder driven by a small context-mixing model that knows
+ * which field of the body each byte belongs to.
+ *
+ * Why not deflate: a record body is about 2 KB of columns of small varints,
+ * so deflate spends a good part of its output on each block's Huffman tables
+ * and cannot tell an index gap from a knot edit. Here a walker that knows the
+ * body's grammar (record.c, RECORD.md "Byte layout") names the field of every
+ * byte before it is coded; each field keeps its own byte history, the hashed
+ * contexts include the field, and two mixers combine ten predictions. Coding
+ * and decoding walk the same grammar over the same bytes (the decoder reads the
+ * counts, kinds and mask bytes it has already decoded), so the body layout is
+ * v8's, unchanged; only its coding differs.
+ *
+ * Everything is integer arithmetic with fixed tables, so the coded bytes are
+ * the same on every compiler and machine. The decoder never fails on hostile
+ * input: it always produces exactly the announced body size, and the caller
+ * refuses a stream whose length disagrees (hks_rec_model_decode's result) and
+ * parses the body like any other.
+ */
+#include "record.h"
+
+#include "encode_internal.h"
+
+#include <string.h>
+
+enum {
+	F_HEAD, F_VERBATIM, F_GAP, F_KIND, F_PAYLOAD_SIZE, F_HASH,
+	F_PAYLOAD0, /* DIFF, VERBATIM, REFIT, REFIT_PATCHED, INVERTED payloads: F_PAYLOAD0 + kind */
+	F_TRY = F_PAYLOAD0 + 5, F_EDIT_COUNT, F_EDIT_GAP, F_EDIT_DIFF, F_INV_HEAD, F_STATIC, F_BOUND,
+	F_CORR_COUNT, F_CORR_GAP, F_CORR_CODE, F_CORR_POINT, F_CORR_XOR, F_TAIL,
+	F_COUNT
+};
+
+#define MODELS 7
+/* Slots per model: 2^bits with bits from the body's size (hks_rec_model_table_bits), so a small body
+ * does not pay for clearing tables it cannot fill: about 16 slots a body byte (two half bytes, a group of
+ * 16 each), 2^10 to 2^18. */
+#define TABLE_BITS_MIN 10
+#define TABLE_BITS_MAX 18
+#define MIXER_INPUTS (MODELS + 1)
+
+/* 4096 / (1 + e^(-d/256)) at d = -2048, -1920, ..., 2048, rounded */
+static const int16_t squash_points[33] = {1,    2,    4,    6,    10,   17,   27,   45,   74,   120,  194,
+                                          311,  488,  747,  1102, 1546, 2048, 2550, 2994, 3349, 3608, 3785,
+                                          3902, 3976, 4022, 4051, 4069, 4079, 4086, 4090, 4092, 4094, 4095};
+
+static int squash(int d)
+{
+	if (d > 2047)
+		return 4095;
+	if (d < -2047)
+		return 1;
+	int i = (d + 2048) >> 7, w = (d + 2048) & 127;
+	int p = (squash_points[i] * (128 - w) + squash_points[i + 1] * w + 64) >> 7;
+	return p < 1 ? 1 : p > 4095 ? 4095 : p;
+}
+
+/* floor(x / 2^k) for |x| < 2^30, without shifting a negative value (implementation-defined in C). */
+static int32_t shift_down(int32_t x, unsigned k)
+{
+	return (int32_t)((((uint32_t)x + (1u << 30)) >> k) - ((1u << 30) >> k));
+}
+
+/* Weights stay within +-128 (16.16). The dot product takes them to 8 fraction bits first, so every term
+ * (below 2^15 · 2^11) and the sum of eight fit 32 bits, and the loops vectorize. */#define WEIGHT_LIMIT (1 << 23)
+
+/* A context's slot: P(bit = 1) in 1/65536 and the updates so far (up to COUNT_LIMIT), which set the
+ * adaptation rate. The 15 slots of a context's half byte share one 64-byte group (one cache line). */
+typedef struct slot {
+	uint16_t prob; /* stored XOR 0x8000, so that zeroed memory is P = 1/2 */
+	uint16_t seen;
+} slot;
+
+typedef struct model {
+	slot *table[MODELS];       /* 2^table_bits slots each, after the struct */
+	unsigned table_bits;
+	int32_t weight[2][256][MIXER_INPUTS];
+	int16_t stretch[4096];
+	uint16_t rate[64];
+	uint32_t history[F_COUNT]; /* each field's last four bytes */
+	uint32_t context[MODELS];  /* the byte's contexts, before the bits of the byte itself */
+	uint32_t group[MODELS];    /* the half byte's slot group per model */
+	slot *current[MODELS];
+	int32_t input[MIXER_INPUTS];
+	int32_t dot[2];
+	int16_t squashed[4095]; /* squash(d) for d = -2047..2047 */
+	unsigned field, partial, nibble, previous, before_previous; /* partial byte and half byte with a leading
+	                                                               1; the body's two previous bytes */
+} model;
+
+#define COUNT_LIMIT 60
+
+static unsigned table_bits(size_t body_size)
+{
+	unsigned bits = TABLE_BITS_MIN;
+	while (bits < TABLE_BITS_MAX && ((size_t)1 << bits) < body_size * 16u)
+		bits++;
+	return bits;
+}
+
+static size_t model_bytes(unsigned bits)
+{
+	return sizeof(model) + 64u + (size_t)MODELS * ((size_t)1 << bits) * sizeof(slot); /* 64: a group per line */
+}
+
+static model *model_create(hks_ctx *ctx, size_t body_size)
+{
+	unsigned bits = table_bits(body_size);
+	model *m = (model *)hks_malloc(ctx, model_bytes(bits));
+	if (!m)
+		return NULL;
+	m->table_bits = bits;
+	slot *slots = (slot *)(void *)((uint8_t *)(m + 1) + (64u - (uintptr_t)(m + 1) % 64u) % 64u);
+	for (unsigned t = 0; t < MODELS; t++) {
+		m->table[t] = slots + ((size_t)t << bits);
+		memset(m->table[t], 0, sizeof(slot) << bits);
+	}
+	for (unsigned k = 0; k < 2; k++)
+		for (unsigned c = 0; c < 256; c++)
+			for (unsigned i = 0; i < MIXER_INPUTS; i++)
+				m->weight[k][c][i] = 13107; /* 0.2 in 16.16 */
+	int next = 0;
+	for (int d = -2047; d <= 2047; d++) {
+		int p = squash(d);
+		m->squashed[d + 2047] = (int16_t)p;
+		for (int i = next; i <= p; i++)
+			m->stretch[i] = (int16_t)d;
+		next = p + 1;
+	}
+	for (int i = next; i < 4096; i++)
+		m->stretch[i] = 2047;
+	for (unsigned n = 0; n < 64; n++)
+		m->rate[n] = (uint16_t)(131072u / (2u * n + 3u)); /* 65536 / (n + 1.5) */
+	memset(m->history, 0, sizeof(m->history));
+	m->field = 0;
+	m->partial = m->nibble = 1;
+	m->previous = m->before_previous = 0;
+	return m;
+}
+
+static uint32_t mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x7FEB352Du;
+	h ^= h >> 15;
+	h *= 0x846CA68Bu;
+	h ^= h >> 16;
+	return h;
+}
+
+/* The contexts of the byte about to be coded, in field m->field. */
+static void model_contexts(model *m)
+{
+	uint32_t hist = m->history[m->field];
+	uint32_t c1 = hist & 255, c2 = hist >> 8 & 255, c3 = hist >> 16 & 255, c4 = hist >> 24;
+	uint32_t f = (uint32_t)m->field * 0x3C6EF372u + 0x51ED27u;
+	uint32_t *h = m->context;
+	/* seven contexts, the survivors of trying ten on the development corpus' bodies: the order-2 and
+	 * order-3 contexts and the byte four back each made the records larger (more inputs for the mixers to
+	 * learn in a body of a few KB) */
+	h[0] = f;                                    /* order 0 */
+	h[1] = (c1 + 1u) * 0x85EBCA77u ^ f;          /* the field's previous byte */
+	h[2] = (c4 * 0x27D4EB2Du + c3 * 0x165667B1u + c2 * 0x9E3779B1u + c1 * 0xC2B2AE35u) ^ f; /* order 4 */
+	h[3] = (c2 + 1u) * 0x165667B1u ^ f;          /* two back: 16-bit little-endian values */
+	h[4] = 0x2545F491u;                          /* no field: what all fields share */
+	h[5] = (m->previous + 1u) * 0x7FEB352Du ^ f; /* the body's previous byte: the other field of a pair */
+	h[6] = (m->before_previous << 16 | m->previous << 8 | c1) * 0x846CA68Bu ^ f;
+}
+
+/* The slot groups of the half byte that starts (the high one: just the contexts; the low one: with the
+ * high half byte). */
+static void model_groups(model *m)
+{
+	uint32_t high = m->partial; /* 1 at the byte's start, 1hhhh at its middle */
+	for (unsigned t = 0; t < MODELS; t++)
+		m->group[t] = (mix32(m->context[t] + t * 0x61C88647u + high * 0x9E3779B1u) >> (32 - m->table_bits)) & ~15u;
+}
+
+/* P(next bit = 1) in 1/4096, 1..4095. */
+static int model_predict(model *m)
+{
+	uint32_t c1 = m->history[m->field] & 255;
+	for (unsigned t = 0; t < MODELS; t++) {
+		m->current[t] = &m->table[t][m->group[t] + m->nibble];
+		m->input[t] = m->stretch[(m->current[t]->prob ^ 0x8000u) >> 4];
+	}
+	m->input[MODELS] = 77; /* a bias input: 0.3 in stretch units */
+	const int32_t *w0 = m->weight[0][m->partial], *w1 = m->weight[1][c1];
+	int32_t d0 = 0, d1 = 0;
+	for (unsigned i = 0; i < MIXER_INPUTS; i++) {
+		d0 += shift_down(w0[i], 8) * m->input[i];
+		d1 += shift_down(w1[i], 8) * m->input[i];
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		int32_t d = shift_down(k ? d1 : d0, 8);
+		m->dot[k] = d > 2047 ? 2047 : d < -2047 ? -2047 : d;
+	}
+	return m->squashed[(m->dot[0] + m->dot[1]) / 2 + 2047];
+}
+
+static int32_t clamp_weight(int32_t v)
+{
+	v = v < WEIGHT_LIMIT ? v : WEIGHT_LIMIT;
+	return v > -WEIGHT_LIMIT ? v : -WEIGHT_LIMIT;
+}
+
+/* One mixer's step against its error: a learning rate of about 0.013 (|input · err · 55| < 2^29). */
+static void mixer_train(int32_t *restrict w, const int32_t *restrict input, int32_t err)
+{
+	int32_t e = err * 55;
+	for (unsigned i = 0; i < MIXER_INPUTS; i++)
+		w[i] = clamp_weight(w[i] + shift_down(input[i] * e, 16));
+}
+
+static void model_update(model *m, int bit)
+{
+	uint32_t c1 = m->history[m->field] & 255;
+	mixer_train(m->weight[0][m->partial], m->input, (bit << 12) - m->squashed[m->dot[0] + 2047]);
+	mixer_train(m->weight[1][c1], m->input, (bit << 12) - m->squashed[m->dot[1] + 2047]);
+	for (unsigned t = 0; t < MODELS; t++) {
+		slot *s = m->current[t];
+		uint32_t r = m->rate[s->seen];
+		uint32_t p = s->prob ^ 0x8000u;
+		if (bit)
+			p += ((65535u - p) * r) >> 16;
+		else
+			p -= (p * r) >> 16;
+		s->prob = (uint16_t)(p ^ 0x8000u);
+		if (s->seen < COUNT_LIMIT)
+			s->seen++;
+	}
+	m->partial = m->partial << 1 | (unsigned)bit;
+	m->nibble = m->nibble << 1 | (unsigned)bit;
+	if (m->nibble >= 16) {
+		m->nibble = 1;
+		if (m->partial < 256)
+			model_groups(m);
+	}
+}
+
+static void model_byte_done(model *m, unsigned byte)
+{
+	m->history[m->field] = m->history[m->field] << 8 | byte;
+	m->before_previous = m->previous;
+	m->previous = byte;
+	m->partial = m->nibble = 1;
+}
+
+/* ---- the binary arithmetic coder (32-bit, carry-less) ---- */
+
+typedef struct walker {
+	model *m;
+	uint8_t *body; /* encoding: the body coded (only read); decoding: filled */
+	size_t size, pos;
+	int decoding, ended;
+	/* coder */
+	uint32_t low, high, x;
+	hks_bytebuf *out; /* encoding */
+	const uint8_t *in; /* decoding */
+	size_t in_size, in_pos;
+	hks_result res;
+} walker;
+
+static uint8_t next_input(walker *w)
+{
+	/* past the end the decoder reads 0xFF: the encoder's single flush byte then stands for a value between
+	 * its bounds (see coder_flush); in_pos counts every read, so the caller can tell a short stream */
+	uint8_t b = w->in_pos < w->in_size ? w->in[w->in_pos] : 0xFF;
+	w->in_pos++;
+	return b;
+}
+
+/* One bit at probability p / 4096 (of a 1); the model learns from it when `learn`. */
+static int code_bit_at(walker *w, int bit, uint32_t p, int learn)
+{
+	uint32_t mid = w->low + (uint32_t)(((uint64_t)(w->high - w->low) * p) >> 12);
+	if (w->decoding)
+		bit = w->x <= mid;
+	if (bit)
+		w->high = mid;
+	else
+		w->low = mid + 1;
+	if (learn)
+		model_update(w->m, bit);
+	while (((w->low ^ w->high) & 0xFF000000u) == 0) {
+		if (w->decoding) {
+			w->x = w->x << 8 | next_input(w);
+		} else if (w->res == HKS_OK) {
+			uint8_t b = (uint8_t)(w->high >> 24);
+			w->res = hks_bytebuf_append(w->out, &b, 1);
+		}
+		w->low <<= 8;
+		w->high = w->high << 8 | 255u;
+	}
+	return bit;
+}
+
+static int code_bit(walker *w, int bit)
+{
+	return code_bit_at(w, bit, (uint32_t)model_predict(w->m), 1);
+}
+
+/* The check after the body: 16 bits of its FNV-1a 64, each at probability 1/2 (two bytes). With the stream's
+ * length it tells a damaged or cut stream from the body's own (a stream cut short can decode, through the
+ * 0xFF bytes past its end, to another body that ends at the same place). */
+static unsigned code_check(walker *w, unsigned check)
+{
+	unsigned v = 0;
+	for (int b = 15; b >= 0; b--)
+		v = v << 1 | (unsigned)code_bit_at(w, (int)(check >> b & 1u), 2048u, 0);
+	return v;
+}
+
+static unsigned body_check(const uint8_t *body, size_t size)
+{
+	return (unsigned)(hks_record_hash(HKS_RECORD_HASH_SEED, body, size) & 0xFFFFu);
+}
+
+/* ---- the body's grammar (record.c write_body / read_body) ---- */
+
+/* One byte of field `field`: coded (encoding) or decoded into the body. 0 past the body's end. */
+static unsigned field_byte(walker *w, unsigned field)
+{
+	if (w->pos >= w->size) {
+		w->ended = 1;
+		return 0;
+	}
+	w->m->field = field;
+	model_contexts(w->m);
+	model_groups(w->m);
+	unsigned byte = w->decoding ? 0 : w->body[w->pos];
+	unsigned v = 0;
+	for (int b = 7; b >= 0; b--)
+		v = v << 1 | (unsigned)code_bit(w, (int)(byte >> b & 1u));
+	model_byte_done(w->m, v);
+	if (w->decoding)
+		w->body[w->pos] = (uint8_t)v;
+	w->pos++;
+	return v;
+}
+
+static uint64_t field_varint(walker *w, unsigned field)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70 && !w->ended; shift += 7) {
+		unsigned b = field_byte(w, field);
+		v |= shift < 64 ? (uint64_t)(b & 127u) << shift : 0;
+		if (!(b & 128u))
+			break;
+	}
+	return v;
+}
+
+static void field_bytes(walker *w, unsigned field, uint64_t n)
+{
+	for (uint64_t i = 0; i < n && !w->ended; i++)
+		field_byte(w, field);
+}
+
+/* A varint of bytes already in the body (a column walked before). */
+static uint64_t body_varint(const walker *w, size_t *pos)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70 && *pos < w->pos; shift += 7) {
+		uint8_t b = w->body[(*pos)++];
+		v |= shift < 64 ? (uint64_t)(b & 127u) << shift : 0;
+		if (!(b & 128u))
+			break;
+	}
+	return v;
+}
+
+/* A REFIT_INV payload (hks_rec_refit_inv_length gives its extent by the same walk). */
+static void walk_refit_inv(walker *w, unsigned part)
+{
+	field_byte(w, F_TRY);
+	uint64_t n = field_varint(w, F_EDIT_COUNT);
+	for (uint64_t k = 0; k < n && !w->ended; k++) {
+		field_varint(w, F_EDIT_GAP);
+		field_varint(w, F_EDIT_DIFF);
+	}
+	unsigned head = (part == 0) + 2u;
+	field_bytes(w, F_INV_HEAD, head);
+	if (w->ended)
+		return;
+	uint8_t mask = w->body[w->pos - 2], quant = w->body[w->pos - 1];
+	uint8_t flags = part == 3 ? (uint8_t)(mask & 0xF9) : mask;
+	for (unsigned lane = 0; part != 1 && lane < (part == 3 ? 1u : 3u); lane++) {
+		if (flags & (0x01u << lane))
+			field_bytes(w, F_STATIC, 4);
+		else if (flags & (0x10u << lane))
+			field_bytes(w, F_BOUND, 8);
+	}
+	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
+	size_t width = part == 1 && slots ? hks_rotation_size(quant) : 0;
+	n = field_varint(w, F_CORR_COUNT);
+	for (uint64_t k = 0; k < n && !w->ended; k++) {
+		field_varint(w, F_CORR_GAP);
+		uint64_t v = field_varint(w, F_CORR_CODE);
+		if (slots)
+			field_bytes(w, F_CORR_POINT, v == 0 ? width : 0);
+		else
+			field_bytes(w, F_CORR_XOR, v);
+	}
+}
+
+static void walk_body(walker *w)
+{
+	unsigned kind = field_byte(w, F_HEAD);
+	field_varint(w, F_HEAD); /* numFrames */
+	uint64_t tracks = field_varint(w, F_HEAD), floats = field_varint(w, F_HEAD);
+	field_varint(w, F_HEAD); /* maxFramesPerBlock */
+	field_varint(w, F_HEAD); /* numBlocks */
+	field_bytes(w, F_HEAD, 4 + 1 + 1 + 8);
+	field_varint(w, F_HEAD); /* data size */
+	if (kind != HKS_REC_ANIM_PREDICTED) {
+		field_bytes(w, F_VERBATIM, w->size - w->pos);
+		return;
+	}
+	/* the columns bound the counts: a count beyond the body only walks to its end */
+	tracks = tracks < w->size ? tracks : w->size;
+	floats = floats < w->size ? floats : w->size;
+	field_bytes(w, F_HEAD, tracks + floats);
+	field_byte(w, F_HEAD); /* ladder steps */
+	unsigned overrides = field_byte(w, F_HEAD);
+	for (unsigned bit = 1; bit <= 2; bit <<= 1)
+		if (overrides & bit) {
+			uint64_t n = field_varint(w, F_HEAD);
+			for (uint64_t i = 0; i < n && !w->ended; i++)
+				field_varint(w, F_HEAD);
+		}
+	if (overrides & 4)
+		field_bytes(w, F_HEAD, 12);
+	uint64_t entries = field_varint(w, F_HEAD);
+	size_t gaps = w->pos;
+	for (uint64_t i = 0; i < entries && !w->ended; i++)
+		field_varint(w, F_GAP);
+	size_t kinds = w->pos;
+	field_bytes(w, F_KIND, entries);
+	entries = w->pos - kinds;
+	size_t sizes = w->pos;
+	for (uint64_t i = 0; i < entries && !w->ended; i++)
+		if ((w->body[kinds + i] & 7u) != HKS_REC_ENTRY_REFIT_INV)
+			field_varint(w, F_PAYLOAD_SIZE);
+	for (uint64_t i = 0; i < entries && !w->ended; i++)
+		if (w->body[kinds + i] & 0x80u)
+			field_bytes(w, F_HASH, 4);
+	uint64_t per = 3u * tracks + floats, next = 0;
+	for (uint64_t i = 0; i < entries && !w->ended; i++) {
+		uint64_t index = next + body_varint(w, &gaps);
+		next = index + 1;
+		unsigned k = w->body[kinds + i] & 7u;
+		if (k != HKS_REC_ENTRY_REFIT_INV) {
+			field_bytes(w, F_PAYLOAD0 + (k < 5 ? k : 4u), body_varint(w, &sizes));
+			continue;
+		}
+		uint64_t u = per ? index % per : 0;
+		walk_refit_inv(w, u < 3u * tracks ? (unsigned)(u % 3u) : 3u);
+	}
+	field_bytes(w, F_TAIL, w->size - w->pos);
+}
+
+hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, hks_bytebuf *out)
+{
+	model *m = model_create(ctx, size);
+	if (!m)
+		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
+	walker w;
+	memset(&w, 0, sizeof(w));
+	w.m = m;
+	w.body = (uint8_t *)body; /* only read when encoding */
+	w.size = size;
+	w.high = 0xFFFFFFFFu;
+	w.out = out;
+	walk_body(&w);
+	code_check(&w, body_check(body, size));
+	/* one byte flushes: the decoder fills with 0xFF, and (low >> 24) followed by 0xFF bytes lies between low
+	 * and high, whose top bytes differ */
+	uint8_t last = (uint8_t)(w.low >> 24);
+	if (w.res == HKS_OK)
+		w.res = hks_bytebuf_append(out, &last, 1);
+	hks_free(ctx, m, model_bytes(m->table_bits));
+	return w.res;
+}
+
+hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, uint8_t *body, size_t size,
+                                int *whole)
+{
+	model *m = model_create(ctx, size);
+	if (!m)
+		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
+	walker w;
+	memset(&w, 0, sizeof(w));
+	w.m = m;
+	w.body = body;
+	w.size = size;
+	w.decoding = 1;
+	w.high = 0xFFFFFFFFu;
+	w.in = in;
+	w.in_size = in_size;
+	for (int i = 0; i < 4; i++)
+		w.x = w.x << 8 | next_input(&w);
+	walk_body(&w);
+	unsigned check = code_check(&w, 0);
+	/* the encoder wrote one byte per shift plus the flush byte; the decoder read four bytes ahead: a stream
+	 * of exactly the coded length leaves it three bytes past the end */
+	*whole = w.pos == size && w.in_pos == in_size + 3u && check == body_check(body, size);
+	hks_free(ctx, m, model_bytes(m->table_bits));
+	return HKS_OK;
+}
