@@ -357,7 +357,9 @@ static void test_recompress_corpus(void **state)
 		 * offsets from the solve's extremes (3.62 / 2.98 %), REFIT_INV without prefix size, degree
 		 * and count (3.37 / 2.75 %), no check byte either (3.26 / 2.64 %), self-delimiting REFIT_INV
 		 * payloads without a size (3.15 / 2.54 %) and raw deflate bodies */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 3.14 : 2.52));
+		/* session 14: record v9, the body coded by the field-aware context-mixing coder instead of deflate
+		 * (3.13 / 2.51 % before) */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 2.37 : 1.90));
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 63.5 : 68.8));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);

@@ -337,7 +337,8 @@ int main(int argc, char **argv)
 	write_seed("gltf", "features.gltf", features, n_features);
 
 	/* fuzz_record: reconstruction records of the synthetic splines with uncompressed bodies (so
-	 * mutations reach the body), one deflated record, and a record file holding two */
+	 * mutations reach the body), one with its body coded, one deflated as version 8 wrote it, and a
+	 * record file holding two */
 	{
 		const uint8_t *tags[3] = {t_sek, t_er, t_ref};
 		size_t tag_sizes[3] = {n_sek, n_er, n_ref};
@@ -376,37 +377,38 @@ int main(int argc, char **argv)
 			ents[nrec].size = rec_sizes[i];
 			nrec++;
 			if (i == 0) {
+				/* the body coded (v9, record_model.c), when coding shrinks it */
 				uint8_t *z = NULL;
 				size_t zn = 0;
 				ro.no_zlib = 0;
 				if (hks_recompress(&f->animations[0], &ro, &z, &zn, NULL, NULL, &e) != HKS_OK)
 					return 1;
-				if (zn > 5 && z[5] == 0) {
-					/* deflate did not shrink this small body, so the record is stored: write the same
-					 * body as a raw deflate stream of one stored block (RFC 1951 §3.2.4) instead, so
-					 * that the fuzzer starts from a record whose inflate succeeds */
-					size_t h = 6;
-					while (h < zn && (z[h] & 0x80))
-						h++;
-					h++;
-					size_t body = zn - h;
-					uint8_t *d = body <= 0xFFFF ? (uint8_t *)malloc(zn + 5) : NULL;
-					if (!d)
-						return 1;
-					memcpy(d, z, h);
-					d[5] = 1;
-					d[h] = 1; /* BFINAL, BTYPE 00 */
-					d[h + 1] = (uint8_t)body;
-					d[h + 2] = (uint8_t)(body >> 8);
-					d[h + 3] = (uint8_t)~body;
-					d[h + 4] = (uint8_t)(~body >> 8);
-					memcpy(d + h + 5, z + h, body);
-					write_seed("record", "sekiro_zlib.hksr", d, zn + 5);
-					free(d);
-				} else {
-					write_seed("record", "sekiro_zlib.hksr", z, zn);
-				}
+				if (zn > 5 && z[5] != 0)
+					write_seed("record", "sekiro_model.hksr", z, zn);
 				hks_buffer_free(NULL, z, zn);
+				/* a version-8 record with a deflated body, which this build still reads: the stored body as a
+				 * raw deflate stream of one stored block (RFC 1951 §3.2.4), so that the fuzzer starts from a
+				 * record whose inflate succeeds */
+				const uint8_t *r0 = recs[0];
+				size_t n0 = rec_sizes[0], h = 6;
+				while (h < n0 && (r0[h] & 0x80))
+					h++;
+				h++;
+				size_t body = n0 - h;
+				uint8_t *d = body <= 0xFFFF && h <= n0 ? (uint8_t *)malloc(n0 + 5) : NULL;
+				if (!d)
+					return 1;
+				memcpy(d, r0, h);
+				d[4] = 8;
+				d[5] = 1;
+				d[h] = 1; /* BFINAL, BTYPE 00 */
+				d[h + 1] = (uint8_t)body;
+				d[h + 2] = (uint8_t)(body >> 8);
+				d[h + 3] = (uint8_t)~body;
+				d[h + 4] = (uint8_t)(~body >> 8);
+				memcpy(d + h + 5, r0 + h, body);
+				write_seed("record", "sekiro_zlib_v8.hksr", d, n0 + 5);
+				free(d);
 			}
 			hks_file_free(f);
 			if (set)

@@ -2,8 +2,8 @@
  * Fuzz target: reconstruction records (docs/RECORD.md) and record files.
  * Input: a record file ("HKSF": hks_record_file_read, then each of its first
  * 8 records) or one record ("HKSR"). Each record is parsed (hks_rec_read);
- * a parsed record is written again uncompressed and must read back with the
- * same counts and entries; then hks_recompress_apply runs it against frames
+ * a parsed record is written again, stored and coded, and must read back with
+ * the same counts and entries; then hks_recompress_apply runs it against frames
  * of the record's own counts (zeros, unit rotations, bounded), which must end
  * in a result or a clean error. Seeds: uncompressed records, so mutations
  * reach the body (tools/make_seeds.c).
@@ -62,6 +62,37 @@ static void try_apply(const hks_rec_anim *r, const uint8_t *data, size_t size)
 	free(fl);
 }
 
+/* The parsed record written again, stored or with the body coded (record_model.c), reads back the same. */
+static void check_rewrite(const hks_rec_anim *r, int stored, const hks_options *o, size_t size)
+{
+	uint8_t *w = NULL;
+	size_t wn = 0;
+	hks_ctx wctx;
+	hks_error werr;
+	hks_ctx_init(&wctx, o, size, &werr);
+	if (hks_rec_write(&wctx, r, stored, &w, &wn) == HKS_OK) {
+		hks_ctx rctx;
+		hks_error rerr;
+		hks_ctx_init(&rctx, o, wn, &rerr);
+		hks_arena *a2 = hks_arena_create(&rctx);
+		if (a2) {
+			hks_rec_anim b;
+			FUZZ_CHECK(hks_rec_read(&rctx, a2, w, wn, &b) == HKS_OK);
+			FUZZ_CHECK(b.kind == r->kind && b.num_frames == r->num_frames &&
+			           b.num_transform_tracks == r->num_transform_tracks && b.num_float_tracks == r->num_float_tracks &&
+			           b.num_blocks == r->num_blocks && b.num_entries == r->num_entries &&
+			           b.data_hash == r->data_hash && b.data_size == r->data_size);
+			for (uint32_t i = 0; i < r->num_entries; i++)
+				FUZZ_CHECK(b.entries[i].index == r->entries[i].index && b.entries[i].kind == r->entries[i].kind &&
+				           b.entries[i].payload_size == r->entries[i].payload_size &&
+				           (!r->entries[i].payload_size ||
+				            !memcmp(b.entries[i].payload, r->entries[i].payload, r->entries[i].payload_size)));
+			hks_arena_free(a2);
+		}
+		hks_buffer_free(o, w, wn);
+	}
+}
+
 static void try_record(const uint8_t *data, size_t size)
 {
 	hks_options o;
@@ -78,32 +109,8 @@ static void try_record(const uint8_t *data, size_t size)
 		hks_arena_free(arena);
 		return;
 	}
-	uint8_t *w = NULL;
-	size_t wn = 0;
-	hks_ctx wctx;
-	hks_error werr;
-	hks_ctx_init(&wctx, &o, size, &werr);
-	if (hks_rec_write(&wctx, &r, 1, &w, &wn) == HKS_OK) {
-		hks_ctx rctx;
-		hks_error rerr;
-		hks_ctx_init(&rctx, &o, wn, &rerr);
-		hks_arena *a2 = hks_arena_create(&rctx);
-		if (a2) {
-			hks_rec_anim b;
-			FUZZ_CHECK(hks_rec_read(&rctx, a2, w, wn, &b) == HKS_OK);
-			FUZZ_CHECK(b.kind == r.kind && b.num_frames == r.num_frames &&
-			           b.num_transform_tracks == r.num_transform_tracks && b.num_float_tracks == r.num_float_tracks &&
-			           b.num_blocks == r.num_blocks && b.num_entries == r.num_entries &&
-			           b.data_hash == r.data_hash && b.data_size == r.data_size);
-			for (uint32_t i = 0; i < r.num_entries; i++)
-				FUZZ_CHECK(b.entries[i].index == r.entries[i].index && b.entries[i].kind == r.entries[i].kind &&
-				           b.entries[i].payload_size == r.entries[i].payload_size &&
-				           (!r.entries[i].payload_size ||
-				            !memcmp(b.entries[i].payload, r.entries[i].payload, r.entries[i].payload_size)));
-			hks_arena_free(a2);
-		}
-		hks_buffer_free(&o, w, wn);
-	}
+	check_rewrite(&r, 1, &o, size);
+	check_rewrite(&r, 0, &o, size);
 	try_apply(&r, data, size);
 	hks_arena_free(arena);
 }
