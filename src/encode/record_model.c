@@ -8,7 +8,7 @@
  * and cannot tell an index gap from a knot edit. Here a walker that knows the
  * body's grammar (record.c, RECORD.md "Byte layout") names the field of every
  * byte before it is coded; each field keeps its own byte history, the hashed
- * contexts include the field, and two mixers combine ten predictions. Coding
+ * contexts include the field, and two mixers combine seven predictions. Coding
  * and decoding walk the same grammar over the same bytes (the decoder reads the
  * counts, kinds and mask bytes it has already decoded), so the body layout is
  * v8's, unchanged; only its coding differs.
@@ -16,8 +16,8 @@
  * Everything is integer arithmetic with fixed tables, so the coded bytes are
  * the same on every compiler and machine. The decoder never fails on hostile
  * input: it always produces exactly the announced body size, and the caller
- * refuses a stream whose length disagrees (hks_rec_model_decode's result) and
- * parses the body like any other.
+ * refuses a stream whose length or end check disagrees (hks_rec_model_decode's
+ * result) and parses the body like any other.
  */
 #include "record.h"
 
@@ -34,9 +34,8 @@ enum {
 };
 
 #define MODELS 7
-/* Slots per model: 2^bits with bits from the body's size (hks_rec_model_table_bits), so a small body
- * does not pay for clearing tables it cannot fill: about 16 slots a body byte (two half bytes, a group of
- * 16 each), 2^10 to 2^18. */
+/* Slots per model: 2^bits with bits from the body's size (table_bits), so that a small body does not pay
+ * for clearing tables it cannot fill: 16 to 32 slots a body byte, 2^10 to 2^18. */
 #define TABLE_BITS_MIN 10
 #define TABLE_BITS_MAX 18
 #define MIXER_INPUTS (MODELS + 1)
@@ -248,7 +247,7 @@ static void model_byte_done(model *m, unsigned byte)
 	m->partial = m->nibble = 1;
 }
 
-/* ---- the binary arithmetic coder (32-bit, carry-less) ---- */
+/* ---- the walk's state and the binary arithmetic coder (32-bit, carry-less) ---- */
 
 typedef struct walker {
 	model *m;
@@ -462,17 +461,23 @@ static void walk_body(walker *w)
 	field_bytes(w, F_TAIL, w->size - w->pos);
 }
 
+/* A walker over `size` body bytes with a fresh model. */
+static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t size)
+{
+	memset(w, 0, sizeof(*w));
+	w->m = model_create(ctx, size);
+	if (!w->m)
+		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
+	w->body = body;
+	w->size = size;
+	w->high = 0xFFFFFFFFu;
+	return HKS_OK;
+}
+
 hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, hks_bytebuf *out)
 {
-	model *m = model_create(ctx, size);
-	if (!m)
-		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
 	walker w;
-	memset(&w, 0, sizeof(w));
-	w.m = m;
-	w.body = (uint8_t *)body; /* only read when encoding */
-	w.size = size;
-	w.high = 0xFFFFFFFFu;
+	HKS_TRY(walker_start(ctx, &w, (uint8_t *)body, size)); /* the body is only read when encoding */
 	w.out = out;
 	walk_body(&w);
 	code_check(&w, body_check(body, size));
@@ -481,23 +486,16 @@ hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, 
 	uint8_t last = (uint8_t)(w.low >> 24);
 	if (w.res == HKS_OK)
 		w.res = hks_bytebuf_append(out, &last, 1);
-	hks_free(ctx, m, model_bytes(m->table_bits));
+	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
 	return w.res;
 }
 
 hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, uint8_t *body, size_t size,
                                 int *whole)
 {
-	model *m = model_create(ctx, size);
-	if (!m)
-		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
 	walker w;
-	memset(&w, 0, sizeof(w));
-	w.m = m;
-	w.body = body;
-	w.size = size;
+	HKS_TRY(walker_start(ctx, &w, body, size));
 	w.decoding = 1;
-	w.high = 0xFFFFFFFFu;
 	w.in = in;
 	w.in_size = in_size;
 	for (int i = 0; i < 4; i++)
@@ -507,6 +505,6 @@ hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size,
 	/* the encoder wrote one byte per shift plus the flush byte; the decoder read four bytes ahead: a stream
 	 * of exactly the coded length leaves it three bytes past the end */
 	*whole = w.pos == size && w.in_pos == in_size + 3u && check == body_check(body, size);
-	hks_free(ctx, m, model_bytes(m->table_bits));
+	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
 	return HKS_OK;
 }
