@@ -177,8 +177,8 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	if (res == HKS_OK && flags) {
 		/* v9: the body coder, its stream running to the record's end (no compressed size) */
 		res = hks_rec_model_encode(ctx, body.data ? body.data : (const uint8_t *)"", body.size, &coded);
-		if (res == HKS_OK && coded.size >= body.size)
-			flags = 0; /* stored: coding would not help */
+		if (res == HKS_OK && (coded.size >= body.size || body.size > coded.size * HKS_RECORD_MODEL_RATIO + 64u))
+			flags = 0; /* stored: coding would not help, or shrinks more than a reader accepts */
 	}
 	if (res == HKS_OK)
 		res = hks_bytebuf_append(&rec, HKS_RECORD_MAGIC, 4);
@@ -377,9 +377,11 @@ hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, siz
 		size_t zsize = c.size - c.pos;
 		const uint8_t *z;
 		HKS_TRY(hks_read_bytes(&c, zsize, &z, "coded body"));
-		/* each body byte costs the coder at least 8 bits at its surest (1/4096 per bit: 0.0028 bits): a
-		 * larger claim is malformed, and is refused before allocating */
-		if ((uint64_t)body_size > (uint64_t)zsize * 24000u + 64u)
+		/* the writer codes a body only when it shrinks to at least 1/HKS_RECORD_MODEL_RATIO (record bodies
+		 * shrink about 3:1, at most 8.3:1 on the corpus): a larger claim is malformed and is refused before
+		 * allocating. The bound also bounds the decoder's work, which runs to the claimed size whatever the
+		 * stream holds */
+		if ((uint64_t)body_size > (uint64_t)zsize * HKS_RECORD_MODEL_RATIO + 64u)
 			return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)(c.pos - zsize),
 			                "body size %u is impossible for %zu coded bytes", body_size, zsize);
 		uint8_t *decoded = (uint8_t *)hks_arena_alloc(arena, body_size ? body_size : 1);

@@ -12,6 +12,7 @@
 #define HKS_RECORD_FILE_MAGIC "HKSF"
 #define HKS_RECORD_FLAG_ZLIB 0x01u  /* the body is a raw deflate stream (v8; a zlib stream up to v7) */
 #define HKS_RECORD_FLAG_MODEL 0x02u /* v9: the body is coded by record_model.c (docs/RECORD.md "Body coding") */
+#define HKS_RECORD_MODEL_RATIO 32u  /* v9: a coded body is at most 32 times its coded size plus 64 bytes */
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
