@@ -68,13 +68,13 @@ hks_result hks_rec_get_count(hks_cursor *c, uint64_t max, uint32_t *v, const cha
 /* Serialize (body then header; the body coded by record_model.c unless no_zlib or the coding does not
  * shrink it). */
 hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8_t **out, size_t *out_size);
-/* Parse into `arena` (the body is inflated there; pointers point into it or into `data`). */
+/* Parse into `arena` (a coded or deflated body is decoded there; pointers point into it or into `data`). */
 hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, size_t size, hks_rec_anim *r);
 
 /* The body coder (record_model.c, v9): `size` body bytes appended to `out` as the coded stream; and back,
  * filling exactly `size` bytes of `body`. Decoding fails only for want of memory: *whole says whether the
- * stream had exactly the coded length (anything else is a damaged record; the body is then garbage that the
- * parser or the data hash refuses). */
+ * stream had exactly the coded length and its end check matched the body (anything else is a damaged
+ * record, which hks_rec_read refuses). */
 hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, hks_bytebuf *out);
 hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, uint8_t *body, size_t size,
                                 int *whole);

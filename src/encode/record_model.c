@@ -63,7 +63,8 @@ static int32_t shift_down(int32_t x, unsigned k)
 }
 
 /* Weights stay within +-128 (16.16). The dot product takes them to 8 fraction bits first, so every term
- * (below 2^15 · 2^11) and the sum of eight fit 32 bits, and the loops vectorize. */#define WEIGHT_LIMIT (1 << 23)
+ * (below 2^15 · 2^11) and the sum of eight fit 32 bits, and the loops vectorize. */
+#define WEIGHT_LIMIT (1 << 23)
 
 /* A context's slot: P(bit = 1) in 1/65536 and the updates so far (up to COUNT_LIMIT), which set the
  * adaptation rate. The 15 slots of a context's half byte share one 64-byte group (one cache line). */
@@ -265,7 +266,7 @@ typedef struct walker {
 static uint8_t next_input(walker *w)
 {
 	/* past the end the decoder reads 0xFF: the encoder's single flush byte then stands for a value between
-	 * its bounds (see coder_flush); in_pos counts every read, so the caller can tell a short stream */
+	 * its bounds (hks_rec_model_encode); in_pos counts every read, so the caller can tell a short stream */
 	uint8_t b = w->in_pos < w->in_size ? w->in[w->in_pos] : 0xFF;
 	w->in_pos++;
 	return b;
