@@ -39,6 +39,45 @@ static void put_n(hks_bytebuf *b, size_t n, unsigned range)
 		put(b, (uint8_t)(rng() % range));
 }
 
+/* A REFIT_INV payload of part kind `part` (docs/RECORD.md "Byte layout"): try, knot edits, head, static
+ * values and bounds, then point residuals or XOR runs. `exact`: in the grammar to the byte (a residual code
+ * 0 only at a rotation point); otherwise T/S/F residuals may have code 0 followed by 5 bytes, which the
+ * coder's tests keep for the coded bytes they pin. */
+static void refit_inv_payload(hks_bytebuf *b, unsigned part, int exact)
+{
+	put(b, (uint8_t)(rng() % 6)); /* try */
+	unsigned edits = rng() % 5;
+	put_varint(b, edits);
+	for (unsigned k = 0; k < edits; k++) {
+		put_varint(b, rng() % 300);
+		put_varint(b, rng() % 5 + 1);
+	}
+	if (part == 0)
+		put(b, 0x11);
+	uint8_t mask = part == 1 ? 0x70 : part == 3 ? 0x10 : 0x31; /* static x, spline y (and z) */
+	uint8_t quant = part == 1 ? (uint8_t)(rng() % 2 ? HKS_ROT_THREECOMP40 : HKS_ROT_UNCOMPRESSED)
+	                          : (uint8_t)(rng() % 2);
+	put(b, mask);
+	put(b, quant);
+	uint8_t flags = part == 3 ? (uint8_t)(mask & 0xF9) : mask;
+	for (unsigned lane = 0; part != 1 && lane < (part == 3 ? 1u : 3u); lane++)
+		put_n(b, flags & (1u << lane) ? 4 : flags & (0x10u << lane) ? 8 : 0, 256);
+	int slots = part == 1 ? quant == HKS_ROT_THREECOMP40 : quant <= 1;
+	unsigned items = rng() % 6;
+	put_varint(b, items);
+	for (unsigned k = 0; k < items; k++) {
+		put_varint(b, rng() % 20);
+		unsigned code = rng() % 4;
+		if (exact && slots && part != 1 && code == 0)
+			code = 1;
+		put_varint(b, code);
+		if (slots && code == 0)
+			put_n(b, 5, 256); /* a ThreeComp40 point */
+		else if (!slots)
+			put_n(b, code, 256);
+	}
+}
+
 /* A body in the layout of docs/RECORD.md "Byte layout" (kind 0), with every entry kind, hashes, the
  * three overrides and REFIT_INV payloads of every part kind, with point residuals and XOR runs. */
 static void predicted_body(hks_bytebuf *b, unsigned entries)
@@ -89,35 +128,7 @@ static void predicted_body(hks_bytebuf *b, unsigned entries)
 			continue;
 		}
 		unsigned u = index[i] % per, part = u < 3 * T ? u % 3 : 3;
-		put(b, (uint8_t)(rng() % 6)); /* try */
-		unsigned edits = rng() % 5;
-		put_varint(b, edits);
-		for (unsigned k = 0; k < edits; k++) {
-			put_varint(b, rng() % 300);
-			put_varint(b, rng() % 5 + 1);
-		}
-		if (part == 0)
-			put(b, 0x11);
-		uint8_t mask = part == 1 ? 0x70 : part == 3 ? 0x10 : 0x31; /* static x, spline y (and z) */
-		uint8_t quant = part == 1 ? (uint8_t)(rng() % 2 ? HKS_ROT_THREECOMP40 : HKS_ROT_UNCOMPRESSED)
-		                          : (uint8_t)(rng() % 2);
-		put(b, mask);
-		put(b, quant);
-		uint8_t flags = part == 3 ? (uint8_t)(mask & 0xF9) : mask;
-		for (unsigned lane = 0; part != 1 && lane < (part == 3 ? 1u : 3u); lane++)
-			put_n(b, flags & (1u << lane) ? 4 : flags & (0x10u << lane) ? 8 : 0, 256);
-		int slots = part == 1 ? quant == HKS_ROT_THREECOMP40 : quant <= 1;
-		unsigned items = rng() % 6;
-		put_varint(b, items);
-		for (unsigned k = 0; k < items; k++) {
-			put_varint(b, rng() % 20);
-			unsigned code = rng() % 4;
-			put_varint(b, code);
-			if (slots && code == 0)
-				put_n(b, 5, 256); /* a ThreeComp40 point */
-			else if (!slots)
-				put_n(b, code, 256);
-		}
+		refit_inv_payload(b, part, 0);
 	}
 }
 
@@ -230,6 +241,45 @@ static void test_hostile_streams(void **state)
  * built by this file's generator from a fixed seed; the hash is FNV-1a 64 of the coded stream. */
 #define PINNED_SIZE 210
 #define PINNED_HASH UINT64_C(0xe73d6388bb4a1083)
+/* hks_rec_refit_inv_length walks the payload with the coder's own grammar (record_model.c): a payload
+ * measures its own size whatever follows it, every cut of it measures 0, and so do an unknown part kind
+ * and a varint that runs to 10 bytes without ending. */
+static void test_refit_inv_length(void **state)
+{
+	(void)state;
+	rng_state = 0x1E46u;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, NULL);
+	for (unsigned round = 0; round < 200; round++) {
+		unsigned part = round % 4;
+		hks_bytebuf b;
+		hks_bytebuf_init(&b, &ctx);
+		refit_inv_payload(&b, part, 1);
+		size_t n = b.size;
+		assert_int_equal(hks_rec_refit_inv_length(part, b.data, n), n);
+		for (size_t cut = 0; cut < n; cut++)
+			assert_int_equal(hks_rec_refit_inv_length(part, b.data, cut), 0);
+		put_n(&b, 7, 256); /* what follows is not the payload's */
+		assert_int_equal(hks_rec_refit_inv_length(part, b.data, b.size), n);
+		assert_int_equal(hks_rec_refit_inv_length(4, b.data, b.size), 0);
+		hks_bytebuf_free(&b);
+	}
+	/* try 0, an edit count of ten bytes: terminated it is a count (here a huge one), unterminated malformed */
+	uint8_t p[16] = {0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x70, 0x00};
+	assert_int_equal(hks_rec_refit_inv_length(1, p, sizeof(p)), 0); /* the edits run past the end */
+	uint8_t e[14] = {0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x70, HKS_ROT_UNCOMPRESSED, 0};
+	assert_int_equal(hks_rec_refit_inv_length(1, e, sizeof(e)), sizeof(e)); /* a count of 0 in ten bytes */
+	uint8_t q[14] = {0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+	assert_int_equal(hks_rec_refit_inv_length(1, q, sizeof(q)), 0); /* 10 bytes without an end */
+	/* the smallest rotation payload: try, no edits, mask, quantization (no slots), no residuals */
+	uint8_t r[5] = {2, 0, 0x70, HKS_ROT_UNCOMPRESSED, 0};
+	assert_int_equal(hks_rec_refit_inv_length(1, r, sizeof(r)), sizeof(r));
+	/* a terminated 10-byte varint as the residual count of zero */
+	uint8_t z[14] = {2, 0, 0x70, HKS_ROT_UNCOMPRESSED, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+	assert_int_equal(hks_rec_refit_inv_length(1, z, sizeof(z)), sizeof(z));
+	assert_int_equal(hks_rec_refit_inv_length(1, r, 0), 0);
+}
+
 static void test_pinned_coding(void **state)
 {
 	(void)state;
@@ -254,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_round_trips),
 		cmocka_unit_test(test_hostile_streams),
 		cmocka_unit_test(test_pinned_coding),
+		cmocka_unit_test(test_refit_inv_length),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

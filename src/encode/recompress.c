@@ -350,62 +350,6 @@ static void bound_offsets(unsigned kind, uint8_t *b, size_t size, const double (
 	}
 }
 
-/* One varint at *pos (at most 10 bytes, within avail); 0 when it does not end there. */
-static int skip_varint(const uint8_t *p, size_t avail, size_t *pos, uint64_t *v)
-{
-	uint64_t x = 0;
-	for (unsigned k = 0; k < 10; k++) {
-		if (*pos >= avail)
-			return 0;
-		uint8_t b = p[(*pos)++];
-		x |= (uint64_t)(b & 0x7F) << (7 * k);
-		if (!(b & 0x80)) {
-			if (v)
-				*v = x;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail)
-{
-	/* u8 try; knot edits (varint n, n × (varint gap, varint difference)); head (mask byte 0 for
-	 * translations, mask, quantization); 4 bytes per static lane and 8 per spline lane; the correction:
-	 * point residuals (varint n, n × (varint gap, varint code, and after a code 0 a rotation point's
-	 * packed bytes)) when the quantization has slots, else XOR runs (varint n, n × (varint gap, varint
-	 * length, length bytes)): control_encode */
-	size_t pos = 1, hb = (part == 0) + 2u;
-	uint64_t n = 0, v = 0;
-	if (part > 3 || avail < 1 || !skip_varint(p, avail, &pos, &n))
-		return 0;
-	for (uint64_t k = 0; k < n; k++)
-		if (!skip_varint(p, avail, &pos, NULL) || !skip_varint(p, avail, &pos, NULL))
-			return 0;
-	if (avail - pos < hb)
-		return 0;
-	uint8_t mask = p[pos + hb - 2], quant = p[pos + hb - 1];
-	uint8_t flags = part == 3 ? (uint8_t)(mask & 0xF9) : mask;
-	pos += hb;
-	for (unsigned lane = 0; part != 1 && lane < (part == 3 ? 1u : 3u); lane++)
-		pos += (flags & (0x01u << lane)) ? 4u : (flags & (0x10u << lane)) ? 8u : 0u;
-	if (pos > avail)
-		return 0;
-	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
-	size_t width = part == 1 && slots ? hks_rotation_size(quant) : 0;
-	if (!skip_varint(p, avail, &pos, &n))
-		return 0;
-	for (uint64_t k = 0; k < n; k++) {
-		if (!skip_varint(p, avail, &pos, NULL) || !skip_varint(p, avail, &pos, &v))
-			return 0;
-		uint64_t extra = slots ? (v == 0 ? width : 0) : v; /* a whole point, or a run's bytes */
-		if (extra > avail - pos)
-			return 0;
-		pos += (size_t)extra;
-	}
-	return pos;
-}
-
 /* The trial entry becomes the best so far (the caller found it smaller). */
 static hks_result take_trial(hks_bytebuf *best, const hks_bytebuf *trial, size_t *current)
 {

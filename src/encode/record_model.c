@@ -252,9 +252,10 @@ static void model_byte_done(model *m, unsigned byte)
 
 typedef struct walker {
 	model *m;
-	uint8_t *body; /* encoding: the body coded (only read); decoding: filled */
+	uint8_t *body; /* encoding: the body coded (only read); decoding: filled; measuring: only read */
 	size_t size, pos;
 	int decoding, ended;
+	int unterminated; /* a varint ran to 10 bytes without ending (only the measuring walk asks) */
 	/* coder */
 	uint32_t low, high, x;
 	hks_bytebuf *out; /* encoding */
@@ -320,13 +321,16 @@ static unsigned body_check(const uint8_t *body, size_t size)
 
 /* ---- the body's grammar (record.c write_body / read_body) ---- */
 
-/* One byte of field `field`: coded (encoding) or decoded into the body. 0 past the body's end. */
+/* One byte of field `field`: coded (encoding), decoded into the body, or only read (measuring: a walker
+ * without a model, hks_rec_refit_inv_length). 0 past the body's end. */
 static unsigned field_byte(walker *w, unsigned field)
 {
 	if (w->pos >= w->size) {
 		w->ended = 1;
 		return 0;
 	}
+	if (!w->m)
+		return w->body[w->pos++];
 	w->m->field = field;
 	model_contexts(w->m);
 	model_groups(w->m);
@@ -348,8 +352,9 @@ static uint64_t field_varint(walker *w, unsigned field)
 		unsigned b = field_byte(w, field);
 		v |= shift < 64 ? (uint64_t)(b & 127u) << shift : 0;
 		if (!(b & 128u))
-			break;
+			return v;
 	}
+	w->unterminated |= !w->ended;
 	return v;
 }
 
@@ -372,7 +377,8 @@ static uint64_t body_varint(const walker *w, size_t *pos)
 	return v;
 }
 
-/* A REFIT_INV payload (hks_rec_refit_inv_length gives its extent by the same walk). */
+/* A REFIT_INV payload (docs/RECORD.md "Byte layout"). The one description of its grammar: the coder names
+ * its fields with it, and hks_rec_refit_inv_length measures its extent with it. */
 static void walk_refit_inv(walker *w, unsigned part)
 {
 	field_byte(w, F_TRY);
@@ -404,6 +410,18 @@ static void walk_refit_inv(walker *w, unsigned part)
 		else
 			field_bytes(w, F_CORR_XOR, v);
 	}
+}
+
+size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail)
+{
+	if (part > 3 || !avail)
+		return 0;
+	walker w;
+	memset(&w, 0, sizeof(w)); /* no model: the walk only reads */
+	w.body = (uint8_t *)(uintptr_t)p;
+	w.size = avail;
+	walk_refit_inv(&w, part);
+	return w.ended || w.unterminated ? 0 : w.pos;
 }
 
 static void walk_body(walker *w)
