@@ -81,8 +81,8 @@ hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size,
 
 /* The length of the REFIT_INV payload (v8, docs/RECORD.md "Byte layout") that starts at p, for part kind
  * `part` (0 T, 1 R, 2 S, 3 F), read from its own bytes (they are self-delimiting); 0 when it does not end
- * within avail bytes. record_model.c: the coder's walk of the payload, run without a model, is the one
- * description of its grammar (recompress.c writes and reads the payload itself). */
+ * within avail bytes. record_model.c: the coder's walk of the payload, run without a model, so that the
+ * coder and the parser share one walk (recompress.c writes and reads the payload's fields itself). */
 size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail);
 
 /* Number of (block, track, part) units of an animation: blocks · (3T + F), checked. */

@@ -377,8 +377,9 @@ static uint64_t body_varint(const walker *w, size_t *pos)
 	return v;
 }
 
-/* A REFIT_INV payload (docs/RECORD.md "Byte layout"). The one description of its grammar: the coder names
- * its fields with it, and hks_rec_refit_inv_length measures its extent with it. */
+/* A REFIT_INV payload (docs/RECORD.md "Byte layout"). The coder names its fields with this walk, and
+ * hks_rec_refit_inv_length measures its extent with it, so the two cannot disagree; recompress.c writes
+ * and reads the payload's fields (entry_part, build_entries) in the same order. */
 static void walk_refit_inv(walker *w, unsigned part)
 {
 	field_byte(w, F_TRY);
