@@ -164,8 +164,9 @@ static int same_data(const hks_packed_spline *p, const hks_spline_header *h)
 	       !memcmp(q->float_block_offsets, h->float_block_offsets, 4u * h->num_float_block_offsets);
 }
 
-static void recompress(const synth *s, int no_zlib, unsigned ladder, hks_cpu_model cpu, uint8_t **rec, size_t *size,
-                       hks_recompress_report *rep)
+/* A record of version `version` (hks_recompress_version: 9 or the current one). */
+static void recompress_as(const synth *s, int no_zlib, unsigned ladder, hks_cpu_model cpu, unsigned version,
+                          uint8_t **rec, size_t *size, hks_recompress_report *rep)
 {
 	hks_recompress_options o;
 	memset(&o, 0, sizeof(o));
@@ -174,10 +175,16 @@ static void recompress(const synth *s, int no_zlib, unsigned ladder, hks_cpu_mod
 	o.ladder = ladder;
 	o.cpu = cpu;
 	hks_error err;
-	assert_int_equal(hks_recompress(&s->anim, &o, rec, size, NULL, rep, &err), HKS_OK);
+	assert_int_equal(hks_recompress_version(&s->anim, &o, version, rec, size, NULL, rep, &err), HKS_OK);
 	assert_true(*size > 6);
 	assert_memory_equal(*rec, "HKSR", 4);
-	assert_int_equal((*rec)[4], HKS_RECORD_VERSION);
+	assert_int_equal((*rec)[4], version);
+}
+
+static void recompress(const synth *s, int no_zlib, unsigned ladder, hks_cpu_model cpu, uint8_t **rec, size_t *size,
+                       hks_recompress_report *rep)
+{
+	recompress_as(s, no_zlib, ladder, cpu, HKS_RECORD_VERSION, rec, size, rep);
 }
 
 /* A stored-body record (flags 0) as version 8 wrote it deflated: "HKSR" 8 0x01 varint body size, raw deflate. */
@@ -221,6 +228,7 @@ static void test_exact_round_trip(void **state)
 	/* one candidate, two, and every ladder step (the selection runs on both sides) */
 	static const unsigned ladders[] = {1, 2, HKS_RECORD_LADDER_MAX};
 	uint64_t refit_inv = 0;
+	unsigned other_prior = 0;
 	for (unsigned v = 0; v < 3 * 2 * 3; v++) {
 		uint8_t *rec = NULL;
 		size_t size = 0;
@@ -246,16 +254,26 @@ static void test_exact_round_trip(void **state)
 			assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_UNSUPPORTED);
 			assert_non_null(strstr(err.message, "re-create the record with this build"));
 		}
-		/* version 8 had the same body, deflated or stored: a stored body relabelled 8 is a v8 record, and a
-		 * v8 record with the body deflated still applies (docs/RECORD.md "Version 9") */
-		rec[4] = 8;
+		/* version 9 solved the REFIT points with another prior (docs/RECORD.md "Version 10"): its records,
+		 * written by this build as version 9 did, still apply exactly; and version 8 had version 9's body,
+		 * deflated or stored: a stored v9 body relabelled 8 is a v8 record, and a v8 record with the body
+		 * deflated still applies (docs/RECORD.md "Version 9") */
+		uint8_t *v9 = NULL;
+		size_t v9_size = 0;
+		hks_recompress_report rep9;
+		recompress_as(&s, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 9, &v9, &v9_size, &rep9);
+		assert_int_equal(hks_recompress_apply(&d.in, v9, v9_size, NULL, &out, &ar, &err), HKS_OK);
+		assert_true(same_data(out, &s.anim.spline));
+		assert_true(ar.data_matches);
+		hks_packed_spline_free(out);
+		v9[4] = 8;
 		if (v & 1) {
-			assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_OK);
+			assert_int_equal(hks_recompress_apply(&d.in, v9, v9_size, NULL, &out, &ar, &err), HKS_OK);
 			assert_true(same_data(out, &s.anim.spline));
 			hks_packed_spline_free(out);
 			uint8_t *v8 = NULL;
 			size_t v8_size = 0;
-			deflate_v8(rec, size, &v8, &v8_size);
+			deflate_v8(v9, v9_size, &v8, &v8_size);
 			assert_int_equal(hks_recompress_apply(&d.in, v8, v8_size, NULL, &out, &ar, &err), HKS_OK);
 			assert_true(same_data(out, &s.anim.spline));
 			assert_true(ar.data_matches);
@@ -266,8 +284,15 @@ static void test_exact_round_trip(void **state)
 			free(v8);
 		} else {
 			/* a modelled body is no v8 record */
-			assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_MALFORMED);
+			assert_int_equal(hks_recompress_apply(&d.in, v9, v9_size, NULL, &out, &ar, &err), HKS_E_MALFORMED);
 		}
+		hks_buffer_free(NULL, v9, v9_size);
+		/* this record relabelled 9: the points the frames leave free come out of the other prior */
+		rec[4] = 9;
+		if (hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err) != HKS_OK || !same_data(out, &s.anim.spline))
+			other_prior++;
+		hks_packed_spline_free(out);
+		out = NULL;
 		/* a newer version is refused */
 		rec[4] = HKS_RECORD_VERSION + 1;
 		assert_int_equal(hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err), HKS_E_UNSUPPORTED);
@@ -278,6 +303,9 @@ static void test_exact_round_trip(void **state)
 	}
 	/* the knot-edit entries (REFIT_INV) are exercised: the synthetic curves' inversions miss some knots */
 	assert_true(refit_inv > 0);
+	/* and the version's prior matters: some record read with version 9's prior gives other data */
+	printf("records that version 9's prior does not reproduce: %u of 18\n", other_prior);
+	assert_true(other_prior > 0);
 	hks_packed_spline_free(s.packed);
 }
 
@@ -697,6 +725,14 @@ static void test_arguments(void **state)
 	size_t size = 0;
 	assert_int_equal(hks_recompress(&a, NULL, &rec, &size, NULL, NULL, &err), HKS_E_ARGUMENT);
 	assert_int_equal(hks_recompress(NULL, NULL, &rec, &size, NULL, NULL, &err), HKS_E_ARGUMENT);
+	/* the versions a build writes: 9 and the current one */
+	static synth s;
+	synth_build(&s);
+	assert_int_equal(hks_recompress_version(&s.anim, NULL, 8, &rec, &size, NULL, NULL, &err), HKS_E_ARGUMENT);
+	assert_int_equal(hks_recompress_version(&s.anim, NULL, HKS_RECORD_VERSION + 1, &rec, &size, NULL, NULL, &err),
+	                 HKS_E_ARGUMENT);
+	assert_null(rec);
+	hks_packed_spline_free(s.packed);
 	hks_packed_spline *out = NULL;
 	static const uint8_t junk[] = {'H', 'K', 'S', 'R', HKS_RECORD_VERSION + 1, 0, 0};
 	float t[10] = {0};

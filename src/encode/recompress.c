@@ -670,8 +670,18 @@ typedef struct refit_ws {
 	double row[REFIT_MAX];
 } refit_ws;
 
+/* What fills the control points the frames leave free in the REFIT solve (docs/RECORD.md "Undetermined
+ * control points in the REFIT solve"): the record's version decides, since its corrections are against the
+ * points the solve gives. */
+enum { PRIOR_SMOOTH = 0, /* v8, v9: the third derivative (degree 3) or the first difference (degree 1) */
+       PRIOR_POLYLINE = 1 /* v10: degree 3 pulled toward the polyline of the frames at the Greville abscissae */ };
+#define POLYLINE_WEIGHT 1e-9
+
+static int refit_prior(const hks_rec_anim *rec) { return rec->version >= 10 ? PRIOR_POLYLINE : PRIOR_SMOOTH; }
+
 static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
-                          unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4], double lambda)
+                          unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4], double lambda,
+                          int prior)
 {
 	int n1 = p->num_control_points, deg = p->degree;
 	uint32_t samples = last_block ? nf : nf - 1;
@@ -720,6 +730,29 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 	 * what the frames do not see (docs/RECORD.md "Undetermined control points"); what the third
 	 * derivative leaves free (one-frame spans) the first difference puts on the line. */
 	double l1 = deg == 3 ? lambda * 1e-5 : lambda, l3 = deg == 3 ? lambda : 0.0;
+	if (prior == PRIOR_POLYLINE && deg == 3 && lambda > 0.0) {
+		/* v10: every point is pulled, faintly, toward the polyline through the frames (the block's frames
+		 * joined by straight lines) at its Greville abscissa, the mean of its three inner knots. What the
+		 * frames determine moves by a part in 1e9; what they leave free takes the polyline's values: where
+		 * Havok's refit starts from a degree-1 curve and does not move what the frames do not see, that is
+		 * where the free points stay (docs/RECORD.md "Undetermined control points"). */
+		l1 = l3 = 0.0;
+		for (int j = 0; j < n1; j++) {
+			double xi = ((double)p->knots[j + 1] + (double)p->knots[j + 2] + (double)p->knots[j + 3]) / 3.0;
+			double below = floor(xi);
+			uint32_t f0 = below < 0.0 ? 0u : below > (double)(nf - 2) ? nf - 2 : (uint32_t)below;
+			double t = xi - (double)f0;
+			for (unsigned l = 0; l < lanes; l++) {
+				const float *a = kind == 3 ? in->floats + (size_t)(first + f0) * in->num_float_tracks + track
+				                           : in->transforms + ((size_t)(first + f0) * in->num_transform_tracks + track) *
+				                                                  HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
+				size_t next = kind == 3 ? in->num_float_tracks : (size_t)in->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS;
+				double x0 = (double)a[l] * (1.0 - t) + (double)a[next + l] * t;
+				w->B[j][l] += POLYLINE_WEIGHT * x0;
+			}
+			w->A[j][j] += POLYLINE_WEIGHT;
+		}
+	}
 	for (int i = 0; l1 > 0.0 && i + 1 < n1; i++) {
 		w->A[i][i] += l1;
 		w->A[i + 1][i + 1] += l1;
@@ -783,9 +816,9 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 }
 
 static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
-                        unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
+                        unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4], int prior)
 {
-	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7);
+	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7, prior);
 }
 
 /* The inverter's solve: exact least squares (no penalty); when a control point is invisible at every
@@ -793,8 +826,8 @@ static int solve_points(refit_ws *w, const hks_frames_in *in, uint32_t first, ui
 static int solve_points_exact(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
                               unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4])
 {
-	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 0.0) ||
-	       solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7);
+	return solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 0.0, PRIOR_SMOOTH) ||
+	       solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7, PRIOR_SMOOTH);
 }
 
 /* Append the control section of part p (prefix parsed) computed from P. */
@@ -870,11 +903,12 @@ static int repack_shown_points(unsigned sel, const uint8_t *knots, unsigned n1, 
 	return 1;
 }
 
-/* prefix bytes -> the full canonical form with solved control points; 0 when it cannot be solved. */
+/* prefix bytes -> the full canonical form with solved control points; 0 when it cannot be solved. `prior`:
+ * what fills the points the frames leave free (refit_prior, from the record's version). */
 static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, const hks_rcp_model *m,
                               const hks_frames_in *in, const hks_stored_block *blk, int last_block, unsigned kind,
-                              uint32_t track, const uint8_t *prefix, size_t prefix_size, int offsets, hks_bytebuf *out,
-                              int *ok)
+                              uint32_t track, const uint8_t *prefix, size_t prefix_size, int offsets, int prior,
+                              hks_bytebuf *out, int *ok)
 {
 	hks_stored_part p;
 	uint8_t m0 = 0, mb = 0;
@@ -884,7 +918,7 @@ static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, con
 	HKS_TRY(hks_bytebuf_append(out, prefix, prefix_size));
 	if (!p.is_spline)
 		return HKS_OK; /* nothing to solve: static / absent parts are the prefix (+ a static quaternion) */
-	if (!solve_points(w, in, blk->first_frame, blk->num_frames, last_block, kind, track, &p, w->P))
+	if (!solve_points(w, in, blk->first_frame, blk->num_frames, last_block, kind, track, &p, w->P, prior))
 		return HKS_OK;
 	if (offsets) {
 		/* the bounds were offsets from the solve's extremes (bound_offsets): the solve does not use them.
@@ -1948,7 +1982,7 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 		if (r == HKS_OK)
 			r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
 			                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen,
-			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, &cn->bytes, &ok);
+			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, refit_prior(rec), &cn->bytes, &ok);
 		if (r == HKS_OK && !ok)
 			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
 		if (r == HKS_OK)
@@ -2579,7 +2613,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				int ok = 0;
 				if (plen <= co.bytes.size)
 					r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
-					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0, &cp.bytes, &ok);
+					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0, refit_prior(pr->rec),
+					                &cp.bytes, &ok);
 				if (r == HKS_OK && ok && cp.bytes.size == co.bytes.size) {
 					unsigned k2;
 					uint8_t pm0, pmb;
@@ -2707,6 +2742,13 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
                           size_t *record_size, hks_packed_spline **prediction, hks_recompress_report *report,
                           hks_error *err)
 {
+	return hks_recompress_version(anim, opts, HKS_RECORD_VERSION, record, record_size, prediction, report, err);
+}
+
+hks_result hks_recompress_version(const hks_animation *anim, const hks_recompress_options *opts, unsigned version,
+                                  uint8_t **record, size_t *record_size, hks_packed_spline **prediction,
+                                  hks_recompress_report *report, hks_error *err)
+{
 	static const hks_recompress_options zero;
 	if (!opts)
 		opts = &zero;
@@ -2720,6 +2762,9 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 		*prediction = NULL;
 	if (!anim || anim->kind != HKS_ANIMATION_SPLINE)
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_recompress: not a spline animation");
+	if (version < 9 || version > HKS_RECORD_VERSION)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_recompress: writes record versions 9 to %d, not %u",
+		                HKS_RECORD_VERSION, version);
 	hks_recompress_report rep;
 	memset(&rep, 0, sizeof(rep));
 	unsigned ladder = opts->ladder ? opts->ladder : DEFAULT_LADDER;
@@ -2741,6 +2786,7 @@ hks_result hks_recompress(const hks_animation *anim, const hks_recompress_option
 	memset(&pr, 0, sizeof(pr));
 	hks_rec_anim rec;
 	memset(&rec, 0, sizeof(rec));
+	rec.version = (uint8_t)version; /* what the builder solves for and the writer writes */
 	hks_packed_spline *applied = NULL;
 	uint8_t *out = NULL;
 	size_t out_size = 0;

@@ -168,7 +168,10 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	hks_bytebuf_init(&body, ctx);
 	hks_bytebuf_init(&rec, ctx);
 	hks_bytebuf_init(&coded, ctx);
-	hks_result res = write_body(&body, r);
+	unsigned version = r->version ? r->version : HKS_RECORD_VERSION;
+	hks_result res = version >= 9 && version <= HKS_RECORD_VERSION
+	                     ? write_body(&body, r)
+	                     : hks_fail(ctx, HKS_E_ARGUMENT, -1, "record version %u cannot be written", version);
 	uint8_t flags = no_zlib ? 0 : HKS_RECORD_FLAG_MODEL;
 	/* the reader takes a body of at most UINT32_MAX bytes (a margin below it; no animation's record comes
 	 * near) */
@@ -183,7 +186,7 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	if (res == HKS_OK)
 		res = hks_bytebuf_append(&rec, HKS_RECORD_MAGIC, 4);
 	if (res == HKS_OK)
-		res = put_u8(&rec, HKS_RECORD_VERSION);
+		res = put_u8(&rec, (uint8_t)version);
 	if (res == HKS_OK)
 		res = put_u8(&rec, flags);
 	if (res == HKS_OK)

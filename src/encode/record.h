@@ -35,7 +35,8 @@ typedef struct hks_rec_entry {
 } hks_rec_entry;
 
 typedef struct hks_rec_anim {
-	uint8_t version;         /* the record's format version (HKS_RECORD_VERSION_MIN..HKS_RECORD_VERSION) */
+	uint8_t version;         /* the record's format version (HKS_RECORD_VERSION_MIN..HKS_RECORD_VERSION); the
+	                            writer writes it (0: HKS_RECORD_VERSION; 9 and up) */
 	uint8_t kind;            /* HKS_REC_ANIM_* */
 	uint32_t num_frames, num_transform_tracks, num_float_tracks, max_frames_per_block, num_blocks;
 	uint32_t duration_bits;
@@ -84,6 +85,12 @@ hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size,
  * within avail bytes. record_model.c: the coder's walk of the payload, run without a model, so that the
  * coder and the parser share one walk (recompress.c writes and reads the payload's fields itself). */
 size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail);
+
+/* hks_recompress writing record version `version` (9 or HKS_RECORD_VERSION): version 9's REFIT solve
+ * differs from version 10's (docs/RECORD.md "Version 10"); the tests write both. recompress.c. */
+hks_result hks_recompress_version(const hks_animation *anim, const hks_recompress_options *opts, unsigned version,
+                                  uint8_t **record, size_t *record_size, hks_packed_spline **prediction,
+                                  hks_recompress_report *report, hks_error *err);
 
 /* Number of (block, track, part) units of an animation: blocks · (3T + F), checked. */
 int hks_rec_num_units(uint32_t num_blocks, uint32_t T, uint32_t F, uint64_t *out);
