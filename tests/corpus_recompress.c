@@ -359,7 +359,9 @@ static void test_recompress_corpus(void **state)
 		 * payloads without a size (3.15 / 2.54 %) and raw deflate bodies */
 		/* session 14: record v9, the body coded by the field-aware context-mixing coder instead of deflate
 		 * (3.13 / 2.51 % before) */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 2.37 : 1.90));
+		/* session 15: record v10, the REFIT solve's free points toward the frames' polyline (2.35 / 1.88 %
+		 * before, 2.26 / 1.82 % after) */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 2.28 : 1.84));
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 63.5 : 68.8));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);
