@@ -730,12 +730,13 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 	 * what the frames do not see (docs/RECORD.md "Undetermined control points"); what the third
 	 * derivative leaves free (one-frame spans) the first difference puts on the line. */
 	double l1 = deg == 3 ? lambda * 1e-5 : lambda, l3 = deg == 3 ? lambda : 0.0;
-	if (prior == PRIOR_POLYLINE && deg == 3 && lambda > 0.0) {
+	if (prior == PRIOR_POLYLINE && deg == 3 && lambda > 0.0 && nf >= 2) {
 		/* v10: every point is pulled, faintly, toward the polyline through the frames (the block's frames
-		 * joined by straight lines) at its Greville abscissa, the mean of its three inner knots. What the
-		 * frames determine moves by a part in 1e9; what they leave free takes the polyline's values: where
-		 * Havok's refit starts from a degree-1 curve and does not move what the frames do not see, that is
-		 * where the free points stay (docs/RECORD.md "Undetermined control points"). */
+		 * joined by straight lines; a hostile block of one frame keeps the penalties) at its Greville
+		 * abscissa, the mean of its three inner knots. What the frames determine moves by a part in 1e9;
+		 * what they leave free takes the polyline's values: where Havok's refit starts from a degree-1
+		 * curve and does not move what the frames do not see, that is where the free points stay
+		 * (docs/RECORD.md "Undetermined control points"). */
 		l1 = l3 = 0.0;
 		for (int j = 0; j < n1; j++) {
 			double xi = ((double)p->knots[j + 1] + (double)p->knots[j + 2] + (double)p->knots[j + 3]) / 3.0;
