@@ -677,7 +677,11 @@ enum { PRIOR_SMOOTH = 0, /* v8, v9: the third derivative (degree 3) or the first
        PRIOR_POLYLINE = 1 /* v10: degree 3 pulled toward the polyline of the frames at the Greville abscissae */ };
 #define POLYLINE_WEIGHT 1e-9
 
-static int refit_prior(const hks_rec_anim *rec) { return rec->version >= 10 ? PRIOR_POLYLINE : PRIOR_SMOOTH; }
+/* (version 0: a record being built, which the writer writes as the current version) */
+static int refit_prior(const hks_rec_anim *rec)
+{
+	return rec->version == 0 || rec->version >= 10 ? PRIOR_POLYLINE : PRIOR_SMOOTH;
+}
 
 static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
                           unsigned kind, uint32_t track, const hks_stored_part *p, double (*P)[4], double lambda,
@@ -748,7 +752,8 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 				                           : in->transforms + ((size_t)(first + f0) * in->num_transform_tracks + track) *
 				                                                  HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
 				size_t next = kind == 3 ? in->num_float_tracks : (size_t)in->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS;
-				double x0 = (double)a[l] * (1.0 - t) + (double)a[next + l] * t;
+				/* (t = 0: the next frame, which may be a non-last block's unowned one, takes no part) */
+				double x0 = t == 0.0 ? (double)a[l] : (double)a[l] * (1.0 - t) + (double)a[next + l] * t;
 				w->B[j][l] += POLYLINE_WEIGHT * x0;
 			}
 			w->A[j][j] += POLYLINE_WEIGHT;
