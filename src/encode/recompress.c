@@ -742,18 +742,19 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 		 * curve and does not move what the frames do not see, that is where the free points stay
 		 * (docs/RECORD.md "Undetermined control points"). */
 		l1 = l3 = 0.0;
+		size_t stride = kind == 3 ? in->num_float_tracks : (size_t)in->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS;
+		const float *frames = kind == 3 ? in->floats + (size_t)first * in->num_float_tracks + track
+		                                : in->transforms + ((size_t)first * in->num_transform_tracks + track) *
+		                                                       HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
 		for (int j = 0; j < n1; j++) {
 			double xi = ((double)p->knots[j + 1] + (double)p->knots[j + 2] + (double)p->knots[j + 3]) / 3.0;
 			double below = floor(xi);
 			uint32_t f0 = below < 0.0 ? 0u : below > (double)(nf - 2) ? nf - 2 : (uint32_t)below;
 			double t = xi - (double)f0;
+			const float *a = frames + (size_t)f0 * stride, *b = a + stride;
 			for (unsigned l = 0; l < lanes; l++) {
-				const float *a = kind == 3 ? in->floats + (size_t)(first + f0) * in->num_float_tracks + track
-				                           : in->transforms + ((size_t)(first + f0) * in->num_transform_tracks + track) *
-				                                                  HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
-				size_t next = kind == 3 ? in->num_float_tracks : (size_t)in->num_transform_tracks * HKS_TRACK_SAMPLE_FLOATS;
 				/* (t = 0: the next frame, which may be a non-last block's unowned one, takes no part) */
-				double x0 = t == 0.0 ? (double)a[l] : (double)a[l] * (1.0 - t) + (double)a[next + l] * t;
+				double x0 = t == 0.0 ? (double)a[l] : (double)a[l] * (1.0 - t) + (double)b[l] * t;
 				w->B[j][l] += POLYLINE_WEIGHT * x0;
 			}
 			w->A[j][j] += POLYLINE_WEIGHT;
