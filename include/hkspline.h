@@ -1316,7 +1316,7 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * every part whose frames are unchanged gets its original bytes, the others
  * are fitted afresh.
  */
-#define HKS_RECORD_VERSION 10
+#define HKS_RECORD_VERSION 11
 #define HKS_RECORD_VERSION_MIN 8 /* the oldest record version this build reads (docs/RECORD.md) */
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
@@ -1392,6 +1392,8 @@ typedef struct hks_recompress_report {
 	uint64_t hidden_points;
 	uint64_t hidden_point_parts;
 	uint64_t hidden_point_parts_exact;
+	uint64_t refit_inv_smooth_parts; /* record v11: refit_inv_parts whose solve takes the smooth prior instead of
+	                                    the polyline (docs/RECORD.md "Version 11") */
 } hks_recompress_report;
 
 /*

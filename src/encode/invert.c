@@ -468,6 +468,17 @@ unsigned hks_invert_undetermined(const uint8_t *U, unsigned n1, unsigned deg, ui
 	return n1 - matched;
 }
 
+void hks_invert_hidden_points(const uint8_t *U, unsigned n1, unsigned deg, uint32_t frames, uint8_t *hidden)
+{
+	for (unsigned i = 0; i < n1; i++) {
+		/* N_i is non-zero only at frames U[i] .. U[i + deg + 1] */
+		uint32_t end = U[i + deg + 1] < frames ? U[i + deg + 1] : frames - 1, t = U[i];
+		while (t <= end && !basis_nonzero(U, n1, deg, i, t))
+			t++;
+		hidden[i] = t > end;
+	}
+}
+
 void hks_invert_fill(unsigned n1, unsigned lanes, const uint8_t *visible, const float *end_value,
                      double (*P)[4])
 {

@@ -75,6 +75,14 @@ int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v
 unsigned hks_invert_undetermined(const uint8_t *U, unsigned n1, unsigned deg, uint32_t owned);
 
 /*
+ * hidden[i] = 1 for the control points that no frame 0 .. frames − 1 sees (the basis vanishes at every one),
+ * else 0: a rule on the knots alone, so that both sides of a record can group the points by it (the
+ * corrections of record v11, docs/RECORD.md "Point residuals"). The counts are the caller's to check
+ * (n1 >= deg + 1, deg 1..3, U with n1 + deg + 1 entries).
+ */
+void hks_invert_hidden_points(const uint8_t *U, unsigned n1, unsigned deg, uint32_t frames, uint8_t *hidden);
+
+/*
  * The model of the points the frames cannot see: a run of invisible points
  * between two visible ones lies evenly on the line between them (a one-frame
  * span between triple knots: Havok's degree elevation of the linear segment,

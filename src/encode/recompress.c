@@ -30,6 +30,7 @@
 #include "stored_format.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 /* Predictor candidates ("ladder" steps): tolerance (rotation,
@@ -430,6 +431,8 @@ static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t
 
 /* ---- control-point residuals (record v7, docs/RECORD.md "Point residuals") ---- */
 
+#define POINTS_MAX_GROUPED 256 /* the REFIT solve's limit (REFIT_MAX): no entry has more points */
+
 /* The control section of a canonical spline form as slots: T/S/F one 8- or 16-bit integer per spline lane
  * and point; ThreeComp40/48/24 rotations the three kept components of each point. Other rotation selectors
  * have no slots (their entries keep XOR runs). */
@@ -437,15 +440,45 @@ typedef struct point_layout {
 	unsigned rot_sel;    /* ThreeComp selector (1..3) for rotations, else 0 */
 	unsigned width;      /* T/S/F: bytes per slot; rotations: bytes per point */
 	size_t start, slots; /* the control section's offset in the canonical form; its slot count */
+	/* v11: two lists, the slots of the points no frame sees first (hidden_points of them, their indices
+	 * order[0 ..], then the others' order[hidden_points ..]); per_point slots a point */
+	int split;
+	size_t per_point, hidden_points, points;
+	uint16_t order[POINTS_MAX_GROUPED];
 } point_layout;
 
-static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, size_t size, point_layout *L)
+/* v11: the points no frame of the knots' range sees, from the canonical prefix's degree, count and knots
+ * (hks_invert_hidden_points). Left ungrouped (hidden_points 0) when the prefix does not hold them. */
+static void point_groups(point_layout *L, unsigned kind, const uint8_t *canon, size_t plen)
+{
+	size_t k0 = (kind == 0) + 5u; /* [mask byte 0] mask, quantization, degree, count u16, knots */
+	if (plen < k0)
+		return;
+	unsigned deg = canon[k0 - 3], n1 = hks_le16(canon + k0 - 2);
+	size_t nk = (size_t)n1 + deg + 1;
+	if (deg < 1 || deg > 3 || n1 < deg + 1 || n1 > POINTS_MAX_GROUPED || plen < k0 + nk || L->slots % n1)
+		return;
+	uint8_t hidden[POINTS_MAX_GROUPED];
+	hks_invert_hidden_points(canon + k0, n1, deg, (uint32_t)canon[k0 + nk - 1] + 1u, hidden);
+	size_t k = 0;
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < n1; i++)
+			if (hidden[i] == !pass)
+				L->order[k++] = (uint16_t)i;
+	for (unsigned i = 0; i < n1; i++)
+		L->hidden_points += hidden[i];
+	L->points = n1;
+	L->per_point = L->slots / n1;
+}
+
+static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, size_t size, unsigned version,
+                           point_layout *L)
 {
 	size_t q = (kind == 0) + 1u; /* [mask byte 0] mask byte, quantization */
 	if (plen <= q || plen > size)
 		return 0;
 	unsigned quant = canon[q];
-	memset(L, 0, sizeof(*L));
+	memset(L, 0, offsetof(point_layout, order));
 	L->start = plen;
 	if (kind == 1) {
 		if (!hks_threecomp_bits(quant))
@@ -455,15 +488,34 @@ static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, siz
 		if ((size - plen) % L->width)
 			return 0;
 		L->slots = (size - plen) / L->width * 3;
-		return 1;
+	} else {
+		if (quant > 1)
+			return 0;
+		L->width = quant ? 2u : 1u;
+		if ((size - plen) % L->width)
+			return 0;
+		L->slots = (size - plen) / L->width;
 	}
-	if (quant > 1)
-		return 0;
-	L->width = quant ? 2u : 1u;
-	if ((size - plen) % L->width)
-		return 0;
-	L->slots = (size - plen) / L->width;
+	L->split = version >= 11;
+	if (L->split)
+		point_groups(L, kind, canon, plen);
 	return 1;
+}
+
+/* The slots of list g (v11: 0 the hidden points', 1 the others'; before: list 1 is every slot) and the
+ * slot at position j of it. */
+static size_t group_slots(const point_layout *L, unsigned g)
+{
+	if (!L->hidden_points)
+		return g ? L->slots : 0;
+	return (g ? L->points - L->hidden_points : L->hidden_points) * L->per_point;
+}
+
+static size_t group_slot(const point_layout *L, unsigned g, size_t j)
+{
+	if (!L->hidden_points)
+		return j;
+	return (size_t)L->order[(g ? L->hidden_points : 0) + j / L->per_point] * L->per_point + j % L->per_point;
 }
 
 static uint32_t slot_value(const point_layout *L, const uint8_t *canon, size_t slot)
@@ -474,15 +526,19 @@ static uint32_t slot_value(const point_layout *L, const uint8_t *canon, size_t s
 
 static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
 
-/* Residuals of orig against refit over the control section: varint n; per item varint gap (slots since the
+/* Residuals of orig against refit over the control section: per list (v11: the hidden points' slots, then
+ * the others'; before: one list of every slot) varint n; per item varint gap (the list's slots since the
  * previous item's end), varint code: zigzag(orig − refit) (never 0) for one slot, or 0 (rotations, at a
  * point's first slot) followed by the original point's bytes, which then cover its three slots. */
-static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const uint8_t *refit, const uint8_t *orig)
+static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, unsigned g, const uint8_t *refit,
+                                     const uint8_t *orig)
 {
+	size_t n = group_slots(L, g);
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t items = 0;
 		size_t next = 0;
-		for (size_t slot = 0; slot < L->slots;) {
+		for (size_t j = 0; j < n;) {
+			size_t slot = group_slot(L, g, j);
 			if (L->rot_sel) {
 				const uint8_t *a = orig + L->start + slot / 3 * L->width, *b = refit + L->start + slot / 3 * L->width;
 				uint16_t ca[3], cb[3];
@@ -492,23 +548,23 @@ static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const u
 				               hks_threecomp_split(L->rot_sel, b, cb, &kb, &sb) && ka == kb && sa == sb)) {
 					items++;
 					if (pass) {
-						HKS_TRY(hks_rec_put_varint(out, slot - next));
+						HKS_TRY(hks_rec_put_varint(out, j - next));
 						HKS_TRY(hks_rec_put_varint(out, 0));
 						HKS_TRY(hks_bytebuf_append(out, a, L->width));
 					}
-					slot += 3;
-					next = slot;
+					j += 3;
+					next = j;
 					continue;
 				}
-				for (unsigned c = 0; c < 3; c++, slot++) {
+				for (unsigned c = 0; c < 3; c++, j++) {
 					if (same || ca[c] == cb[c])
 						continue;
 					items++;
 					if (pass) {
-						HKS_TRY(hks_rec_put_varint(out, slot - next));
+						HKS_TRY(hks_rec_put_varint(out, j - next));
 						HKS_TRY(hks_rec_put_varint(out, zigzag((int64_t)ca[c] - (int64_t)cb[c])));
 					}
-					next = slot + 1;
+					next = j + 1;
 				}
 				continue;
 			}
@@ -516,12 +572,12 @@ static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const u
 			if (a != b) {
 				items++;
 				if (pass) {
-					HKS_TRY(hks_rec_put_varint(out, slot - next));
+					HKS_TRY(hks_rec_put_varint(out, j - next));
 					HKS_TRY(hks_rec_put_varint(out, zigzag((int64_t)a - (int64_t)b)));
 				}
-				next = slot + 1;
+				next = j + 1;
 			}
-			slot++;
+			j++;
 		}
 		if (!pass)
 			HKS_TRY(hks_rec_put_varint(out, items));
@@ -529,35 +585,42 @@ static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const u
 	return HKS_OK;
 }
 
-static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *canon, const uint8_t *payload,
-                               size_t size)
+static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const uint8_t *refit, const uint8_t *orig)
 {
-	hks_cursor c = hks_cursor_make(ctx, payload, size, 0);
+	for (unsigned g = L->split ? 0u : 1u; g < 2; g++)
+		HKS_TRY(points_encode_list(out, L, g, refit, orig));
+	return HKS_OK;
+}
+
+static hks_result points_apply_list(hks_cursor *c, const point_layout *L, unsigned g, uint8_t *canon, size_t size)
+{
+	hks_ctx *ctx = c->ctx;
+	size_t n = group_slots(L, g);
 	uint64_t items;
-	HKS_TRY(hks_rec_get_varint(&c, &items, "residual count"));
+	HKS_TRY(hks_rec_get_varint(c, &items, "residual count"));
 	if (items > size / 2)
-		return hks_fail(ctx, HKS_E_MALFORMED, 0, "%llu residuals in %zu bytes", (unsigned long long)items, size);
+		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "%llu residuals in %zu bytes",
+		                (unsigned long long)items, size);
 	uint64_t next = 0;
 	for (uint64_t i = 0; i < items; i++) {
 		uint64_t gap, code;
-		HKS_TRY(hks_rec_get_varint(&c, &gap, "residual gap"));
-		HKS_TRY(hks_rec_get_varint(&c, &code, "residual"));
-		if (gap >= L->slots || next + gap >= L->slots)
-			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual beyond the part's %zu slots",
-			                L->slots);
-		size_t slot = (size_t)(next + gap);
+		HKS_TRY(hks_rec_get_varint(c, &gap, "residual gap"));
+		HKS_TRY(hks_rec_get_varint(c, &code, "residual"));
+		if (gap >= n || next + gap >= n)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual beyond the list's %zu slots", n);
+		size_t j = (size_t)(next + gap), slot = group_slot(L, g, j);
 		if (code == 0) {
-			if (!L->rot_sel || slot % 3)
-				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "a whole point at slot %zu", slot);
+			if (!L->rot_sel || j % 3)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "a whole point at slot %zu", slot);
 			const uint8_t *x;
-			HKS_TRY(hks_read_bytes(&c, L->width, &x, "point bytes"));
+			HKS_TRY(hks_read_bytes(c, L->width, &x, "point bytes"));
 			memcpy(canon + L->start + slot / 3 * L->width, x, L->width);
-			next = slot + 3;
+			next = j + 3;
 			continue;
 		}
 		int64_t d = (int64_t)(code >> 1) ^ -(int64_t)(code & 1);
 		if (code > 0x3FFFFu) /* |d| fits 17 bits: every slot is at most 16 bits */
-			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual %llu out of range",
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual %llu out of range",
 			                (unsigned long long)code);
 		if (L->rot_sel) {
 			uint8_t *pt = canon + L->start + slot / 3 * L->width;
@@ -566,22 +629,31 @@ static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *can
 			int64_t v;
 			if (!hks_threecomp_split(L->rot_sel, pt, comp, &k, &sign) ||
 			    (v = (int64_t)comp[slot % 3] + d) < 0 || v > 0x7FFF)
-				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual out of range at slot %zu", slot);
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual out of range at slot %zu", slot);
 			comp[slot % 3] = (uint16_t)v;
 			if (!hks_threecomp_join(L->rot_sel, k, sign, comp, pt))
-				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual out of range at slot %zu", slot);
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual out of range at slot %zu", slot);
 		} else {
 			int64_t v = (int64_t)slot_value(L, canon, slot) + d;
 			if (v < 0 || v > (L->width == 2 ? 0xFFFF : 0xFF))
-				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "residual out of range at slot %zu", slot);
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual out of range at slot %zu", slot);
 			uint8_t *b = canon + L->start + slot * L->width;
 			if (L->width == 2)
 				hks_put_le16(b, (uint16_t)v);
 			else
 				b[0] = (uint8_t)v;
 		}
-		next = slot + 1;
+		next = j + 1;
 	}
+	return HKS_OK;
+}
+
+static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *canon, const uint8_t *payload,
+                               size_t size)
+{
+	hks_cursor c = hks_cursor_make(ctx, payload, size, 0);
+	for (unsigned g = L->split ? 0u : 1u; g < 2; g++)
+		HKS_TRY(points_apply_list(&c, L, g, canon, size));
 	if (c.pos != size)
 		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(&c), "bytes after the last residual");
 	return HKS_OK;
@@ -592,19 +664,19 @@ static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *can
  * form otherwise; control_apply decides the same way from the same prefix. (Were the prefixes ever to
  * differ, the record's verification would find the data not reproduced and store it whole.) */
 static hks_result control_encode(hks_bytebuf *out, unsigned kind, const uint8_t *refit, const uint8_t *orig,
-                                 size_t size, size_t plen)
+                                 size_t size, size_t plen, unsigned version)
 {
 	point_layout L;
-	if (point_layout_of(kind, refit, plen, size, &L))
+	if (point_layout_of(kind, refit, plen, size, version, &L))
 		return points_encode(out, &L, refit, orig);
 	return diff_encode(out, refit, orig, size);
 }
 
 static hks_result control_apply(hks_ctx *ctx, unsigned kind, uint8_t *canon, size_t size, size_t plen,
-                                const uint8_t *payload, size_t psize)
+                                const uint8_t *payload, size_t psize, unsigned version)
 {
 	point_layout L;
-	if (point_layout_of(kind, canon, plen, size, &L))
+	if (point_layout_of(kind, canon, plen, size, version, &L))
 		return points_apply(ctx, &L, canon, payload, psize);
 	return diff_apply(ctx, canon, size, payload, psize);
 }
@@ -677,7 +749,12 @@ enum { PRIOR_SMOOTH = 0, /* v8, v9: the third derivative (degree 3) or the first
        PRIOR_POLYLINE = 1 /* v10: degree 3 pulled toward the polyline of the frames at the Greville abscissae */ };
 #define POLYLINE_WEIGHT 1e-9
 
-/* (version 0: a record being built, which the writer writes as the current version) */
+/* The version a record is (0: a record being built, which the writer writes as the current version) */
+static unsigned rec_version(const hks_rec_anim *rec)
+{
+	return rec->version ? rec->version : HKS_RECORD_VERSION;
+}
+
 static int refit_prior(const hks_rec_anim *rec)
 {
 	return rec->version == 0 || rec->version >= 10 ? PRIOR_POLYLINE : PRIOR_SMOOTH;
@@ -1896,7 +1973,7 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 		hks_cursor c = hks_cursor_make(ctx, e->payload, e->payload_size, 0);
 		uint32_t plen = 0;
 		const uint8_t *prefix = NULL;
-		int ok = 0;
+		int ok = 0, prior = refit_prior(rec);
 		/* REFIT stores the prefix: it fits the payload; PATCHED: the prediction's length is checked below;
 		 * REFIT_INV: the knot bytes come from the edits */
 		if (e->kind == HKS_REC_ENTRY_REFIT) /* REFIT_PATCHED: the prediction's, REFIT_INV: the edits' (v8) */
@@ -1910,6 +1987,11 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 			uint8_t knots[1024];
 			size_t nk = 0, hb = (kind == 0) + 2u, k0 = hb + 3u;
 			r = hks_read_u8(&c, &t, "inverter try");
+			if (r == HKS_OK && rec_version(rec) >= 11 && (t & 0x80u)) {
+				/* v11: bit 7 of the try byte selects the smooth prior for this entry's solve */
+				prior = PRIOR_SMOOTH;
+				t &= 0x7Fu;
+			}
 			if (r == HKS_OK && !(pr->inv_guess && guess_knots(pr->inv_guess[e->index], t, &gd, &gn, &gk)))
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u", i,
 				             t);
@@ -1989,12 +2071,12 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 		if (r == HKS_OK)
 			r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
 			                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen,
-			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, refit_prior(rec), &cn->bytes, &ok);
+			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, prior, &cn->bytes, &ok);
 		if (r == HKS_OK && !ok)
 			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
 		if (r == HKS_OK)
 			r = control_apply(ctx, kind, cn->bytes.data, cn->bytes.size, plen, e->payload + c.pos,
-			                  e->payload_size - c.pos);
+			                  e->payload_size - c.pos, rec_version(rec));
 	} else {
 		pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
 		r = canon_part(cn, kind, m0, mb, pp);
@@ -2401,10 +2483,13 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 {
 	hks_ctx *ctx = bd->ctx;
 	uint32_t T = (uint32_t)orig->num_transform_tracks, F = (uint32_t)orig->num_float_tracks, per = 3 * T + F;
-	canon co, cp, cq;
+	canon co, cp, cq, cs;
 	memset(&co, 0, sizeof(co));
 	memset(&cp, 0, sizeof(cp));
 	memset(&cq, 0, sizeof(cq));
+	memset(&cs, 0, sizeof(cs));
+	hks_bytebuf_init(&cs.bytes, ctx);
+	hks_bytebuf_init(&cs.cats, ctx);
 	hks_bytebuf_init(&cq.bytes, ctx);
 	hks_bytebuf_init(&cq.cats, ctx);
 	hks_bytebuf_init(&co.bytes, ctx);
@@ -2412,9 +2497,10 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 	hks_bytebuf_init(&cp.bytes, ctx);
 	hks_bytebuf_init(&cp.cats, ctx);
 	co.with_cats = 1;
-	hks_bytebuf best, trial;
+	hks_bytebuf best, trial, tail;
 	hks_bytebuf_init(&best, ctx);
 	hks_bytebuf_init(&trial, ctx);
+	hks_bytebuf_init(&tail, ctx);
 	hks_result r = HKS_OK;
 	for (uint32_t b = 0; r == HKS_OK && b < orig->num_blocks; b++) {
 		for (uint32_t u = 0; r == HKS_OK && u < per; u++) {
@@ -2640,7 +2726,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P, op->num_control_points, 0);
 					}
 					if (r == HKS_OK)
-						r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
+						r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen, rec_version(pr->rec));
 					if (r == HKS_OK && trial.size < current) {
 						refit = 1;
 						r = take_trial(&best, &trial, &current);
@@ -2657,45 +2743,71 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						trial.size = 0;
 						r = diff_encode(&trial, cq.bytes.data, co.bytes.data, plen);
 						if (r == HKS_OK)
-							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
+							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen, rec_version(pr->rec));
 						if (r == HKS_OK && trial.size < current) {
 							refit = 2;
 							refit_step = step;
 							r = take_trial(&best, &trial, &current);
 						}
 					}
-					/* REFIT_INV: the knots as edits of a knot vector the inverter tried (v4) */
+					/* REFIT_INV: the knots as edits of a knot vector the inverter tried (v4). What follows the
+					 * edits (the prefix without its knots, the corrections) does not depend on the try: made
+					 * once per prior. v11: degree 3 also tries the smooth prior, named by bit 7 of the try
+					 * byte (docs/RECORD.md "Version 11"). */
 					size_t k0 = (kind == 0) + 5u, nk = op->num_knots;
-					const uint8_t *gk;
-					unsigned gd, gn;
-					for (unsigned t = 0; r == HKS_OK && pr->inv_guess && k0 + nk <= plen && nk <= 1024 &&
-					                     guess_knots(pr->inv_guess[idx], t, &gd, &gn, &gk);
-					     t++) {
-						if (gd != op->degree || t > 255)
-							continue;
+					int tries = pr->inv_guess && k0 + nk <= plen && nk <= 1024;
+					unsigned priors = rec_version(pr->rec) >= 11 && op->degree == 3 ? 2u : 1u;
+					size_t tail_size = 0;
+					uint8_t tail_prior = 0;
+					for (unsigned pi = 0; r == HKS_OK && tries && pi < priors; pi++) {
+						const canon *solved = &cp;
+						if (pi) { /* the smooth prior's solve (the polyline's is cp, made above) */
+							int ok2 = 0;
+							r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
+							                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0,
+							                PRIOR_SMOOTH, &cs.bytes, &ok2);
+							if (r != HKS_OK || !ok2 || cs.bytes.size != co.bytes.size)
+								break;
+							solved = &cs;
+						}
 						unsigned k2;
 						uint8_t pm0, pmb;
 						uint32_t t2;
 						const hks_stored_part *ps = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
 						r = canon_part(&cq, kind, pm0, pmb, ps);
 						trial.size = 0;
-						uint8_t tb = (uint8_t)t;
-						if (r == HKS_OK)
-							r = hks_bytebuf_append(&trial, &tb, 1);
-						if (r == HKS_OK)
-							r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk);
-						size_t at = trial.size;
 						if (r == HKS_OK)
 							r = hks_bytebuf_append(&trial, co.bytes.data, plen);
 						if (r == HKS_OK) {
-							prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
-							bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P,
+							prefix_transform(kind, trial.data, plen, cq.bytes.data, cq.bytes.size, 0);
+							bound_offsets(kind, trial.data, plen, (const double (*)[4])pr->ws->P,
 							              op->num_control_points, 0);
 							/* cut the degree, count and knot bytes out: the try and the edits give them */
-							memmove(trial.data + at + k0 - 3, trial.data + at + k0 + nk, plen - k0 - nk);
+							memmove(trial.data + k0 - 3, trial.data + k0 + nk, plen - k0 - nk);
 							trial.size -= nk + 3;
-							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen);
+							r = control_encode(&trial, kind, solved->bytes.data, co.bytes.data, co.bytes.size, plen,
+							                   rec_version(pr->rec));
 						}
+						if (r == HKS_OK && (pi == 0 || trial.size < tail_size)) {
+							tail.size = 0;
+							r = hks_bytebuf_append(&tail, trial.data, trial.size);
+							tail_size = trial.size;
+							tail_prior = (uint8_t)(pi ? 0x80u : 0u);
+						}
+					}
+					const uint8_t *gk;
+					unsigned gd, gn;
+					for (unsigned t = 0; r == HKS_OK && tries && tail_size && guess_knots(pr->inv_guess[idx], t, &gd, &gn, &gk);
+					     t++) {
+						if (gd != op->degree || t > (rec_version(pr->rec) >= 11 ? 127u : 255u))
+							continue;
+						trial.size = 0;
+						uint8_t tb = (uint8_t)(t | tail_prior);
+						r = hks_bytebuf_append(&trial, &tb, 1);
+						if (r == HKS_OK)
+							r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk);
+						if (r == HKS_OK)
+							r = hks_bytebuf_append(&trial, tail.data, tail.size);
 						if (r == HKS_OK && trial.size < current) {
 							refit = 3;
 							refit_step = sel;
@@ -2717,8 +2829,10 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				         : refit == 2 ? HKS_REC_ENTRY_REFIT_PATCHED
 				                      : HKS_REC_ENTRY_REFIT;
 				e.ladder = (uint8_t)(refit >= 2 ? refit_step : sel);
-				if (refit == 3)
+				if (refit == 3) {
 					rep->refit_inv_parts++;
+					rep->refit_inv_smooth_parts += best.size && (best.data[0] & 0x80u);
+				}
 				rep->refit_parts++;
 			} else if (chosen < 0) {
 				e.kind = HKS_REC_ENTRY_VERBATIM;
@@ -2740,8 +2854,11 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 	hks_bytebuf_free(&cp.cats);
 	hks_bytebuf_free(&cq.bytes);
 	hks_bytebuf_free(&cq.cats);
+	hks_bytebuf_free(&cs.bytes);
+	hks_bytebuf_free(&cs.cats);
 	hks_bytebuf_free(&best);
 	hks_bytebuf_free(&trial);
+	hks_bytebuf_free(&tail);
 	return r;
 }
 

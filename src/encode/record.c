@@ -179,7 +179,7 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 		res = hks_fail(ctx, HKS_E_LIMIT, -1, "a record body of %zu bytes", body.size);
 	if (res == HKS_OK && flags) {
 		/* v9: the body coder, its stream running to the record's end (no compressed size) */
-		res = hks_rec_model_encode(ctx, body.data ? body.data : (const uint8_t *)"", body.size, &coded);
+		res = hks_rec_model_encode(ctx, body.data ? body.data : (const uint8_t *)"", body.size, version, &coded);
 		if (res == HKS_OK && (coded.size >= body.size || body.size > coded.size * HKS_RECORD_MODEL_RATIO + 64u))
 			flags = 0; /* stored: coding would not help, or shrinks more than a reader accepts */
 	}
@@ -304,7 +304,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			if (e->kind == HKS_REC_ENTRY_REFIT_INV) {
 				uint32_t u = e->index % per;
 				unsigned part = u < 3u * r->num_transform_tracks ? u % 3u : 3u;
-				size_t n = hks_rec_refit_inv_length(part, c->data + c->pos, c->size - c->pos);
+				size_t n = hks_rec_refit_inv_length(part, c->data + c->pos, c->size - c->pos, r->version);
 				if (!n)
 					return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c),
 					                "entry %u: a knot-edit payload that does not end inside the record", i);
@@ -391,7 +391,7 @@ hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, siz
 		if (!decoded)
 			return hks_fail_nomem(ctx, body_size);
 		int whole = 0;
-		HKS_TRY(hks_rec_model_decode(ctx, z, zsize, decoded, body_size, &whole));
+		HKS_TRY(hks_rec_model_decode(ctx, z, zsize, r->version, decoded, body_size, &whole));
 		if (!whole)
 			return hks_fail(ctx, HKS_E_MALFORMED, (int64_t)(c.pos - zsize),
 			                "the coded body does not decode to exactly %u bytes ending with the record", body_size);

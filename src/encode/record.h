@@ -76,15 +76,16 @@ hks_result hks_rec_read(hks_ctx *ctx, hks_arena *arena, const uint8_t *data, siz
  * filling exactly `size` bytes of `body`. Decoding fails only for want of memory: *whole says whether the
  * stream had exactly the coded length and its end check matched the body (anything else is a damaged
  * record, which hks_rec_read refuses). */
-hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, hks_bytebuf *out);
-hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, uint8_t *body, size_t size,
-                                int *whole);
+hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version, hks_bytebuf *out);
+hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, unsigned version, uint8_t *body,
+                                size_t size, int *whole);
 
 /* The length of the REFIT_INV payload (v8, docs/RECORD.md "Byte layout") that starts at p, for part kind
  * `part` (0 T, 1 R, 2 S, 3 F), read from its own bytes (they are self-delimiting); 0 when it does not end
  * within avail bytes. record_model.c: the coder's walk of the payload, run without a model, so that the
- * coder and the parser share one walk (recompress.c writes and reads the payload's fields itself). */
-size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail);
+ * coder and the parser share one walk (recompress.c writes and reads the payload's fields itself). The
+ * record's version selects the grammar (11 and up: two correction lists). */
+size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, unsigned version);
 
 /* hks_recompress writing record version `version` (9 or HKS_RECORD_VERSION): version 9's REFIT solve
  * differs from version 10's (docs/RECORD.md "Version 10"); the tests write both. recompress.c. */

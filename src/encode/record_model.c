@@ -30,6 +30,9 @@ enum {
 	F_PAYLOAD0, /* DIFF, VERBATIM, REFIT, REFIT_PATCHED, INVERTED payloads: F_PAYLOAD0 + kind */
 	F_TRY = F_PAYLOAD0 + 5, F_EDIT_COUNT, F_EDIT_GAP, F_EDIT_DIFF, F_INV_HEAD, F_STATIC, F_BOUND,
 	F_CORR_COUNT, F_CORR_GAP, F_CORR_CODE, F_CORR_POINT, F_CORR_XOR, F_TAIL,
+	/* v11: the corrections of the points no frame sees, a list of their own (after F_TAIL, so that the
+	 * fields of earlier versions keep their numbers and their coding) */
+	F_HIDDEN_COUNT, F_HIDDEN_GAP, F_HIDDEN_CODE, F_HIDDEN_POINT,
 	F_COUNT
 };
 
@@ -256,6 +259,7 @@ typedef struct walker {
 	size_t size, pos;
 	int decoding, ended;
 	int unterminated; /* a varint ran to 10 bytes without ending (only the measuring walk asks) */
+	unsigned version;  /* the record's: from 11 on, the hidden points' corrections come first, apart */
 	/* coder */
 	uint32_t low, high, x;
 	hks_bytebuf *out; /* encoding */
@@ -402,6 +406,14 @@ static void walk_refit_inv(walker *w, unsigned part)
 	}
 	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
 	size_t width = part == 1 && slots ? hks_rotation_size(quant) : 0;
+	if (slots && w->version >= 11) { /* v11: the hidden points' list first (docs/RECORD.md "Point residuals") */
+		n = field_varint(w, F_HIDDEN_COUNT);
+		for (uint64_t k = 0; k < n && !w->ended; k++) {
+			field_varint(w, F_HIDDEN_GAP);
+			if (field_varint(w, F_HIDDEN_CODE) == 0)
+				field_bytes(w, F_HIDDEN_POINT, width);
+		}
+	}
 	n = field_varint(w, F_CORR_COUNT);
 	for (uint64_t k = 0; k < n && !w->ended; k++) {
 		field_varint(w, F_CORR_GAP);
@@ -413,7 +425,7 @@ static void walk_refit_inv(walker *w, unsigned part)
 	}
 }
 
-size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail)
+size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, unsigned version)
 {
 	if (part > 3 || !avail)
 		return 0;
@@ -421,6 +433,7 @@ size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail)
 	memset(&w, 0, sizeof(w)); /* no model: the walk only reads */
 	w.body = (uint8_t *)(uintptr_t)p;
 	w.size = avail;
+	w.version = version;
 	walk_refit_inv(&w, part);
 	return w.ended || w.unterminated ? 0 : w.pos;
 }
@@ -482,9 +495,10 @@ static void walk_body(walker *w)
 }
 
 /* A walker over `size` body bytes with a fresh model. */
-static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t size)
+static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t size, unsigned version)
 {
 	memset(w, 0, sizeof(*w));
+	w->version = version;
 	w->m = model_create(ctx, size);
 	if (!w->m)
 		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
@@ -494,10 +508,10 @@ static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t si
 	return HKS_OK;
 }
 
-hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, hks_bytebuf *out)
+hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version, hks_bytebuf *out)
 {
 	walker w;
-	HKS_TRY(walker_start(ctx, &w, (uint8_t *)body, size)); /* the body is only read when encoding */
+	HKS_TRY(walker_start(ctx, &w, (uint8_t *)body, size, version)); /* the body is only read when encoding */
 	w.out = out;
 	walk_body(&w);
 	code_check(&w, body_check(body, size));
@@ -510,11 +524,11 @@ hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, 
 	return w.res;
 }
 
-hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, uint8_t *body, size_t size,
-                                int *whole)
+hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, unsigned version, uint8_t *body,
+                                size_t size, int *whole)
 {
 	walker w;
-	HKS_TRY(walker_start(ctx, &w, body, size));
+	HKS_TRY(walker_start(ctx, &w, body, size, version));
 	w.decoding = 1;
 	w.in = in;
 	w.in_size = in_size;
