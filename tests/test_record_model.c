@@ -48,12 +48,29 @@ static void put_n(hks_bytebuf *b, size_t n, unsigned range)
  * coder's tests keep for the coded bytes they pin. */
 static void refit_inv_payload(hks_bytebuf *b, unsigned part, int exact)
 {
-	put(b, (uint8_t)(rng() % 6)); /* try */
+	put(b, (uint8_t)(rng() % 6 | (version >= 11 && rng() % 2 ? 0x80u : 0u))); /* try (v11: and the prior) */
 	unsigned edits = rng() % 5;
-	put_varint(b, edits);
-	for (unsigned k = 0; k < edits; k++) {
-		put_varint(b, rng() % 300);
-		put_varint(b, rng() % 5 + 1);
+	if (version >= 11) {
+		/* the range: edits within it are coded frame by frame; one entry in four has an edit beyond it
+		 * (or a range past 255), which the coder codes byte by byte */
+		unsigned range = rng() % 4 ? 40 + rng() % 216 : rng() % 300;
+		put_varint(b, range);
+		put_varint(b, edits);
+		unsigned frame = 0;
+		for (unsigned k = 0; k < edits; k++) {
+			unsigned gap = rng() % 4 ? rng() % 8 : rng() % 300;
+			put_varint(b, gap);
+			frame += gap + 1;
+			unsigned d = rng() % 9;
+			put_varint(b, d ? d : 6); /* zigzag differences; 0 is no edit */
+		}
+		(void)frame;
+	} else {
+		put_varint(b, edits);
+		for (unsigned k = 0; k < edits; k++) {
+			put_varint(b, rng() % 300);
+			put_varint(b, rng() % 5 + 1);
+		}
 	}
 	if (part == 0)
 		put(b, 0x11);
@@ -258,9 +275,26 @@ static void test_hostile_streams(void **state)
  * built by this file's generator from a fixed seed; the hash is FNV-1a 64 of the coded stream. */
 #define PINNED_SIZE 210
 #define PINNED_HASH UINT64_C(0xe73d6388bb4a1083)
-/* the same generator's version 11 body (the hidden points' lists; the model's new fields) */
-#define PINNED_SIZE_V11 201
-#define PINNED_HASH_V11 UINT64_C(0xf03a0ca065f248b4)
+/* the same generator's version 11 body (ranges and knot edits coded frame by frame, the hidden points'
+ * lists, the rotations' fields) */
+#define PINNED_SIZE_V11 208
+#define PINNED_HASH_V11 UINT64_C(0x654b295a65d328b4)
+/* hks_rec_refit_inv_length of a payload laid out as version 10 (in[0] the try byte), with a range byte
+ * inserted after the try for version 11; the length it measures, less that byte (0 stays 0). `avail` of the
+ * n bytes are available. */
+static size_t inv_length_of(unsigned part, const uint8_t *in, size_t n, size_t avail)
+{
+	uint8_t buf[64];
+	assert_true(n + 1 <= sizeof(buf) && avail <= n);
+	if (version < 11)
+		return hks_rec_refit_inv_length(part, in, avail, version);
+	buf[0] = in[0];
+	buf[1] = 0x10;
+	memcpy(buf + 2, in + 1, n - 1);
+	size_t got = hks_rec_refit_inv_length(part, buf, avail + 1, version);
+	return got ? got - 1 : 0;
+}
+
 /* hks_rec_refit_inv_length walks the payload with the coder's own grammar (record_model.c): a payload
  * measures its own size whatever follows it, every cut of it measures 0, and so do an unknown part kind
  * and a varint that runs to 10 bytes without ending. */
@@ -284,24 +318,28 @@ static void test_refit_inv_length(void **state)
 		assert_int_equal(hks_rec_refit_inv_length(4, b.data, b.size, version), 0);
 		hks_bytebuf_free(&b);
 	}
+	/* Hand-made payloads, written as version 10 lays them out; from version 11 a range byte follows the try
+	 * (inv_length_of inserts it) */
 	/* try 0, an edit count of ten bytes: terminated it is a count (here a huge one), unterminated malformed */
-	uint8_t p[16] = {0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x70, 0x00};
-	assert_int_equal(hks_rec_refit_inv_length(1, p, sizeof(p), version), 0); /* the edits run past the end */
-	uint8_t e[14] = {0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x70, HKS_ROT_UNCOMPRESSED, 0};
-	assert_int_equal(hks_rec_refit_inv_length(1, e, sizeof(e), version), sizeof(e)); /* a count of 0 in ten bytes */
-	uint8_t q[14] = {0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
-	assert_int_equal(hks_rec_refit_inv_length(1, q, sizeof(q), version), 0); /* 10 bytes without an end */
+	static const uint8_t p[16] = {0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x70, 0x00};
+	assert_int_equal(inv_length_of(1, p, sizeof(p), sizeof(p)), 0); /* the edits run past the end */
+	static const uint8_t e[14] = {0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x70,
+	                              HKS_ROT_UNCOMPRESSED, 0};
+	assert_int_equal(inv_length_of(1, e, sizeof(e), sizeof(e)), sizeof(e)); /* a count of 0 in ten bytes */
+	static const uint8_t q[14] = {0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+	assert_int_equal(inv_length_of(1, q, sizeof(q), sizeof(q)), 0); /* 10 bytes without an end */
 	/* the smallest rotation payload: try, no edits, mask, quantization (no slots), no residuals */
-	uint8_t r[5] = {2, 0, 0x70, HKS_ROT_UNCOMPRESSED, 0};
-	assert_int_equal(hks_rec_refit_inv_length(1, r, sizeof(r), version), sizeof(r));
+	static const uint8_t r[5] = {2, 0, 0x70, HKS_ROT_UNCOMPRESSED, 0};
+	assert_int_equal(inv_length_of(1, r, sizeof(r), sizeof(r)), sizeof(r));
 	/* a terminated 10-byte varint as the residual count of zero */
-	uint8_t z[14] = {2, 0, 0x70, HKS_ROT_UNCOMPRESSED, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
-	assert_int_equal(hks_rec_refit_inv_length(1, z, sizeof(z), version), sizeof(z));
+	static const uint8_t z[14] = {2, 0, 0x70, HKS_ROT_UNCOMPRESSED, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	                              0x80, 0x00};
+	assert_int_equal(inv_length_of(1, z, sizeof(z), sizeof(z)), sizeof(z));
 	assert_int_equal(hks_rec_refit_inv_length(1, r, 0, version), 0);
 	/* a scale payload with 16-bit slots: from version 11 two lists (the hidden points' first), before one;
 	 * the same bytes measure differently */
-	uint8_t t[16] = {0, 0, 0x10, 1, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 2, 0};
-	assert_int_equal(hks_rec_refit_inv_length(2, t, sizeof(t), version), version >= 11 ? 16 : 15);
+	static const uint8_t t[16] = {0, 0, 0x10, 1, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 2, 0};
+	assert_int_equal(inv_length_of(2, t, sizeof(t), sizeof(t)), version >= 11 ? 16 : 15);
 }
 
 static void test_pinned_coding(void **state)

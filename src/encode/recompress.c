@@ -1673,14 +1673,20 @@ static void knot_mult(const uint8_t *k, size_t n, int m[256])
 /* The edits turning knot vector `base` into `target` (both non-decreasing): varint count, then per frame
  * whose multiplicity differs varint gap (from the previous edited frame + 1) and the zigzag varint of the
  * difference. */
-static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target, size_t nt)
+static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target, size_t nt,
+                                 unsigned version)
 {
 	int mb[256], mt[256];
 	knot_mult(base, nb, mb);
 	knot_mult(target, nt, mt);
-	unsigned count = 0;
-	for (unsigned f = 0; f < 256; f++)
+	unsigned count = 0, range = nt ? target[nt - 1] : 0;
+	for (unsigned f = 0; f < 256; f++) {
 		count += mb[f] != mt[f];
+		if (mb[f] != mt[f] && f > range)
+			range = f;
+	}
+	if (version >= 11) /* the frames the body coder codes one by one: the original's, and any edit past them */
+		HKS_TRY(hks_rec_put_varint(out, range));
 	HKS_TRY(hks_rec_put_varint(out, count));
 	unsigned next = 0;
 	for (unsigned f = 0; f < 256; f++) {
@@ -1696,11 +1702,19 @@ static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t n
 
 /* Apply the edits at the cursor to `base`: the knot vector into out[0..*n) (out holds HKS_INVERT_MAX_POINTS + 4
  * ... at most `cap` knots). */
-static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n)
+static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n,
+                                 unsigned version)
 {
 	hks_ctx *ctx = c->ctx;
 	int m[256];
 	knot_mult(base, nb, m);
+	uint64_t range = 255;
+	if (version >= 11) {
+		HKS_TRY(hks_rec_get_varint(c, &range, "knot edit range"));
+		if (range > 255)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "knot edits up to frame %llu",
+			                (unsigned long long)range);
+	}
 	uint32_t count = 0;
 	HKS_TRY(hks_rec_get_count(c, 256, &count, "knot edits"));
 	uint64_t next = 0;
@@ -1709,7 +1723,7 @@ static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, 
 		HKS_TRY(hks_rec_get_varint(c, &gap, "knot edit gap"));
 		HKS_TRY(hks_rec_get_varint(c, &z, "knot edit"));
 		int64_t d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-		if (gap > 255 || next + gap > 255 || d < -255 || d > 255 || m[next + gap] + d < 0 || d == 0)
+		if (gap > range || next + gap > range || d < -255 || d > 255 || m[next + gap] + d < 0 || d == 0)
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "knot edit %u is impossible", i);
 		m[next + gap] += (int)d;
 		next += gap + 1;
@@ -1996,7 +2010,7 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u", i,
 				             t);
 			if (r == HKS_OK)
-				r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk);
+				r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk, rec_version(rec));
 			if (r == HKS_OK && (nk < 2u * gd + 2u || nk - gd - 1 > 0xFFFFu))
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: %zu knots of degree %u", i, nk, gd);
 			const uint8_t *head = NULL, *floats = NULL;
@@ -2805,7 +2819,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						uint8_t tb = (uint8_t)(t | tail_prior);
 						r = hks_bytebuf_append(&trial, &tb, 1);
 						if (r == HKS_OK)
-							r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk);
+							r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
+							                   rec_version(pr->rec));
 						if (r == HKS_OK)
 							r = hks_bytebuf_append(&trial, tail.data, tail.size);
 						if (r == HKS_OK && trial.size < current) {

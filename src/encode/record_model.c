@@ -33,6 +33,10 @@ enum {
 	/* v11: the corrections of the points no frame sees, a list of their own (after F_TAIL, so that the
 	 * fields of earlier versions keep their numbers and their coding) */
 	F_HIDDEN_COUNT, F_HIDDEN_GAP, F_HIDDEN_CODE, F_HIDDEN_POINT,
+	F_KNOT_RANGE, /* v11: the last frame of a REFIT_INV entry's knot edits, which are coded frame by frame */
+	/* v11: a rotation entry's head and corrections are fields of their own (their values differ from those
+	 * of translations, scales and floats) */
+	F_R_INV_HEAD, F_R_CORR_COUNT, F_R_CORR_GAP, F_R_CORR_CODE, F_R_HIDDEN_COUNT, F_R_HIDDEN_GAP, F_R_HIDDEN_CODE,
 	F_COUNT
 };
 
@@ -76,6 +80,27 @@ typedef struct slot {
 	uint16_t seen;
 } slot;
 
+/* v11: the knot edits coded as one symbol per frame (docs/RECORD.md "Body coding"): the zigzag of the
+ * multiplicity difference, 0 at most frames. A binary tree over the symbols in the order of their frequency
+ * (then nine bits for the rare rest), each decision predicted by six slots whose contexts are the entry's
+ * previous symbols (the symbols of the previous entry at the same frames too), mixed by a small mixer. */
+#define KNOT_STEPS 7
+#define KNOT_RECENT (10000 + 18 * 10)
+typedef struct knot_model {
+	slot recent[KNOT_RECENT][KNOT_STEPS]; /* the last four symbols; after four zeros, the run and its start */
+	slot three[1000][KNOT_STEPS];         /* the last three */
+	slot two[100][KNOT_STEPS];
+	slot one[10][KNOT_STEPS];
+	slot run[18 * 10][KNOT_STEPS];   /* frames since the last non-zero symbol (up to 17) and that symbol */
+	slot above[1000][KNOT_STEPS];    /* the symbols of the previous entry of the same part kind at this frame and
+	                                    the next, and the last one */
+	slot dense[2];                   /* per entry: coded frame by frame (the body's edits allow it) or not */
+	int32_t weight[4][KNOT_STEPS][MIXER_INPUTS]; /* by the run's length (0..3) and the decision */
+	uint8_t previous[4][257]; /* the symbols of the previous entry of each part kind (9: none) */
+	uint8_t current[257];     /* this entry's so far */
+	unsigned recent_symbols[4], run_length, run_symbol, frame, part;
+} knot_model;
+
 typedef struct model {
 	slot *table[MODELS];       /* 2^table_bits slots each, after the struct */
 	unsigned table_bits;
@@ -89,6 +114,7 @@ typedef struct model {
 	int32_t input[MIXER_INPUTS];
 	int32_t dot[2];
 	int16_t squashed[4095]; /* squash(d) for d = -2047..2047 */
+	knot_model knots;
 	unsigned field, partial, nibble, previous, before_previous; /* partial byte and half byte with a leading
 	                                                               1; the body's two previous bytes */
 } model;
@@ -137,6 +163,13 @@ static model *model_create(hks_ctx *ctx, size_t body_size)
 	for (unsigned n = 0; n < 64; n++)
 		m->rate[n] = (uint16_t)(131072u / (2u * n + 3u)); /* 65536 / (n + 1.5) */
 	memset(m->history, 0, sizeof(m->history));
+	memset(&m->knots, 0, sizeof(m->knots));
+	memset(m->knots.previous, 9, sizeof(m->knots.previous));
+	memset(m->knots.current, 9, sizeof(m->knots.current));
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned k = 0; k < KNOT_STEPS; k++)
+			for (unsigned i = 0; i < 6; i++)
+				m->knots.weight[r][k][i] = 16384; /* 0.25 in 16.16 */
 	m->field = 0;
 	m->partial = m->nibble = 1;
 	m->previous = m->before_previous = 0;
@@ -259,7 +292,9 @@ typedef struct walker {
 	size_t size, pos;
 	int decoding, ended;
 	int unterminated; /* a varint ran to 10 bytes without ending (only the measuring walk asks) */
-	unsigned version;  /* the record's: from 11 on, the hidden points' corrections come first, apart */
+	unsigned version;  /* the record's: from 11 on, the hidden points' corrections come first, apart, and
+	                      the knot edits are coded frame by frame */
+	uint64_t knot_budget; /* frames left to code frame by frame (bounds the decoder's work) */
 	/* coder */
 	uint32_t low, high, x;
 	hks_bytebuf *out; /* encoding */
@@ -381,19 +416,211 @@ static uint64_t body_varint(const walker *w, size_t *pos)
 	return v;
 }
 
+/* ---- v11: knot edits frame by frame ---- */
+
+static void slot_learn(const model *m, slot *s, int bit)
+{
+	uint32_t r = m->rate[s->seen], p = s->prob ^ 0x8000u;
+	if (bit)
+		p += ((65535u - p) * r) >> 16;
+	else
+		p -= (p * r) >> 16;
+	s->prob = (uint16_t)(p ^ 0x8000u);
+	if (s->seen < COUNT_LIMIT)
+		s->seen++;
+}
+
+static void knot_entry_start(knot_model *k, unsigned part)
+{
+	memcpy(k->previous[k->part], k->current, sizeof(k->current));
+	memset(k->current, 9, sizeof(k->current));
+	k->part = part;
+	for (int i = 0; i < 4; i++)
+		k->recent_symbols[i] = 9; /* before the first frame */
+	k->run_length = 17;
+	k->run_symbol = 0;
+	k->frame = 0;
+}
+
+/* The symbols in the tree's order: the most frequent first (0: the try's multiplicity; 6, 5: +3, -3; ...) */
+static const uint8_t knot_order[KNOT_STEPS] = {0, 6, 5, 2, 4, 1, 3};
+
+/* One frame's symbol (0..511): coded (encoding) or decoded (returned). */
+static unsigned knot_symbol(walker *w, unsigned symbol)
+{
+	model *m = w->m;
+	knot_model *k = &m->knots;
+	const unsigned *h = k->recent_symbols;
+	unsigned run = k->run_length * 10u + k->run_symbol, f = k->frame < 255 ? k->frame : 255;
+	unsigned recent = h[0] | h[1] | h[2] | h[3] ? h[0] + 10u * (h[1] + 10u * (h[2] + 10u * h[3])) : 10000u + run;
+	slot *inputs[6] = {k->recent[recent], k->three[h[0] + 10u * (h[1] + 10u * h[2])], k->two[h[0] + 10u * h[1]],
+	                   k->one[h[0]], k->run[run], k->above[k->previous[k->part][f] + 10u * (k->previous[k->part][f + 1] + 10u * h[0])]};
+	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->run_length < 3 ? k->run_length : 3];
+	unsigned v = 512;
+	for (unsigned step = 0; step < KNOT_STEPS; step++) {
+		int32_t in[MIXER_INPUTS] = {0};
+		for (unsigned i = 0; i < 6; i++)
+			in[i] = m->stretch[(inputs[i][step].prob ^ 0x8000u) >> 4];
+		in[6] = 77; /* bias */
+		int32_t dot = 0;
+		for (unsigned i = 0; i < MIXER_INPUTS; i++)
+			dot += shift_down(weights[step][i], 8) * in[i];
+		dot = shift_down(dot, 8);
+		dot = dot > 2047 ? 2047 : dot < -2047 ? -2047 : dot;
+		int p = m->squashed[dot + 2047];
+		int bit = code_bit_at(w, symbol == knot_order[step], (uint32_t)p, 0);
+		mixer_train(weights[step], in, (bit << 12) - p);
+		for (unsigned i = 0; i < 6; i++)
+			slot_learn(m, &inputs[i][step], bit);
+		if (bit) {
+			v = knot_order[step];
+			break;
+		}
+	}
+	if (v == 512) { /* the rest: nine bits as they are */
+		v = 0;
+		for (int b = 8; b >= 0; b--)
+			v = v << 1 | (unsigned)code_bit_at(w, (int)(symbol >> b & 1u), 2048u, 0);
+	}
+	unsigned c = v < 8 ? v : 8;
+	k->current[f] = (uint8_t)c;
+	k->frame++;
+	k->recent_symbols[3] = k->recent_symbols[2];
+	k->recent_symbols[2] = k->recent_symbols[1];
+	k->recent_symbols[1] = k->recent_symbols[0];
+	k->recent_symbols[0] = c;
+	if (c) {
+		k->run_length = 0;
+		k->run_symbol = c;
+	}
+	if (k->run_length < 17)
+		k->run_length++;
+	return v;
+}
+
+static size_t put_varint_at(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		b[n] = (uint8_t)(v & 127u) | (v > 127u ? 128u : 0u);
+		v >>= 7;
+		n++;
+	} while (v);
+	return n;
+}
+
+/* The sparse edits (varint count, per edit varint gap and varint zigzag difference) of the per-frame
+ * symbols 0..range, written to out (at most 1 + 256 * 5 bytes); their length. */
+static size_t knot_edits_bytes(const unsigned *symbol, unsigned range, uint8_t *out)
+{
+	unsigned n = 0;
+	for (unsigned f = 0; f <= range; f++)
+		n += symbol[f] != 0;
+	size_t len = put_varint_at(out, n);
+	unsigned next = 0;
+	for (unsigned f = 0; f <= range; f++) {
+		if (!symbol[f])
+			continue;
+		len += put_varint_at(out + len, f - next);
+		len += put_varint_at(out + len, symbol[f]);
+		next = f + 1;
+	}
+	return len;
+}
+
+/* Encoding: the body's edits after the range as per-frame symbols, when they are exactly what
+ * knot_edits_bytes writes for them (every edit within the range, each difference's zigzag below 512, minimal
+ * varints); else 0, and the entry's edits are coded as bytes. */
+static int knot_symbols_of_body(const walker *w, unsigned range, unsigned *symbol, size_t *len)
+{
+	const uint8_t *b = w->body + w->pos;
+	size_t avail = w->size - w->pos, at = 0;
+	uint64_t n = 0, next = 0;
+	memset(symbol, 0, 256 * sizeof(*symbol));
+	for (uint64_t i = 0, count = 1; i < count; i++) {
+		uint64_t v[2] = {0, 0};
+		for (unsigned j = 0; j < (i ? 2u : 1u); j++) {
+			unsigned shift = 0;
+			do {
+				if (at >= avail || shift > 63)
+					return 0;
+				v[j] |= (uint64_t)(b[at] & 127u) << shift;
+				shift += 7;
+			} while (b[at++] & 128u);
+		}
+		if (!i) {
+			n = v[0];
+			if (n > range + 1u)
+				return 0;
+			count = n + 1;
+			continue;
+		}
+		if (v[0] > range || next + v[0] > range || v[1] == 0 || v[1] > 511)
+			return 0;
+		symbol[next + v[0]] = (unsigned)v[1];
+		next += v[0] + 1;
+	}
+	uint8_t again[1 + 256 * 5];
+	size_t n2 = knot_edits_bytes(symbol, range, again);
+	if (n2 != at || memcmp(again, b, at) != 0)
+		return 0;
+	*len = at;
+	return 1;
+}
+
+/* A REFIT_INV entry's knot edits: version 11 and up "varint range, varint count, per edit gap and zigzag
+ * difference", coded frame by frame over frames 0..range where the bytes allow it and the budget lasts (a
+ * flag says which), else byte by byte like the fields before. */
+static void walk_knot_edits(walker *w, unsigned part)
+{
+	uint64_t range = w->version >= 11 ? field_varint(w, F_KNOT_RANGE) : 0;
+	if (w->version >= 11 && w->m && !w->ended && range <= 255 && w->knot_budget > range) {
+		w->knot_budget -= range + 1;
+		unsigned symbol[256];
+		size_t len = 0;
+		int dense = w->decoding ? 0 : knot_symbols_of_body(w, (unsigned)range, symbol, &len);
+		slot *flag = &w->m->knots.dense[0];
+		uint32_t p = (flag->prob ^ 0x8000u) >> 4;
+		dense = code_bit_at(w, dense, p < 1 ? 1 : p > 4095 ? 4095 : p, 0);
+		slot_learn(w->m, flag, dense);
+		if (dense) {
+			knot_entry_start(&w->m->knots, part);
+			for (unsigned f = 0; f <= range; f++)
+				symbol[f] = knot_symbol(w, w->decoding ? 0 : symbol[f]);
+			if (!w->decoding) {
+				w->pos += len;
+				return;
+			}
+			uint8_t bytes[1 + 256 * 5];
+			len = knot_edits_bytes(symbol, (unsigned)range, bytes);
+			for (size_t i = 0; i < len; i++) {
+				if (w->pos >= w->size) {
+					w->ended = 1;
+					return;
+				}
+				w->body[w->pos++] = bytes[i];
+			}
+			return;
+		}
+	}
+	uint64_t n = field_varint(w, F_EDIT_COUNT);
+	for (uint64_t k = 0; k < n && !w->ended; k++) {
+		field_varint(w, F_EDIT_GAP);
+		field_varint(w, F_EDIT_DIFF);
+	}
+}
+
 /* A REFIT_INV payload (docs/RECORD.md "Byte layout"). The coder names its fields with this walk, and
  * hks_rec_refit_inv_length measures its extent with it, so the two cannot disagree; recompress.c writes
  * and reads the payload's fields (entry_part, build_entries) in the same order. */
 static void walk_refit_inv(walker *w, unsigned part)
 {
 	field_byte(w, F_TRY);
-	uint64_t n = field_varint(w, F_EDIT_COUNT);
-	for (uint64_t k = 0; k < n && !w->ended; k++) {
-		field_varint(w, F_EDIT_GAP);
-		field_varint(w, F_EDIT_DIFF);
-	}
+	walk_knot_edits(w, part);
+	uint64_t n;
 	unsigned head = (part == 0) + 2u;
-	field_bytes(w, F_INV_HEAD, head);
+	int rot = w->version >= 11 && part == 1;
+	field_bytes(w, rot ? F_R_INV_HEAD : F_INV_HEAD, head);
 	if (w->ended)
 		return;
 	uint8_t mask = w->body[w->pos - 2], quant = w->body[w->pos - 1];
@@ -407,17 +634,17 @@ static void walk_refit_inv(walker *w, unsigned part)
 	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
 	size_t width = part == 1 && slots ? hks_rotation_size(quant) : 0;
 	if (slots && w->version >= 11) { /* v11: the hidden points' list first (docs/RECORD.md "Point residuals") */
-		n = field_varint(w, F_HIDDEN_COUNT);
+		n = field_varint(w, rot ? F_R_HIDDEN_COUNT : F_HIDDEN_COUNT);
 		for (uint64_t k = 0; k < n && !w->ended; k++) {
-			field_varint(w, F_HIDDEN_GAP);
-			if (field_varint(w, F_HIDDEN_CODE) == 0)
+			field_varint(w, rot ? F_R_HIDDEN_GAP : F_HIDDEN_GAP);
+			if (field_varint(w, rot ? F_R_HIDDEN_CODE : F_HIDDEN_CODE) == 0)
 				field_bytes(w, F_HIDDEN_POINT, width);
 		}
 	}
-	n = field_varint(w, F_CORR_COUNT);
+	n = field_varint(w, rot ? F_R_CORR_COUNT : F_CORR_COUNT);
 	for (uint64_t k = 0; k < n && !w->ended; k++) {
-		field_varint(w, F_CORR_GAP);
-		uint64_t v = field_varint(w, F_CORR_CODE);
+		field_varint(w, rot ? F_R_CORR_GAP : F_CORR_GAP);
+		uint64_t v = field_varint(w, rot ? F_R_CORR_CODE : F_CORR_CODE);
 		if (slots)
 			field_bytes(w, F_CORR_POINT, v == 0 ? width : 0);
 		else
@@ -505,6 +732,7 @@ static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t si
 	w->body = body;
 	w->size = size;
 	w->high = 0xFFFFFFFFu;
+	w->knot_budget = 4u * (uint64_t)size + 1024u;
 	return HKS_OK;
 }
 
