@@ -1639,6 +1639,10 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 	return HKS_OK;
 }
 
+/* v11: how many bytes larger than the best other entry a REFIT_INV entry may be and still be chosen
+ * (docs/RECORD.md "Version 11": measured on Elden Ring) */
+#define REFIT_INV_SLACK 20u
+
 /* ---- knot edits against the inverter's knot vectors (record v4, docs/RECORD.md "REFIT_INV") ---- */
 
 /* The t-th knot vector the inverter tried on a unit (in the order of inv_tries, repeats left out); 1 when
@@ -2811,6 +2815,10 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					}
 					const uint8_t *gk;
 					unsigned gd, gn;
+					/* v11: knot edits code far smaller than their bytes say (frame by frame, docs/RECORD.md
+					 * "Body coding"), so they win within REFIT_INV_SLACK bytes of another kind */
+					if (rec_version(pr->rec) >= 11)
+						current += REFIT_INV_SLACK;
 					for (unsigned t = 0; r == HKS_OK && tries && tail_size && guess_knots(pr->inv_guess[idx], t, &gd, &gn, &gk);
 					     t++) {
 						if (gd != op->degree || t > (rec_version(pr->rec) >= 11 ? 127u : 255u))

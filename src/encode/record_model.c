@@ -96,10 +96,24 @@ typedef struct knot_model {
 	                                    the next, and the last one */
 	slot dense[2];                   /* per entry: coded frame by frame (the body's edits allow it) or not */
 	int32_t weight[4][KNOT_STEPS][MIXER_INPUTS]; /* by the run's length (0..3) and the decision */
+	int32_t weight_by_last[10][KNOT_STEPS][MIXER_INPUTS]; /* a second mixer: by the last symbol and the decision */
 	uint8_t previous[4][257]; /* the symbols of the previous entry of each part kind (9: none) */
 	uint8_t current[257];     /* this entry's so far */
 	unsigned recent_symbols[4], run_length, run_symbol, frame, part;
 } knot_model;
+
+/* v11: the gaps of a correction list coded slot by slot: at each slot, whether it is corrected. The contexts
+ * are the slot's component (rotations) or lane, the slots just before it and how far the last correction is,
+ * per list (hidden points or the others) and part (rotation or not). */
+#define GAP_FLAGS_MAX 1023 /* a gap of this many slots ends without its flag */
+typedef struct gap_model {
+	slot near[2][2][3][8];  /* list, rotation, component, the last three slots corrected */
+	slot far[2][2][3][16];  /* list, rotation, component, slots since the last correction (up to 15) */
+	slot both[2][2][8][16]; /* list, rotation, last three, distance */
+	slot flags[2][2];       /* per list: gaps coded slot by slot or as bytes */
+	int32_t weight[2][2][3][MIXER_INPUTS];
+	unsigned history, distance;
+} gap_model;
 
 typedef struct model {
 	slot *table[MODELS];       /* 2^table_bits slots each, after the struct */
@@ -115,6 +129,7 @@ typedef struct model {
 	int32_t dot[2];
 	int16_t squashed[4095]; /* squash(d) for d = -2047..2047 */
 	knot_model knots;
+	gap_model gaps;
 	unsigned field, partial, nibble, previous, before_previous; /* partial byte and half byte with a leading
 	                                                               1; the body's two previous bytes */
 } model;
@@ -164,12 +179,22 @@ static model *model_create(hks_ctx *ctx, size_t body_size)
 		m->rate[n] = (uint16_t)(131072u / (2u * n + 3u)); /* 65536 / (n + 1.5) */
 	memset(m->history, 0, sizeof(m->history));
 	memset(&m->knots, 0, sizeof(m->knots));
+	memset(&m->gaps, 0, sizeof(m->gaps));
+	for (unsigned a = 0; a < 2; a++)
+		for (unsigned b = 0; b < 2; b++)
+			for (unsigned c = 0; c < 3; c++)
+				for (unsigned i = 0; i < 3; i++)
+					m->gaps.weight[a][b][c][i] = 16384; /* 0.25 in 16.16 */
 	memset(m->knots.previous, 9, sizeof(m->knots.previous));
 	memset(m->knots.current, 9, sizeof(m->knots.current));
 	for (unsigned r = 0; r < 4; r++)
 		for (unsigned k = 0; k < KNOT_STEPS; k++)
 			for (unsigned i = 0; i < 6; i++)
-				m->knots.weight[r][k][i] = 16384; /* 0.25 in 16.16 */
+				m->knots.weight[r][k][i] = 9830; /* 0.15 in 16.16 */
+	for (unsigned r = 0; r < 10; r++)
+		for (unsigned k = 0; k < KNOT_STEPS; k++)
+			for (unsigned i = 0; i < 6; i++)
+				m->knots.weight_by_last[r][k][i] = 9830;
 	m->field = 0;
 	m->partial = m->nibble = 1;
 	m->previous = m->before_previous = 0;
@@ -453,8 +478,9 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 	const unsigned *h = k->recent_symbols;
 	unsigned run = k->run_length * 10u + k->run_symbol, f = k->frame < 255 ? k->frame : 255;
 	unsigned recent = h[0] | h[1] | h[2] | h[3] ? h[0] + 10u * (h[1] + 10u * (h[2] + 10u * h[3])) : 10000u + run;
+	const uint8_t *pv = k->previous[k->part];
 	slot *inputs[6] = {k->recent[recent], k->three[h[0] + 10u * (h[1] + 10u * h[2])], k->two[h[0] + 10u * h[1]],
-	                   k->one[h[0]], k->run[run], k->above[k->previous[k->part][f] + 10u * (k->previous[k->part][f + 1] + 10u * h[0])]};
+	                   k->one[h[0]], k->run[run], k->above[pv[f] + 10u * (pv[f + 1] + 10u * h[0])]};
 	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->run_length < 3 ? k->run_length : 3];
 	unsigned v = 512;
 	for (unsigned step = 0; step < KNOT_STEPS; step++) {
@@ -462,14 +488,20 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 		for (unsigned i = 0; i < 6; i++)
 			in[i] = m->stretch[(inputs[i][step].prob ^ 0x8000u) >> 4];
 		in[6] = 77; /* bias */
-		int32_t dot = 0;
-		for (unsigned i = 0; i < MIXER_INPUTS; i++)
+		int32_t dot = 0, dot2 = 0;
+		int32_t *w2 = k->weight_by_last[h[0]][step];
+		for (unsigned i = 0; i < MIXER_INPUTS; i++) {
 			dot += shift_down(weights[step][i], 8) * in[i];
+			dot2 += shift_down(w2[i], 8) * in[i];
+		}
 		dot = shift_down(dot, 8);
 		dot = dot > 2047 ? 2047 : dot < -2047 ? -2047 : dot;
-		int p = m->squashed[dot + 2047];
+		dot2 = shift_down(dot2, 8);
+		dot2 = dot2 > 2047 ? 2047 : dot2 < -2047 ? -2047 : dot2;
+		int p = m->squashed[(dot + dot2) / 2 + 2047]; /* the mean of the two mixers, as in model_predict */
 		int bit = code_bit_at(w, symbol == knot_order[step], (uint32_t)p, 0);
-		mixer_train(weights[step], in, (bit << 12) - p);
+		mixer_train(weights[step], in, (bit << 12) - m->squashed[dot + 2047]);
+		mixer_train(w2, in, (bit << 12) - m->squashed[dot2 + 2047]);
 		for (unsigned i = 0; i < 6; i++)
 			slot_learn(m, &inputs[i][step], bit);
 		if (bit) {
@@ -610,6 +642,136 @@ static void walk_knot_edits(walker *w, unsigned part)
 	}
 }
 
+/* ---- v11: correction gaps slot by slot ---- */
+
+/* A minimal varint at the body's position (encoding); its length, 0 if there is none. */
+static size_t minimal_varint_at(const walker *w, size_t at, uint64_t *v)
+{
+	uint8_t tmp[10];
+	*v = 0;
+	unsigned shift = 0;
+	size_t n = 0;
+	do {
+		if (at + n >= w->size || shift > 63)
+			return 0;
+		*v |= (uint64_t)(w->body[at + n] & 127u) << shift;
+		shift += 7;
+	} while (w->body[at + n++] & 128u);
+	return put_varint_at(tmp, *v) == n ? n : 0;
+}
+
+/* Encoding: whether the list of n items at the body's position can have its gaps coded slot by slot (each a
+ * minimal varint of at most GAP_FLAGS_MAX, each code a minimal varint) and how many flags that takes. */
+static int gaps_as_flags(const walker *w, uint64_t n, size_t width, uint64_t *flags)
+{
+	size_t at = w->pos;
+	*flags = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t gap, code;
+		size_t a = minimal_varint_at(w, at, &gap);
+		if (!a || gap > GAP_FLAGS_MAX)
+			return 0;
+		size_t b = minimal_varint_at(w, at + a, &code);
+		if (!b)
+			return 0;
+		at += a + b + (code == 0 ? width : 0);
+		*flags += gap < GAP_FLAGS_MAX ? gap + 1 : gap;
+	}
+	return 1;
+}
+
+/* One slot's flag: corrected or not */
+static int gap_flag(walker *w, unsigned list, unsigned rot, unsigned component, int bit)
+{
+	model *m = w->m;
+	gap_model *g = &m->gaps;
+	unsigned h = g->history & 7u, d = g->distance < 15 ? g->distance : 15;
+	slot *inputs[3] = {&g->near[list][rot][component][h], &g->far[list][rot][component][d], &g->both[list][rot][h][d]};
+	int32_t *weight = g->weight[list][rot][component];
+	int32_t in[MIXER_INPUTS] = {0};
+	for (unsigned i = 0; i < 3; i++)
+		in[i] = m->stretch[(inputs[i]->prob ^ 0x8000u) >> 4];
+	in[3] = 77; /* bias */
+	int32_t dot = 0;
+	for (unsigned i = 0; i < MIXER_INPUTS; i++)
+		dot += shift_down(weight[i], 8) * in[i];
+	dot = shift_down(dot, 8);
+	dot = dot > 2047 ? 2047 : dot < -2047 ? -2047 : dot;
+	int p = m->squashed[dot + 2047];
+	bit = code_bit_at(w, bit, (uint32_t)p, 0);
+	mixer_train(weight, in, (bit << 12) - p);
+	for (unsigned i = 0; i < 3; i++)
+		slot_learn(m, inputs[i], bit);
+	return bit;
+}
+
+static void gap_slots_passed(gap_model *g, unsigned n, int corrected)
+{
+	for (unsigned i = 0; i < n; i++) {
+		g->history = g->history << 1 | (unsigned)corrected;
+		g->distance = corrected ? 0 : g->distance + 1;
+	}
+}
+
+/* A correction list (v11: list 0 the hidden points', 1 the others'): count, then per item gap, code and
+ * (code 0) a packed point. From version 11 the gaps are coded slot by slot when the body's bytes allow it and
+ * the budget lasts (a flag per list says which); `per_point` slots a point give each slot its component. */
+static void walk_corrections(walker *w, unsigned list, unsigned rot, size_t per_point, size_t width,
+                             unsigned fcount, unsigned fgap, unsigned fcode, unsigned fpoint)
+{
+	uint64_t n = field_varint(w, fcount);
+	int by_slot = 0;
+	if (w->version >= 11 && w->m && n && !w->ended) {
+		uint64_t need = 0;
+		int ok = w->decoding ? 0 : gaps_as_flags(w, n, width, &need) && need <= w->knot_budget;
+		slot *flag = &w->m->gaps.flags[list][rot];
+		uint32_t p = (flag->prob ^ 0x8000u) >> 4;
+		by_slot = code_bit_at(w, ok, p < 1 ? 1 : p > 4095 ? 4095 : p, 0);
+		slot_learn(w->m, flag, by_slot);
+		w->m->gaps.history = 0;
+		w->m->gaps.distance = 15;
+	}
+	uint64_t j = 0; /* the list's slot */
+	for (uint64_t k = 0; k < n && !w->ended; k++) {
+		if (by_slot) {
+			uint64_t gap = 0;
+			size_t len = 0;
+			if (!w->decoding)
+				len = minimal_varint_at(w, w->pos, &gap);
+			uint64_t g = 0;
+			for (; g < GAP_FLAGS_MAX && w->knot_budget; g++) {
+				w->knot_budget--;
+				if (gap_flag(w, list, rot, (unsigned)((j + g) % per_point), w->decoding ? 0 : g == gap))
+					break;
+				gap_slots_passed(&w->m->gaps, 1, 0);
+			}
+			if (w->decoding) {
+				uint8_t tmp[10];
+				size_t n2 = put_varint_at(tmp, g);
+				for (size_t i = 0; i < n2 && !w->ended; i++) {
+					if (w->pos >= w->size)
+						w->ended = 1;
+					else
+						w->body[w->pos++] = tmp[i];
+				}
+			} else {
+				w->pos += len;
+			}
+			j += g;
+		} else {
+			j += field_varint(w, fgap);
+		}
+		uint64_t v = field_varint(w, fcode);
+		if (width) {
+			field_bytes(w, fpoint, v == 0 ? width : 0);
+		}
+		unsigned covered = v == 0 && width ? 3u : 1u;
+		if (by_slot)
+			gap_slots_passed(&w->m->gaps, covered, 1);
+		j += covered;
+	}
+}
+
 /* A REFIT_INV payload (docs/RECORD.md "Byte layout"). The coder names its fields with this walk, and
  * hks_rec_refit_inv_length measures its extent with it, so the two cannot disagree; recompress.c writes
  * and reads the payload's fields (entry_part, build_entries) in the same order. */
@@ -634,12 +796,18 @@ static void walk_refit_inv(walker *w, unsigned part)
 	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
 	size_t width = part == 1 && slots ? hks_rotation_size(quant) : 0;
 	if (slots && w->version >= 11) { /* v11: the hidden points' list first (docs/RECORD.md "Point residuals") */
-		n = field_varint(w, rot ? F_R_HIDDEN_COUNT : F_HIDDEN_COUNT);
-		for (uint64_t k = 0; k < n && !w->ended; k++) {
-			field_varint(w, rot ? F_R_HIDDEN_GAP : F_HIDDEN_GAP);
-			if (field_varint(w, rot ? F_R_HIDDEN_CODE : F_HIDDEN_CODE) == 0)
-				field_bytes(w, F_HIDDEN_POINT, width);
+		size_t per_point = 3;
+		if (part != 1) {
+			per_point = 0;
+			for (unsigned lane = 0; lane < (part == 3 ? 1u : 3u); lane++)
+				per_point += (flags & (0x01u << lane)) == 0 && (flags & (0x10u << lane)) != 0;
+			per_point = per_point ? per_point : 1;
 		}
+		walk_corrections(w, 0, (unsigned)rot, per_point, width, rot ? F_R_HIDDEN_COUNT : F_HIDDEN_COUNT,
+		                 rot ? F_R_HIDDEN_GAP : F_HIDDEN_GAP, rot ? F_R_HIDDEN_CODE : F_HIDDEN_CODE, F_HIDDEN_POINT);
+		walk_corrections(w, 1, (unsigned)rot, per_point, width, rot ? F_R_CORR_COUNT : F_CORR_COUNT,
+		                 rot ? F_R_CORR_GAP : F_CORR_GAP, rot ? F_R_CORR_CODE : F_CORR_CODE, F_CORR_POINT);
+		return;
 	}
 	n = field_varint(w, rot ? F_R_CORR_COUNT : F_CORR_COUNT);
 	for (uint64_t k = 0; k < n && !w->ended; k++) {
