@@ -275,23 +275,26 @@ static void mixer_train(int32_t *restrict w, const int32_t *restrict input, int3
 		w[i] = clamp_weight(w[i] + shift_down(input[i] * e, 16));
 }
 
+/* A slot's step toward the bit: at the rate 1/(n + 1.5) for its first COUNT_LIMIT updates */
+static void slot_learn(const model *m, slot *s, int bit)
+{
+	uint32_t r = m->rate[s->seen], p = s->prob ^ 0x8000u;
+	if (bit)
+		p += ((65535u - p) * r) >> 16;
+	else
+		p -= (p * r) >> 16;
+	s->prob = (uint16_t)(p ^ 0x8000u);
+	if (s->seen < COUNT_LIMIT)
+		s->seen++;
+}
+
 static void model_update(model *m, int bit)
 {
 	uint32_t c1 = m->history[m->field] & 255;
 	mixer_train(m->weight[0][m->partial], m->input, (bit << 12) - m->squashed[m->dot[0] + 2047]);
 	mixer_train(m->weight[1][c1], m->input, (bit << 12) - m->squashed[m->dot[1] + 2047]);
-	for (unsigned t = 0; t < MODELS; t++) {
-		slot *s = m->current[t];
-		uint32_t r = m->rate[s->seen];
-		uint32_t p = s->prob ^ 0x8000u;
-		if (bit)
-			p += ((65535u - p) * r) >> 16;
-		else
-			p -= (p * r) >> 16;
-		s->prob = (uint16_t)(p ^ 0x8000u);
-		if (s->seen < COUNT_LIMIT)
-			s->seen++;
-	}
+	for (unsigned t = 0; t < MODELS; t++)
+		slot_learn(m, m->current[t], bit);
 	m->partial = m->partial << 1 | (unsigned)bit;
 	m->nibble = m->nibble << 1 | (unsigned)bit;
 	if (m->nibble >= 16) {
@@ -442,18 +445,6 @@ static uint64_t body_varint(const walker *w, size_t *pos)
 }
 
 /* ---- v11: knot edits frame by frame ---- */
-
-static void slot_learn(const model *m, slot *s, int bit)
-{
-	uint32_t r = m->rate[s->seen], p = s->prob ^ 0x8000u;
-	if (bit)
-		p += ((65535u - p) * r) >> 16;
-	else
-		p -= (p * r) >> 16;
-	s->prob = (uint16_t)(p ^ 0x8000u);
-	if (s->seen < COUNT_LIMIT)
-		s->seen++;
-}
 
 static void knot_entry_start(knot_model *k, unsigned part)
 {
