@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "record.h" /* hks_recompress_version */
 
 static const char *g_dir;
 /* ---- fuzz_gltf: a hand-built .gltf with the importer's optional features ---- */
@@ -386,11 +387,17 @@ int main(int argc, char **argv)
 				if (zn > 5 && z[5] != 0)
 					write_seed("record", "sekiro_model.hksr", z, zn);
 				hks_buffer_free(NULL, z, zn);
-				/* a version-8 record with a deflated body, which this build still reads: the stored body as a
-				 * raw deflate stream of one stored block (RFC 1951 §3.2.4), so that the fuzzer starts from a
-				 * record whose inflate succeeds */
-				const uint8_t *r0 = recs[0];
-				size_t n0 = rec_sizes[0], h = 6;
+				/* a version-8 record with a deflated body, which this build still reads: the stored body of a
+				 * version 10 record (version 8's layout; version 11 changed it) as a raw deflate stream of one
+				 * stored block (RFC 1951 §3.2.4), so that the fuzzer starts from a record whose inflate
+				 * succeeds and that parses */
+				uint8_t *r10 = NULL;
+				size_t n10 = 0;
+				ro.no_zlib = 1;
+				if (hks_recompress_version(&f->animations[0], &ro, 10, &r10, &n10, NULL, NULL, &e) != HKS_OK)
+					return 1;
+				const uint8_t *r0 = r10;
+				size_t n0 = n10, h = 6;
 				while (h < n0 && (r0[h] & 0x80))
 					h++;
 				h++;
@@ -409,6 +416,7 @@ int main(int argc, char **argv)
 				memcpy(d + h + 5, r0 + h, body);
 				write_seed("record", "sekiro_zlib_v8.hksr", d, n0 + 5);
 				free(d);
+				hks_buffer_free(NULL, r10, n10);
 			}
 			hks_file_free(f);
 			if (set)

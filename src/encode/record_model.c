@@ -94,7 +94,7 @@ typedef struct knot_model {
 	slot run[18 * 10][KNOT_STEPS];   /* frames since the last non-zero symbol (up to 17) and that symbol */
 	slot above[1000][KNOT_STEPS];    /* the symbols of the previous entry of the same part kind at this frame and
 	                                    the next, and the last one */
-	slot dense[2];                   /* per entry: coded frame by frame (the body's edits allow it) or not */
+	slot dense;                      /* per entry: coded frame by frame (the body's edits allow it) or not */
 	int32_t weight[4][KNOT_STEPS][MIXER_INPUTS]; /* by the run's length (0..3) and the decision */
 	int32_t weight_by_last[10][KNOT_STEPS][MIXER_INPUTS]; /* a second mixer: by the last symbol and the decision */
 	uint8_t previous[4][257]; /* the symbols of the previous entry of each part kind (9: none) */
@@ -149,7 +149,29 @@ static size_t model_bytes(unsigned bits)
 	return sizeof(model) + 64u + (size_t)MODELS * ((size_t)1 << bits) * sizeof(slot); /* 64: a group per line */
 }
 
-static model *model_create(hks_ctx *ctx, size_t body_size)
+/* The version 11 models' start (model_create clears them only for version 11 records) */
+static void knot_and_gap_models_start(model *m)
+{
+	memset(&m->knots, 0, sizeof(m->knots));
+	memset(&m->gaps, 0, sizeof(m->gaps));
+	for (unsigned a = 0; a < 2; a++)
+		for (unsigned b = 0; b < 2; b++)
+			for (unsigned c = 0; c < 3; c++)
+				for (unsigned i = 0; i < 3; i++)
+					m->gaps.weight[a][b][c][i] = 16384; /* 0.25 in 16.16 */
+	memset(m->knots.previous, 9, sizeof(m->knots.previous));
+	memset(m->knots.current, 9, sizeof(m->knots.current));
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned k = 0; k < KNOT_STEPS; k++)
+			for (unsigned i = 0; i < 6; i++)
+				m->knots.weight[r][k][i] = 9830; /* 0.15 in 16.16 */
+	for (unsigned r = 0; r < 10; r++)
+		for (unsigned k = 0; k < KNOT_STEPS; k++)
+			for (unsigned i = 0; i < 6; i++)
+				m->knots.weight_by_last[r][k][i] = 9830;
+}
+
+static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version)
 {
 	unsigned bits = table_bits(body_size);
 	model *m = (model *)hks_malloc(ctx, model_bytes(bits));
@@ -178,26 +200,11 @@ static model *model_create(hks_ctx *ctx, size_t body_size)
 	for (unsigned n = 0; n < 64; n++)
 		m->rate[n] = (uint16_t)(131072u / (2u * n + 3u)); /* 65536 / (n + 1.5) */
 	memset(m->history, 0, sizeof(m->history));
-	memset(&m->knots, 0, sizeof(m->knots));
-	memset(&m->gaps, 0, sizeof(m->gaps));
-	for (unsigned a = 0; a < 2; a++)
-		for (unsigned b = 0; b < 2; b++)
-			for (unsigned c = 0; c < 3; c++)
-				for (unsigned i = 0; i < 3; i++)
-					m->gaps.weight[a][b][c][i] = 16384; /* 0.25 in 16.16 */
-	memset(m->knots.previous, 9, sizeof(m->knots.previous));
-	memset(m->knots.current, 9, sizeof(m->knots.current));
-	for (unsigned r = 0; r < 4; r++)
-		for (unsigned k = 0; k < KNOT_STEPS; k++)
-			for (unsigned i = 0; i < 6; i++)
-				m->knots.weight[r][k][i] = 9830; /* 0.15 in 16.16 */
-	for (unsigned r = 0; r < 10; r++)
-		for (unsigned k = 0; k < KNOT_STEPS; k++)
-			for (unsigned i = 0; i < 6; i++)
-				m->knots.weight_by_last[r][k][i] = 9830;
 	m->field = 0;
 	m->partial = m->nibble = 1;
 	m->previous = m->before_previous = 0;
+	if (version >= 11) /* only version 11 uses them: a record of an earlier version does not clear them */
+		knot_and_gap_models_start(m);
 	return m;
 }
 
@@ -322,7 +329,7 @@ typedef struct walker {
 	int unterminated; /* a varint ran to 10 bytes without ending (only the measuring walk asks) */
 	unsigned version;  /* the record's: from 11 on, the hidden points' corrections come first, apart, and
 	                      the knot edits are coded frame by frame */
-	uint64_t knot_budget; /* frames left to code frame by frame (bounds the decoder's work) */
+	uint64_t budget; /* v11: binary decisions left for knot symbols and gap flags (bounds the decoder's work) */
 	/* coder */
 	uint32_t low, high, x;
 	hks_bytebuf *out; /* encoding */
@@ -475,6 +482,11 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->run_length < 3 ? k->run_length : 3];
 	unsigned v = 512;
 	for (unsigned step = 0; step < KNOT_STEPS; step++) {
+		if (!w->budget) { /* only a stream no encoder wrote gets here: the rest of the entry is 0 */
+			v = 0;
+			break;
+		}
+		w->budget--;
 		int32_t in[MIXER_INPUTS] = {0};
 		for (unsigned i = 0; i < 6; i++)
 			in[i] = m->stretch[(inputs[i][step].prob ^ 0x8000u) >> 4];
@@ -502,7 +514,7 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 	}
 	if (v == 512) { /* the rest: nine bits as they are */
 		v = 0;
-		for (int b = 8; b >= 0; b--)
+		for (int b = 8; b >= 0 && w->budget; b--, w->budget--)
 			v = v << 1 | (unsigned)code_bit_at(w, (int)(symbol >> b & 1u), 2048u, 0);
 	}
 	unsigned c = v < 8 ? v : 8;
@@ -530,6 +542,15 @@ static size_t put_varint_at(uint8_t *b, uint64_t v)
 		n++;
 	} while (v);
 	return n;
+}
+
+/* The decisions knot_symbol takes for a symbol */
+static unsigned knot_decisions(unsigned symbol)
+{
+	for (unsigned step = 0; step < KNOT_STEPS; step++)
+		if (symbol == knot_order[step])
+			return step + 1;
+	return KNOT_STEPS + 9;
 }
 
 /* The sparse edits (varint count, per edit varint gap and varint zigzag difference) of the per-frame
@@ -597,12 +618,17 @@ static int knot_symbols_of_body(const walker *w, unsigned range, unsigned *symbo
 static void walk_knot_edits(walker *w, unsigned part)
 {
 	uint64_t range = w->version >= 11 ? field_varint(w, F_KNOT_RANGE) : 0;
-	if (w->version >= 11 && w->m && !w->ended && range <= 255 && w->knot_budget > range) {
-		w->knot_budget -= range + 1;
+	if (w->version >= 11 && w->m && !w->ended && range <= 255) {
 		unsigned symbol[256];
 		size_t len = 0;
 		int dense = w->decoding ? 0 : knot_symbols_of_body(w, (unsigned)range, symbol, &len);
-		slot *flag = &w->m->knots.dense[0];
+		if (dense) { /* within the budget (the decoder stops where it ends) */
+			uint64_t need = 0;
+			for (unsigned f = 0; f <= range; f++)
+				need += knot_decisions(symbol[f]);
+			dense = need <= w->budget;
+		}
+		slot *flag = &w->m->knots.dense;
 		uint32_t p = (flag->prob ^ 0x8000u) >> 4;
 		dense = code_bit_at(w, dense, p < 1 ? 1 : p > 4095 ? 4095 : p, 0);
 		slot_learn(w->m, flag, dense);
@@ -714,7 +740,7 @@ static void walk_corrections(walker *w, unsigned list, unsigned rot, size_t per_
 	int by_slot = 0;
 	if (w->version >= 11 && w->m && n && !w->ended) {
 		uint64_t need = 0;
-		int ok = w->decoding ? 0 : gaps_as_flags(w, n, width, &need) && need <= w->knot_budget;
+		int ok = w->decoding ? 0 : gaps_as_flags(w, n, width, &need) && need <= w->budget;
 		slot *flag = &w->m->gaps.flags[list][rot];
 		uint32_t p = (flag->prob ^ 0x8000u) >> 4;
 		by_slot = code_bit_at(w, ok, p < 1 ? 1 : p > 4095 ? 4095 : p, 0);
@@ -730,8 +756,8 @@ static void walk_corrections(walker *w, unsigned list, unsigned rot, size_t per_
 			if (!w->decoding)
 				len = minimal_varint_at(w, w->pos, &gap);
 			uint64_t g = 0;
-			for (; g < GAP_FLAGS_MAX && w->knot_budget; g++) {
-				w->knot_budget--;
+			for (; g < GAP_FLAGS_MAX && w->budget; g++) {
+				w->budget--;
 				if (gap_flag(w, list, rot, (unsigned)((j + g) % per_point), w->decoding ? 0 : g == gap))
 					break;
 				gap_slots_passed(&w->m->gaps, 1, 0);
@@ -885,13 +911,13 @@ static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t si
 {
 	memset(w, 0, sizeof(*w));
 	w->version = version;
-	w->m = model_create(ctx, size);
+	w->m = model_create(ctx, size, version);
 	if (!w->m)
 		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
 	w->body = body;
 	w->size = size;
 	w->high = 0xFFFFFFFFu;
-	w->knot_budget = 4u * (uint64_t)size + 1024u;
+	w->budget = 8u * (uint64_t)size + 4096u; /* the corpus' bodies take 2.9 a byte on the whole, 5 at most */
 	return HKS_OK;
 }
 
