@@ -1667,6 +1667,18 @@ static int guess_knots(const uint8_t *g, unsigned t, unsigned *deg, unsigned *n1
 	return 0;
 }
 
+/* Whether some try among the first max_tries has degree deg: without one, no REFIT_INV entry can be
+ * made, and its tail need not be. */
+static int guess_has_degree(const uint8_t *g, unsigned deg, unsigned max_tries)
+{
+	const uint8_t *k;
+	unsigned d, n;
+	for (unsigned t = 0; t < max_tries && guess_knots(g, t, &d, &n, &k); t++)
+		if (d == deg)
+			return 1;
+	return 0;
+}
+
 static void knot_mult(const uint8_t *k, size_t n, int m[256])
 {
 	memset(m, 0, 256 * sizeof(int));
@@ -2773,7 +2785,9 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					 * once per prior. v11: degree 3 also tries the smooth prior, named by bit 7 of the try
 					 * byte (docs/RECORD.md "Version 11"). */
 					size_t k0 = (kind == 0) + 5u, nk = op->num_knots;
-					int tries = pr->inv_guess && k0 + nk <= plen && nk <= 1024;
+					unsigned max_tries = rec_version(pr->rec) >= 11 ? 128u : 256u; /* the try byte's range */
+					int tries = pr->inv_guess && k0 + nk <= plen && nk <= 1024 &&
+					            guess_has_degree(pr->inv_guess[idx], op->degree, max_tries);
 					unsigned priors = rec_version(pr->rec) >= 11 && op->degree == 3 ? 2u : 1u;
 					size_t tail_size = 0;
 					uint8_t tail_prior = 0;
@@ -2821,7 +2835,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						current += REFIT_INV_SLACK;
 					for (unsigned t = 0; r == HKS_OK && tries && tail_size && guess_knots(pr->inv_guess[idx], t, &gd, &gn, &gk);
 					     t++) {
-						if (gd != op->degree || t > (rec_version(pr->rec) >= 11 ? 127u : 255u))
+						if (gd != op->degree || t >= max_tries)
 							continue;
 						trial.size = 0;
 						uint8_t tb = (uint8_t)(t | tail_prior);
