@@ -796,7 +796,6 @@ static void walk_refit_inv(walker *w, unsigned part)
 {
 	field_byte(w, F_TRY);
 	walk_knot_edits(w, part);
-	uint64_t n;
 	unsigned head = (part == 0) + 2u;
 	int rot = w->version >= 11 && part == 1;
 	field_bytes(w, rot ? F_R_INV_HEAD : F_INV_HEAD, head);
@@ -812,28 +811,27 @@ static void walk_refit_inv(walker *w, unsigned part)
 	}
 	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
 	size_t width = part == 1 && slots ? hks_rotation_size(quant) : 0;
-	if (slots && w->version >= 11) { /* v11: the hidden points' list first (docs/RECORD.md "Point residuals") */
-		size_t per_point = 3;
+	if (slots) {
+		size_t per_point = 3; /* the slots a point gives (for the v11 gap contexts) */
 		if (part != 1) {
 			per_point = 0;
 			for (unsigned lane = 0; lane < (part == 3 ? 1u : 3u); lane++)
 				per_point += (flags & (0x01u << lane)) == 0 && (flags & (0x10u << lane)) != 0;
 			per_point = per_point ? per_point : 1;
 		}
-		walk_corrections(w, 0, (unsigned)rot, per_point, width, rot ? F_R_HIDDEN_COUNT : F_HIDDEN_COUNT,
-		                 rot ? F_R_HIDDEN_GAP : F_HIDDEN_GAP, rot ? F_R_HIDDEN_CODE : F_HIDDEN_CODE, F_HIDDEN_POINT);
+		if (w->version >= 11) /* v11: the hidden points' list first (docs/RECORD.md "Point residuals") */
+			walk_corrections(w, 0, (unsigned)rot, per_point, width, rot ? F_R_HIDDEN_COUNT : F_HIDDEN_COUNT,
+			                 rot ? F_R_HIDDEN_GAP : F_HIDDEN_GAP, rot ? F_R_HIDDEN_CODE : F_HIDDEN_CODE,
+			                 F_HIDDEN_POINT);
 		walk_corrections(w, 1, (unsigned)rot, per_point, width, rot ? F_R_CORR_COUNT : F_CORR_COUNT,
 		                 rot ? F_R_CORR_GAP : F_CORR_GAP, rot ? F_R_CORR_CODE : F_CORR_CODE, F_CORR_POINT);
 		return;
 	}
-	n = field_varint(w, rot ? F_R_CORR_COUNT : F_CORR_COUNT);
+	/* parts without slots: XOR runs (count, gap, length, the run's bytes) */
+	uint64_t n = field_varint(w, rot ? F_R_CORR_COUNT : F_CORR_COUNT);
 	for (uint64_t k = 0; k < n && !w->ended; k++) {
 		field_varint(w, rot ? F_R_CORR_GAP : F_CORR_GAP);
-		uint64_t v = field_varint(w, rot ? F_R_CORR_CODE : F_CORR_CODE);
-		if (slots)
-			field_bytes(w, F_CORR_POINT, v == 0 ? width : 0);
-		else
-			field_bytes(w, F_CORR_XOR, v);
+		field_bytes(w, F_CORR_XOR, field_varint(w, rot ? F_R_CORR_CODE : F_CORR_CODE));
 	}
 }
 
