@@ -189,6 +189,24 @@ static void recompress(const synth *s, int no_zlib, unsigned ladder, hks_cpu_mod
 	recompress_as(s, no_zlib, ladder, cpu, HKS_RECORD_VERSION, rec, size, rep);
 }
 
+/* A record of an older version this build still writes (9, 10), applied to the frames: it must give the data
+ * back exactly. The caller frees it (hks_buffer_free). */
+static uint8_t *recompress_old_applied(const synth *s, const hks_frames_in *in, int no_zlib, unsigned ladder,
+                                       hks_cpu_model cpu, unsigned version, size_t *size)
+{
+	uint8_t *rec = NULL;
+	hks_recompress_report rep;
+	recompress_as(s, no_zlib, ladder, cpu, version, &rec, size, &rep);
+	hks_packed_spline *out = NULL;
+	hks_record_apply_report ar;
+	hks_error err;
+	assert_int_equal(hks_recompress_apply(in, rec, *size, NULL, &out, &ar, &err), HKS_OK);
+	assert_true(same_data(out, &s->anim.spline));
+	assert_true(ar.data_matches);
+	hks_packed_spline_free(out);
+	return rec;
+}
+
 /* A stored-body record (flags 0) as version 8 wrote it deflated: "HKSR" 8 0x01 varint body size, raw deflate. */
 static void deflate_v8(const uint8_t *rec, size_t size, uint8_t **out, size_t *out_size)
 {
@@ -260,14 +278,8 @@ static void test_exact_round_trip(void **state)
 		 * written by this build as version 9 did, still apply exactly; and version 8 had version 9's body,
 		 * deflated or stored: a stored v9 body relabelled 8 is a v8 record, and a v8 record with the body
 		 * deflated still applies (docs/RECORD.md "Version 9") */
-		uint8_t *v9 = NULL;
 		size_t v9_size = 0;
-		hks_recompress_report rep9;
-		recompress_as(&s, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 9, &v9, &v9_size, &rep9);
-		assert_int_equal(hks_recompress_apply(&d.in, v9, v9_size, NULL, &out, &ar, &err), HKS_OK);
-		assert_true(same_data(out, &s.anim.spline));
-		assert_true(ar.data_matches);
-		hks_packed_spline_free(out);
+		uint8_t *v9 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 9, &v9_size);
 		v9[4] = 8;
 		if (v & 1) {
 			assert_int_equal(hks_recompress_apply(&d.in, v9, v9_size, NULL, &out, &ar, &err), HKS_OK);
@@ -290,14 +302,8 @@ static void test_exact_round_trip(void **state)
 		}
 		hks_buffer_free(NULL, v9, v9_size);
 		/* version 10 (one correction list, every entry on the polyline prior) is still written and applied */
-		uint8_t *v10 = NULL;
 		size_t v10_size = 0;
-		hks_recompress_report rep10;
-		recompress_as(&s, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 10, &v10, &v10_size, &rep10);
-		assert_int_equal(hks_recompress_apply(&d.in, v10, v10_size, NULL, &out, &ar, &err), HKS_OK);
-		assert_true(same_data(out, &s.anim.spline));
-		assert_true(ar.data_matches);
-		hks_packed_spline_free(out);
+		uint8_t *v10 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 10, &v10_size);
 		hks_buffer_free(NULL, v10, v10_size);
 		/* version 11 entries: REFIT_INV entries that name the smooth prior (bit 7 of the try byte) */
 		{
