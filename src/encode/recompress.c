@@ -524,7 +524,9 @@ static uint32_t slot_value(const point_layout *L, const uint8_t *canon, size_t s
 	return L->width == 2 ? hks_le16(b) : b[0];
 }
 
-static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
+/* (a right shift of a negative value is implementation-defined in C11: the sign is asked for instead) */
+static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (d < 0 ? UINT64_MAX : 0u); }
+static int64_t unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1u); }
 
 /* Residuals of orig against refit over the control section: per list (v11: the hidden points' slots, then
  * the others'; before: one list of every slot) varint n; per item varint gap (the list's slots since the
@@ -618,7 +620,7 @@ static hks_result points_apply_list(hks_cursor *c, const point_layout *L, unsign
 			next = j + 3;
 			continue;
 		}
-		int64_t d = (int64_t)(code >> 1) ^ -(int64_t)(code & 1);
+		int64_t d = unzigzag(code);
 		if (code > 0x3FFFFu) /* |d| fits 17 bits: every slot is at most 16 bits */
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual %llu out of range",
 			                (unsigned long long)code);
@@ -1710,7 +1712,7 @@ static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t n
 			continue;
 		int64_t d = mt[f] - mb[f];
 		HKS_TRY(hks_rec_put_varint(out, f - next));
-		HKS_TRY(hks_rec_put_varint(out, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63)));
+		HKS_TRY(hks_rec_put_varint(out, zigzag(d)));
 		next = f + 1;
 	}
 	return HKS_OK;
@@ -1738,7 +1740,7 @@ static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, 
 		uint64_t gap = 0, z = 0;
 		HKS_TRY(hks_rec_get_varint(c, &gap, "knot edit gap"));
 		HKS_TRY(hks_rec_get_varint(c, &z, "knot edit"));
-		int64_t d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		int64_t d = unzigzag(z);
 		if (gap > range || next + gap > range || d < -255 || d > 255 || m[next + gap] + d < 0 || d == 0)
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "knot edit %u is impossible", i);
 		m[next + gap] += (int)d;
@@ -1979,7 +1981,7 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 					r = hks_rec_get_varint(&c, &z1, "bound offset");
 				if (r != HKS_OK)
 					break;
-				int64_t d0 = (int64_t)(z0 >> 1) ^ -(int64_t)(z0 & 1), d1 = (int64_t)(z1 >> 1) ^ -(int64_t)(z1 & 1);
+				int64_t d0 = unzigzag(z0), d1 = unzigzag(z1);
 				np.min[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.min[l]) + d0));
 				np.max[l] = hks_f32_from_bits((uint32_t)((int64_t)hks_f32_bits(np.max[l]) + d1));
 			}
@@ -2663,9 +2665,9 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 								continue;
 							int64_t d0 = (int64_t)hks_f32_bits(op->min[l]) - (int64_t)hks_f32_bits(np.min[l]);
 							int64_t d1 = (int64_t)hks_f32_bits(op->max[l]) - (int64_t)hks_f32_bits(np.max[l]);
-							r = hks_rec_put_varint(&best, ((uint64_t)d0 << 1) ^ (uint64_t)(d0 >> 63));
+							r = hks_rec_put_varint(&best, zigzag(d0));
 							if (r == HKS_OK)
-								r = hks_rec_put_varint(&best, ((uint64_t)d1 << 1) ^ (uint64_t)(d1 >> 63));
+								r = hks_rec_put_varint(&best, zigzag(d1));
 							np.min[l] = op->min[l];
 							np.max[l] = op->max[l];
 						}
