@@ -375,7 +375,10 @@ HKS_INLINE void eval_frames_deg(unsigned p, unsigned lanes, const uint8_t *U, co
 		float N4[4][4];
 		basis4(p, spans, L0 + i, Uf, N4);
 		for (unsigned f = 0; f < 4; f++) {
-			float N[4] = {N4[0][f], N4[1][f], N4[2][f], N4[3][f]};
+			float N[4] = {0}; /* only N[0..p] are made and used */
+			HKS_UNROLL
+			for (unsigned j = 0; j <= p; j++)
+				N[j] = N4[j][f];
 			float v[4];
 			combine(p, N, cp + (size_t)(spans[f] - p) * lanes, lanes, v);
 			float *o = out + (i + f) * stride;
@@ -654,7 +657,10 @@ HKS_INLINE void eval_fast_deg(unsigned p, unsigned lanes, int wide, const uint8_
 			for (unsigned j = 0; j <= p; j++)
 				_mm_storeu_ps(N4[j], N[j]);
 			for (unsigned f = 0; f < 4; f++) {
-				float Nf[4] = {N4[0][f], N4[1][f], N4[2][f], N4[3][f]};
+				float Nf[4] = {0}; /* only Nf[0..p] are made and used */
+				HKS_UNROLL
+				for (unsigned j = 0; j <= p; j++)
+					Nf[j] = N4[j][f];
 				float v[4];
 				combine(p, Nf, cp + (size_t)(spans[f] - p) * lanes, lanes, v);
 				HKS_UNROLL
