@@ -34,16 +34,21 @@ int hks_rec_num_units(uint32_t num_blocks, uint32_t T, uint32_t F, uint64_t *out
 
 /* ---- varints ------------------------------------------------------------- */
 
-hks_result hks_rec_put_varint(hks_bytebuf *b, uint64_t v)
+size_t hks_rec_varint_bytes(uint8_t *out, uint64_t v)
 {
-	uint8_t tmp[10];
 	size_t n = 0;
 	do {
 		uint8_t byte = (uint8_t)(v & 0x7F);
 		v >>= 7;
-		tmp[n++] = (uint8_t)(byte | (v ? 0x80 : 0));
+		out[n++] = (uint8_t)(byte | (v ? 0x80 : 0));
 	} while (v);
-	return hks_bytebuf_append(b, tmp, n);
+	return n;
+}
+
+hks_result hks_rec_put_varint(hks_bytebuf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	return hks_bytebuf_append(b, tmp, hks_rec_varint_bytes(tmp, v));
 }
 
 hks_result hks_rec_get_varint(hks_cursor *c, uint64_t *v, const char *what)

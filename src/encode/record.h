@@ -60,7 +60,9 @@ typedef struct hks_rec_anim {
 	const uint8_t *data;
 } hks_rec_anim;
 
-/* LEB128 unsigned varints (docs/RECORD.md). */
+/* LEB128 unsigned varints (docs/RECORD.md). hks_rec_varint_bytes writes v's bytes (at most 10) to out and
+ * returns how many. */
+size_t hks_rec_varint_bytes(uint8_t *out, uint64_t v);
 hks_result hks_rec_put_varint(hks_bytebuf *b, uint64_t v);
 hks_result hks_rec_get_varint(hks_cursor *c, uint64_t *v, const char *what);
 /* A varint that must be <= max. */

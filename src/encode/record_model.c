@@ -533,17 +533,6 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 	return v;
 }
 
-static size_t put_varint_at(uint8_t *b, uint64_t v)
-{
-	size_t n = 0;
-	do {
-		b[n] = (uint8_t)(v & 127u) | (v > 127u ? 128u : 0u);
-		v >>= 7;
-		n++;
-	} while (v);
-	return n;
-}
-
 /* The decisions knot_symbol takes for a symbol */
 static unsigned knot_decisions(unsigned symbol)
 {
@@ -560,13 +549,13 @@ static size_t knot_edits_bytes(const unsigned *symbol, unsigned range, uint8_t *
 	unsigned n = 0;
 	for (unsigned f = 0; f <= range; f++)
 		n += symbol[f] != 0;
-	size_t len = put_varint_at(out, n);
+	size_t len = hks_rec_varint_bytes(out, n);
 	unsigned next = 0;
 	for (unsigned f = 0; f <= range; f++) {
 		if (!symbol[f])
 			continue;
-		len += put_varint_at(out + len, f - next);
-		len += put_varint_at(out + len, symbol[f]);
+		len += hks_rec_varint_bytes(out + len, f - next);
+		len += hks_rec_varint_bytes(out + len, symbol[f]);
 		next = f + 1;
 	}
 	return len;
@@ -674,7 +663,7 @@ static size_t minimal_varint_at(const walker *w, size_t at, uint64_t *v)
 		*v |= (uint64_t)(w->body[at + n] & 127u) << shift;
 		shift += 7;
 	} while (w->body[at + n++] & 128u);
-	return put_varint_at(tmp, *v) == n ? n : 0;
+	return hks_rec_varint_bytes(tmp, *v) == n ? n : 0;
 }
 
 /* Encoding: whether the list of n items at the body's position can have its gaps coded slot by slot (each a
@@ -764,7 +753,7 @@ static void walk_corrections(walker *w, unsigned list, unsigned rot, size_t per_
 			}
 			if (w->decoding) {
 				uint8_t tmp[10];
-				size_t n2 = put_varint_at(tmp, g);
+				size_t n2 = hks_rec_varint_bytes(tmp, g);
 				for (size_t i = 0; i < n2 && !w->ended; i++) {
 					if (w->pos >= w->size)
 						w->ended = 1;
