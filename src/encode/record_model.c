@@ -69,6 +69,17 @@ static int32_t shift_down(int32_t x, unsigned k)
 	return (int32_t)((((uint32_t)x + (1u << 30)) >> k) - ((1u << 30) >> k));
 }
 
+/* A mixer's output: its weights' dot product with the inputs (weights to 8 fraction bits first, see below), in
+ * stretch units, clamped to +-2047. */
+static int32_t mixer_dot(const int32_t *w, const int32_t *input)
+{
+	int32_t d = 0;
+	for (unsigned i = 0; i < MIXER_INPUTS; i++)
+		d += shift_down(w[i], 8) * input[i];
+	d = shift_down(d, 8);
+	return d > 2047 ? 2047 : d < -2047 ? -2047 : d;
+}
+
 /* Weights stay within +-128 (16.16). The dot product takes them to 8 fraction bits first, so every term
  * (below 2^15 · 2^11) and the sum of eight fit 32 bits, and the loops vectorize. */
 #define WEIGHT_LIMIT (1 << 23)
@@ -79,6 +90,13 @@ typedef struct slot {
 	uint16_t prob; /* stored XOR 0x8000, so that zeroed memory is P = 1/2 */
 	uint16_t seen;
 } slot;
+
+/* A slot's P(1) in 1/4096, within 1..4095, for a bit coded on the slot alone */
+static uint32_t slot_p12(const slot *s)
+{
+	uint32_t p = (s->prob ^ 0x8000u) >> 4;
+	return p < 1 ? 1 : p > 4095 ? 4095 : p;
+}
 
 /* v11: the knot edits coded as one symbol per frame (docs/RECORD.md "Body coding"): the zigzag of the
  * multiplicity difference, 0 at most frames. A binary tree over the symbols in the order of their frequency
@@ -255,16 +273,8 @@ static int model_predict(model *m)
 		m->input[t] = m->stretch[(m->current[t]->prob ^ 0x8000u) >> 4];
 	}
 	m->input[MODELS] = 77; /* a bias input: 0.3 in stretch units */
-	const int32_t *w0 = m->weight[0][m->partial], *w1 = m->weight[1][c1];
-	int32_t d0 = 0, d1 = 0;
-	for (unsigned i = 0; i < MIXER_INPUTS; i++) {
-		d0 += shift_down(w0[i], 8) * m->input[i];
-		d1 += shift_down(w1[i], 8) * m->input[i];
-	}
-	for (unsigned k = 0; k < 2; k++) {
-		int32_t d = shift_down(k ? d1 : d0, 8);
-		m->dot[k] = d > 2047 ? 2047 : d < -2047 ? -2047 : d;
-	}
+	m->dot[0] = mixer_dot(m->weight[0][m->partial], m->input);
+	m->dot[1] = mixer_dot(m->weight[1][c1], m->input);
 	return m->squashed[(m->dot[0] + m->dot[1]) / 2 + 2047];
 }
 
@@ -491,16 +501,8 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 		for (unsigned i = 0; i < 6; i++)
 			in[i] = m->stretch[(inputs[i][step].prob ^ 0x8000u) >> 4];
 		in[6] = 77; /* bias */
-		int32_t dot = 0, dot2 = 0;
 		int32_t *w2 = k->weight_by_last[h[0]][step];
-		for (unsigned i = 0; i < MIXER_INPUTS; i++) {
-			dot += shift_down(weights[step][i], 8) * in[i];
-			dot2 += shift_down(w2[i], 8) * in[i];
-		}
-		dot = shift_down(dot, 8);
-		dot = dot > 2047 ? 2047 : dot < -2047 ? -2047 : dot;
-		dot2 = shift_down(dot2, 8);
-		dot2 = dot2 > 2047 ? 2047 : dot2 < -2047 ? -2047 : dot2;
+		int32_t dot = mixer_dot(weights[step], in), dot2 = mixer_dot(w2, in);
 		int p = m->squashed[(dot + dot2) / 2 + 2047]; /* the mean of the two mixers, as in model_predict */
 		int bit = code_bit_at(w, symbol == knot_order[step], (uint32_t)p, 0);
 		mixer_train(weights[step], in, (bit << 12) - m->squashed[dot + 2047]);
@@ -618,8 +620,7 @@ static void walk_knot_edits(walker *w, unsigned part)
 			dense = need <= w->budget;
 		}
 		slot *flag = &w->m->knots.dense;
-		uint32_t p = (flag->prob ^ 0x8000u) >> 4;
-		dense = code_bit_at(w, dense, p < 1 ? 1 : p > 4095 ? 4095 : p, 0);
+		dense = code_bit_at(w, dense, slot_p12(flag), 0);
 		slot_learn(w->m, flag, dense);
 		if (dense) {
 			knot_entry_start(&w->m->knots, part);
@@ -698,11 +699,7 @@ static int gap_flag(walker *w, unsigned list, unsigned rot, unsigned component, 
 	for (unsigned i = 0; i < 3; i++)
 		in[i] = m->stretch[(inputs[i]->prob ^ 0x8000u) >> 4];
 	in[3] = 77; /* bias */
-	int32_t dot = 0;
-	for (unsigned i = 0; i < MIXER_INPUTS; i++)
-		dot += shift_down(weight[i], 8) * in[i];
-	dot = shift_down(dot, 8);
-	dot = dot > 2047 ? 2047 : dot < -2047 ? -2047 : dot;
+	int32_t dot = mixer_dot(weight, in);
 	int p = m->squashed[dot + 2047];
 	bit = code_bit_at(w, bit, (uint32_t)p, 0);
 	mixer_train(weight, in, (bit << 12) - p);
@@ -731,8 +728,7 @@ static void walk_corrections(walker *w, unsigned list, unsigned rot, size_t per_
 		uint64_t need = 0;
 		int ok = w->decoding ? 0 : gaps_as_flags(w, n, width, &need) && need <= w->budget;
 		slot *flag = &w->m->gaps.flags[list][rot];
-		uint32_t p = (flag->prob ^ 0x8000u) >> 4;
-		by_slot = code_bit_at(w, ok, p < 1 ? 1 : p > 4095 ? 4095 : p, 0);
+		by_slot = code_bit_at(w, ok, slot_p12(flag), 0);
 		slot_learn(w->m, flag, by_slot);
 		w->m->gaps.history = 0;
 		w->m->gaps.distance = 15;
