@@ -709,6 +709,13 @@ static void test_cli_binder(void **state)
 	snprintf(cmd, sizeof(cmd), "'%s' encode '%s/x.glb' --like '%s:%s' -o '%s/y.hkx' --into '%s/b.anibnd.dcx' --name '%s'",
 	         cli, dir, binder, member, dir, dir, member);
 	assert_int_equal(run(cmd), 0);
+	/* --into replacing an existing member without --like: that member is the original (it asked
+	 * for --skeleton, and with --skeleton took another file as donor) */
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' encode '%s/x.glb' -o '%s/w.hkx' --into '%s/b.anibnd.dcx' --name '%s' 2> '%s/w.err' && "
+	         "grep -q 'the member --into replaces' '%s/w.err' && ! grep -q donor '%s/w.err'",
+	         cli, dir, dir, dir, member, dir, dir, dir);
+	assert_int_equal(run(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "'%s' encode '%s/x.glb' --skeleton '%s' --game sekiro -o '%s/z.hkx' --into '%s/b.anibnd.dcx' "
 	         "--name a999_000001.hkx", cli, dir, binder, dir, dir);
 	assert_int_equal(run(cmd), 0);

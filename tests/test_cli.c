@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static char tmp_root[64];
 static char cli[1024];
@@ -651,13 +652,13 @@ static void test_recompress_binder_member(void **state)
 	assert_memory_equal(got, sample, size);
 	free(got);
 	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s:missing.hkx' 2>&1", cli, path_in("rcm/c.anibnd"));
-	assert_int_equal(run(cmd, &out), 2);
+	assert_int_equal(run(cmd, &out), 1); /* a failed input (docs/CLI.md "Exit statuses") */
 	assert_non_null(strstr(out, "has no member 'missing.hkx'"));
 	free(out);
 	/* a path with a ':' that names no binder keeps its own error (a missing C:\x.hkx said "C: No such
 	 * file") */
 	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' 2>&1", cli, path_in("rcm/C:nope.hkx"));
-	assert_int_equal(run(cmd, &out), 2);
+	assert_int_equal(run(cmd, &out), 1);
 	assert_non_null(strstr(out, "C:nope.hkx"));
 	free(out);
 	free(sample);
@@ -767,6 +768,72 @@ static void test_encode_json_donor(void **state)
 
 /* Neither --like, a usable source, --skeleton nor --into: exit 2, the three ways named,
  * nothing written. */
+/* docs/CLI.md "Exit statuses": an input that cannot be read, parsed or used is status 1 for every
+ * command (decode, error, encode, repack, recompress, stats and bench said 2 where info and check
+ * said 1); usage errors stay 2. A file without a spline animation is refused by recompress -o /
+ * --record (it wrote a 6-byte record and said nothing) and named as such by decode to glTF (it
+ * said "no skeleton"). --compendium=P and the other path options take the '=' form. */
+static void test_exit_statuses(void **state)
+{
+	(void)state;
+	char cmd[8192], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/xs' && head -c 100 /dev/zero > '%s'", tmp_root, path_in("xs/junk.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	static const char *const forms[] = {
+	    "info %s",          "check %s",         "stats %s",         "decode %s -o %s.json", "decode %s -o %s.glb",
+	    "repack %s -o %s.hkx", "recompress %s",  "error %s %s",      "encode %s -o %s.hkx",  "bench decode %s"};
+	static const char *const inputs[] = {"xs/junk.hkx", "xs/missing.hkx"};
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
+		for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+			char in[2048], args[4096];
+			snprintf(in, sizeof(in), "'%s'", path_in(inputs[i]));
+			snprintf(args, sizeof(args), forms[f], in, in);
+			snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
+			int st = run(cmd, &out);
+			if (st != 1)
+				fail_msg("%s: status %d, not 1\n%s", cmd, st, out);
+			free(out);
+		}
+	/* encode --like a file that does not load: 1 */
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' -o '%s' && '%s' encode '%s' --like '%s' -o '%s' 2>&1", cli,
+	         path_in("tree/sub/sample.hkx"), path_in("xs/s.json"), cli, path_in("xs/s.json"), path_in("xs/junk.hkx"),
+	         path_in("xs/o.hkx"));
+	assert_int_equal(run(cmd, &out), 1);
+	free(out);
+	/* usage errors stay 2 */
+	snprintf(cmd, sizeof(cmd), "'%s' decode --bogus '%s' -o x.json 2>&1", cli, path_in("tree/sub/sample.hkx"));
+	assert_int_equal(run(cmd, &out), 2);
+	free(out);
+	/* the '=' form of the path options */
+	snprintf(cmd, sizeof(cmd), "'%s' decode --skeleton='%s' --compendium='%s' '%s' -o - 2>&1", cli,
+	         path_in("tree/Skeleton.HKX"), path_in("tree"), path_in("tree/sub/sample.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "Skeleton.HKX"));
+	free(out);
+	/* a skeleton-only file: recompress writes nothing, decode to glTF names the missing animation */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' --record '%s' -o '%s' 2>&1", cli, path_in("tree/Skeleton.HKX"),
+	         path_in("xs/s.rec"), path_in("xs/s.hkx"));
+	assert_int_equal(run(cmd, &out), 1);
+	assert_non_null(strstr(out, "has no spline animation to re-compress"));
+	free(out);
+	assert_int_equal(access(path_in("xs/s.rec"), F_OK), -1);
+	assert_int_equal(access(path_in("xs/s.hkx"), F_OK), -1);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' -o '%s' 2>&1", cli, path_in("tree/Skeleton.HKX"), path_in("xs/s.glb"));
+	assert_int_equal(run(cmd, &out), 1);
+	assert_non_null(strstr(out, "has no animation to export"));
+	free(out);
+	/* bench names a file that fails to load once */
+	snprintf(cmd, sizeof(cmd), "'%s' bench decode '%s' 2>&1", cli, path_in("xs/junk.hkx"));
+	assert_int_equal(run(cmd, &out), 1);
+	const char *first = strstr(out, "junk.hkx");
+	assert_non_null(first);
+	const char *line_end = strchr(first, '\n');
+	const char *second = strstr(first + 1, "junk.hkx");
+	assert_true(!second || (line_end && second > line_end));
+	free(out);
+}
+
 static void test_encode_json_no_container(void **state)
 {
 	(void)state;
@@ -800,6 +867,7 @@ int main(void)
 	    cmocka_unit_test(test_recompress_binder_member),
 	    cmocka_unit_test(test_encode_json_donor),
 	    cmocka_unit_test(test_encode_json_no_container),
+	    cmocka_unit_test(test_exit_statuses),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -54,16 +54,21 @@ bool cli_member_bytes(const hks_bnd4_entry *e, const uint8_t *data, size_t size,
                       uint8_t **packed, size_t *packed_size);
 /* A loader that searches the `num_compendiums` compendium locations (--compendium)
  * and holds every unit of the `num_paths` PATHs; NULL after printing the first
- * error (a PATH that cannot be read is one). Keep both arrays alive until the
- * loader is freed. */
+ * error (a PATH that cannot be read is one), with the exit status it calls for in
+ * *status when `status` is not NULL (cli_input_status). Keep both arrays alive until
+ * the loader is freed. */
 hks_loader *cli_loader_open(const char *const *compendiums, size_t num_compendiums, const char *const *paths,
-                            size_t num_paths);
+                            size_t num_paths, int *status);
 /*
  * Add IN to the loader and find its unit: IN itself when it holds one Havok
  * file, or BINDER:MEMBER (member by full name or base name, case-insensitive).
- * Returns 0 and *unit, or 2 after printing why ("hkspline CMD: ...").
+ * Returns 0 and *unit, or cli_input_status's status after printing why ("hkspline CMD: ...").
  */
 int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *unit);
+/* The exit status of an input that failed with `r` (docs/CLI.md "Exit statuses"): 1 when the input
+ * could not be read, parsed or resolved (a missing file or member, a damaged file, a compendium not
+ * found), 2 for a usage error (an ambiguous member name), no memory or an internal failure. */
+int cli_input_status(hks_result r);
 /* The one-line error summary `encode` prints per animation: the packed result
  * walked and sampled at every frame against the frames it was encoded from
  * (hks_compare_summary_line, docs/METRICS.md §5). */

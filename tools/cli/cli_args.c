@@ -99,5 +99,5 @@ void cli_unit_args_free(cli_unit_args *a)
 
 hks_loader *cli_unit_loader(const cli_unit_args *a)
 {
-	return cli_loader_open(a->compendiums, a->num_compendiums, NULL, 0);
+	return cli_loader_open(a->compendiums, a->num_compendiums, NULL, 0, NULL);
 }

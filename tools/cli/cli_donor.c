@@ -29,7 +29,7 @@ int cli_load_skeleton(const hks_load_options *lo, const char *path, hks_loader *
 		fprintf(stderr, "hkspline %s: %s\n", cmd, err.message);
 	else
 		cli_print_error(&err);
-	return 2;
+	return cli_input_status(r);
 }
 
 const hks_binding *cli_binding_for(const hks_file *f, uint32_t anim) { return hks_file_binding_for(f, anim); }

@@ -21,7 +21,7 @@ const hks_skeleton *cli_pick_skeleton(const hks_file *own, const hks_file *ext, 
 
 /* The skeleton file of `path`: the file itself, BINDER:MEMBER, or the first unit of
  * a binder / folder that holds an hkaSkeleton (units named like "skel" first).
- * Returns 0 with *loader and *out set (free both), or 2 after printing why
+ * Returns 0 with *loader and *out set (free both), or cli_input_status's status after printing why
  * ("hkspline CMD: ..."). */
 int cli_load_skeleton(const hks_load_options *lo, const char *path, hks_loader **loader, hks_loaded **out,
                       const char *cmd);

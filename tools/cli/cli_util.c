@@ -168,19 +168,24 @@ bool cli_member_bytes(const hks_bnd4_entry *e, const uint8_t *data, size_t size,
 /* ---- loaders ---- */
 
 hks_loader *cli_loader_open(const char *const *compendiums, size_t num_compendiums, const char *const *paths,
-                            size_t num_paths)
+                            size_t num_paths, int *status)
 {
 	const hks_load_options lo = {.compendium_paths = compendiums, .num_compendium_paths = num_compendiums};
 	hks_loader *loader = NULL;
 	hks_error err;
-	if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+	hks_result r = hks_loader_create(&lo, &loader, &err);
+	if (r != HKS_OK) {
 		cli_print_error(&err);
+		if (status)
+			*status = 2;
 		return NULL;
 	}
 	for (size_t i = 0; i < num_paths; i++)
-		if (hks_loader_add_path(loader, paths[i], &err) != HKS_OK) {
+		if ((r = hks_loader_add_path(loader, paths[i], &err)) != HKS_OK) {
 			cli_print_error(&err);
 			hks_loader_free(loader);
+			if (status)
+				*status = cli_input_status(r);
 			return NULL;
 		}
 	return loader;
@@ -199,7 +204,12 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
 		fprintf(stderr, "hkspline %s: %s\n", cmd, err.message);
 	else
 		cli_print_error(&err);
-	return 2;
+	return cli_input_status(r);
+}
+
+int cli_input_status(hks_result r)
+{
+	return r == HKS_E_ARGUMENT || r == HKS_E_NOMEM || r == HKS_E_INTERNAL ? 2 : 1;
 }
 
 void cli_write_quoted(FILE *out, const char *s, char quote)

@@ -150,7 +150,10 @@ static void unit_error(bench_unit *u, const char *path, const hks_error *err)
 {
 	char buf[1024];
 	hks_error_format(err, buf, sizeof(buf));
-	unit_printf(u, "E hkspline bench: %s: %s\n", path, buf);
+	if (err->file[0]) /* the message names the file already */
+		unit_printf(u, "E hkspline bench: %s\n", buf);
+	else
+		unit_printf(u, "E hkspline bench: %s: %s\n", path, buf);
 }
 
 /*
@@ -417,7 +420,7 @@ static int bench_decode(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
-	hks_loader *loader = cli_loader_open(comps, ncomps, paths, npaths);
+	hks_loader *loader = cli_loader_open(comps, ncomps, paths, npaths, &status);
 	if (!loader)
 		goto done;
 	size_t nunits = hks_loader_count(loader);
@@ -530,7 +533,7 @@ static int bench_decode(int argc, char **argv)
 	if (tot.load_failures || tot.decode_failures)
 		fprintf(stderr, "hkspline bench: %zu files failed to load, %llu animation decodes failed\n", tot.load_failures,
 		        (unsigned long long)tot.decode_failures);
-	status = tot.decode_failures ? 1 : 0;
+	status = tot.load_failures || tot.decode_failures ? 1 : 0;
 	for (size_t t = 0; t < job.threads; t++)
 		free(job.buf[t]);
 	free(job.buf);

@@ -221,7 +221,7 @@ int cmd_bench_encode(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
-	loader = cli_loader_open(comps, ncomps, paths, npaths);
+	loader = cli_loader_open(comps, ncomps, paths, npaths, &status);
 	if (!loader)
 		goto done;
 	hks_error err;

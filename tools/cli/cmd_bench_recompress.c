@@ -62,7 +62,7 @@ int cmd_bench_recompress(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
-	loader = cli_loader_open(comps, ncomps, paths, npaths);
+	loader = cli_loader_open(comps, ncomps, paths, npaths, &status);
 	if (!loader)
 		goto done;
 	uint64_t animations = 0, track_samples = 0, failures = 0;

@@ -348,15 +348,18 @@ int cmd_decode(int argc, char **argv)
 	}
 	if ((rc = cli_open_unit(loader, in, "decode", &unit)) != 0)
 		goto done;
-	rc = 2;
-	if (hks_loader_load(loader, unit, &src) != HKS_OK || !src) {
+	hks_result lr = hks_loader_load(loader, unit, &src);
+	if (lr != HKS_OK || !src) {
 		fprintf(stderr, "hkspline decode: cannot load %s\n", in);
+		rc = cli_input_status(lr);
 		goto done;
 	}
 	if (src->status != HKS_OK) {
 		cli_print_error(&src->error);
+		rc = cli_input_status(src->status); /* a damaged file, a compendium not found: 1 */
 		goto done;
 	}
+	rc = 2;
 	/* the skeleton: --skeleton, else the one the loader finds beside the file */
 	const char *skeleton_path = NULL;
 	if (skeleton) {
@@ -365,11 +368,14 @@ int cmd_decode(int argc, char **argv)
 			cli_print_error(&err);
 			goto done;
 		}
-		if (cli_open_unit(skel_loader, skeleton, "decode", &su) != 0)
+		if ((rc = cli_open_unit(skel_loader, skeleton, "decode", &su)) != 0)
 			goto done;
-		if (hks_loader_load(skel_loader, su, &skel) != HKS_OK || !skel || skel->status != HKS_OK) {
+		rc = 2;
+		lr = hks_loader_load(skel_loader, su, &skel);
+		if (lr != HKS_OK || !skel || skel->status != HKS_OK) {
 			if (skel)
 				cli_print_error(&skel->error);
+			rc = cli_input_status(lr != HKS_OK || !skel ? lr : skel->status);
 			goto done;
 		}
 	} else if (src->file->num_skeletons == 0 && hks_loader_find_skeleton(loader, unit, &skel) != HKS_OK) {

@@ -216,23 +216,24 @@ static int open_original(const hks_load_options *lo, const char *path, const jso
 		cli_print_error(&err);
 		return 2;
 	}
-	if (cli_open_unit(c->loader, path, "encode", &unit) != 0)
-		return 2;
+	int rc = cli_open_unit(c->loader, path, "encode", &unit);
+	if (rc != 0)
+		return rc;
 	c->unit = unit;
 	hks_result r = hks_loader_load(c->loader, unit, &c->ld);
 	if (r != HKS_OK || !c->ld) {
 		fprintf(stderr, "hkspline encode: %s: %s\n", path, hks_result_name(r));
-		return 2;
+		return cli_input_status(r);
 	}
 	if (c->ld->status != HKS_OK) {
 		cli_print_error(&c->ld->error);
-		return 2;
+		return cli_input_status(c->ld->status); /* a damaged file, a compendium not found: 1 */
 	}
 	const hks_file *file = c->ld->file;
 	uint32_t ai = (uint32_t)jf->index;
 	if (ai >= file->num_animations || file->animations[ai].kind != HKS_ANIMATION_SPLINE) {
 		fprintf(stderr, "hkspline encode: %s has no spline animation %u to replace\n", path, ai);
-		return 2;
+		return 1; /* the input does not fit: a failed input */
 	}
 	const hks_animation *oa = &file->animations[ai];
 	if ((uint32_t)oa->number_of_transform_tracks != jf->in.num_transform_tracks ||
@@ -240,7 +241,7 @@ static int open_original(const hks_load_options *lo, const char *path, const jso
 		fprintf(stderr, "hkspline encode: %s animation %u has %d transform and %d float tracks; the JSON has %u and %u\n",
 		        path, ai, (int)oa->number_of_transform_tracks, (int)oa->number_of_float_tracks,
 		        jf->in.num_transform_tracks, jf->in.num_float_tracks);
-		return 2;
+		return 1; /* the input does not fit: a failed input */
 	}
 	c->anim = ai;
 	return 0;
@@ -396,8 +397,10 @@ int cmd_encode(int argc, char **argv)
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");
 		goto done;
 	}
-	if (!load_json(in, want_index, &jf))
+	if (!load_json(in, want_index, &jf)) {
+		status = 1; /* the input could not be read or holds no such animation */
 		goto done;
+	}
 
 	/* the container: --like, else the JSON's source, else a donor (file comment) */
 	hks_error err;
@@ -406,8 +409,11 @@ int cmd_encode(int argc, char **argv)
 	lo.compendium_paths = opt.compendiums;
 	lo.num_compendium_paths = opt.num_compendiums;
 	if (opt.like) {
-		if (open_original(&lo, opt.like, &jf, &c) != 0)
+		int r = open_original(&lo, opt.like, &jf, &c);
+		if (r != 0) {
+			status = r;
 			goto done;
+		}
 	} else {
 		int from_source = 1;
 		if (jf.source_path) {

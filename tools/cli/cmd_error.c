@@ -602,6 +602,9 @@ int cmd_error(int argc, char **argv)
 			cli_print_error(&err);
 		else
 			fprintf(stderr, "hkspline error: %s\n", err.message);
+		/* an input that cannot be read or holds no such animation: 1; unknown names (give
+		 * --skeleton, docs/CLI.md): 2 */
+		rc = err.code == HKS_E_MISMATCH ? 2 : cli_input_status(err.code);
 		goto done;
 	}
 	if (csv) {

@@ -166,20 +166,26 @@ int cli_decode_gltf(int argc, char **argv)
 		cli_print_error(&err);
 		goto done;
 	}
-	if (cli_open_unit(loader, in, "decode", &unit) != 0)
+	if ((rc = cli_open_unit(loader, in, "decode", &unit)) != 0)
 		goto done;
-	if (hks_loader_load(loader, unit, &src) != HKS_OK || !src) {
+	hks_result lr = hks_loader_load(loader, unit, &src);
+	if (lr != HKS_OK || !src) {
 		fprintf(stderr, "hkspline decode: cannot load %s\n", in);
+		rc = cli_input_status(lr);
 		goto done;
 	}
 	if (src->status != HKS_OK) {
 		cli_print_error(&src->error);
+		rc = cli_input_status(src->status); /* a damaged file, a compendium not found: 1 */
 		goto done;
 	}
+	/* from here on an input that lacks what the export needs is a failed input (1) */
+	rc = 1;
 	const hks_file *f = src->file;
 	if (skeleton) {
-		if (cli_load_skeleton(&lo, skeleton, &skel_loader, &skel, "decode") != 0)
+		if ((rc = cli_load_skeleton(&lo, skeleton, &skel_loader, &skel, "decode")) != 0)
 			goto done;
+		rc = 1;
 	} else if (f->num_skeletons == 0) {
 		if (hks_loader_find_skeleton(loader, unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK) {
 			fprintf(stderr, "hkspline decode: glTF output needs a skeleton: none in %s or beside it; pass --skeleton\n",
@@ -189,6 +195,7 @@ int cli_decode_gltf(int argc, char **argv)
 	}
 	clips = calloc(f->num_animations + 1, sizeof(*clips));
 	ecs = calloc(f->num_animations + 1, sizeof(*ecs));
+	rc = 2;
 	if (!clips || !ecs)
 		goto done;
 	const hks_skeleton *sk = NULL;
@@ -227,12 +234,15 @@ int cli_decode_gltf(int argc, char **argv)
 		clip_name(src->path, a, f->num_animations, ec->name, sizeof(ec->name));
 		c->name = ec->name;
 	}
-	if (!sk) {
-		fprintf(stderr, "hkspline decode: no skeleton for %s\n", in);
-		goto done;
-	}
+	/* a skeleton-only file has no animation (and no bound skeleton): say the first */
 	if (nclips == 0) {
 		fprintf(stderr, "hkspline decode: %s has no animation to export\n", in);
+		rc = 1;
+		goto done;
+	}
+	if (!sk) {
+		fprintf(stderr, "hkspline decode: no skeleton for %s\n", in);
+		rc = 1;
 		goto done;
 	}
 	hks_gltf_write_options wo;
@@ -505,6 +515,23 @@ static void print_rest_report(const hks_gltf_animation *ga, const hks_skeleton *
 	fprintf(stderr, "%s\n", ga->num_rest_bones > 16 ? " ..." : "");
 }
 
+/* Whether SPEC (BINDER:MEMBER) names a member that loads and holds a spline animation; silent. */
+static bool member_has_spline(const hks_load_options *lo, const char *spec)
+{
+	hks_loader *loader = NULL;
+	hks_loaded *ld = NULL;
+	hks_error err;
+	size_t unit = 0;
+	bool yes = false;
+	if (hks_loader_create(lo, &loader, &err) == HKS_OK && hks_loader_open_unit(loader, spec, &unit, &err) == HKS_OK &&
+	    hks_loader_load(loader, unit, &ld) == HKS_OK && ld && ld->status == HKS_OK)
+		for (uint32_t a = 0; a < ld->file->num_animations && !yes; a++)
+			yes = ld->file->animations[a].kind == HKS_ANIMATION_SPLINE;
+	hks_loaded_free(ld);
+	hks_loader_free(loader);
+	return yes;
+}
+
 int cli_encode_gltf(int argc, char **argv)
 {
 	const char *in = NULL, *anim_sel = NULL;
@@ -516,6 +543,7 @@ int cli_encode_gltf(int argc, char **argv)
 	hks_track_params *pal = NULL, *fpal = NULL;
 	hks_loader *skel_loader = NULL, *like_loader = NULL;
 	hks_loaded *skel = NULL, *ld = NULL;
+	char *into_member = NULL; /* BINDER:NAME when --into replaces a member and --like is not given */
 	uint8_t *gltf = NULL;
 	size_t gltf_size = 0;
 	hks_gltf_animation *ga = NULL;
@@ -581,20 +609,36 @@ int cli_encode_gltf(int argc, char **argv)
 	size_t like_unit = 0;
 	hks_file *file = NULL;
 	uint32_t ai = 0;
+	if (!opt.like && opt.into && opt.name) {
+		/* replacing a member that exists: that member is the original, as if --like BINDER:NAME */
+		size_t n = strlen(opt.into) + strlen(opt.name) + 2;
+		into_member = malloc(n);
+		if (!into_member)
+			goto done;
+		snprintf(into_member, n, "%s:%s", opt.into, opt.name);
+		if (member_has_spline(&lo, into_member)) {
+			opt.like = into_member;
+			fprintf(stderr, "hkspline encode: --like %s (the member --into replaces)\n", into_member);
+		}
+	}
 	const char *container_name = opt.like;
 	if (opt.like) {
 		if (hks_loader_create(&lo, &like_loader, &err) != HKS_OK) {
 			cli_print_error(&err);
 			goto done;
 		}
-		if (cli_open_unit(like_loader, opt.like, "encode", &like_unit) != 0)
+		if ((rc = cli_open_unit(like_loader, opt.like, "encode", &like_unit)) != 0)
 			goto done;
-		if (hks_loader_load(like_loader, like_unit, &ld) != HKS_OK || !ld) {
+		rc = 2;
+		hks_result lr = hks_loader_load(like_loader, like_unit, &ld);
+		if (lr != HKS_OK || !ld) {
 			fprintf(stderr, "hkspline encode: cannot load %s\n", opt.like);
+			rc = cli_input_status(lr);
 			goto done;
 		}
 		if (ld->status != HKS_OK) {
 			cli_print_error(&ld->error);
+			rc = cli_input_status(ld->status); /* a damaged file, a compendium not found: 1 */
 			goto done;
 		}
 		file = ld->file;
@@ -609,8 +653,9 @@ int cli_encode_gltf(int argc, char **argv)
 		goto done;
 	}
 	if (opt.skeleton) {
-		if (cli_load_skeleton(&lo, opt.skeleton, &skel_loader, &skel, "encode") != 0)
+		if ((rc = cli_load_skeleton(&lo, opt.skeleton, &skel_loader, &skel, "encode")) != 0)
 			goto done;
+		rc = 2;
 	} else if (file->num_skeletons == 0 &&
 	           (hks_loader_find_skeleton(like_loader, like_unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK)) {
 		fprintf(stderr, "hkspline encode: no skeleton beside %s; pass --skeleton\n", opt.like);
@@ -941,6 +986,7 @@ done:
 	hks_loaded_free(ld);
 	hks_loaded_free(skel);
 	hks_loader_free(like_loader);
+	free(into_member);
 	hks_loader_free(skel_loader);
 	cli_encode_args_free(&opt);
 	return rc;

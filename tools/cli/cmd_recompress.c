@@ -431,19 +431,25 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		cli_print_error(&err);
 		return 2;
 	}
-	if (hks_loader_add_path(loader, in, &err) != HKS_OK) {
+	hks_result added = hks_loader_add_path(loader, in, &err);
+	if (added != HKS_OK) {
 		/* not a file or folder: BINDER:MEMBER, as decode and encode --like take it (docs/CLI.md),
 		 * when IN up to one of its ':' is a binder or DCX (a Windows path has a ':' too: a
 		 * missing C:\x.hkx keeps its own error) */
 		hks_loader_free(loader);
 		loader = NULL;
-		if (!names_a_member(in) || hks_loader_create(&lo, &loader, &err) != HKS_OK) {
+		if (!names_a_member(in)) {
+			cli_print_error(&err);
+			return cli_input_status(added); /* a missing or unreadable IN: 1 */
+		}
+		if (hks_loader_create(&lo, &loader, &err) != HKS_OK) {
 			cli_print_error(&err);
 			return 2;
 		}
-		if (cli_open_unit(loader, in, "recompress", &only) != 0) {
+		int opened = cli_open_unit(loader, in, "recompress", &only);
+		if (opened != 0) {
 			hks_loader_free(loader);
-			return 2;
+			return opened;
 		}
 	}
 	if (out_path && rec_path && same_file(out_path, rec_path)) {
@@ -544,6 +550,12 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		}
 		if (n.failed)
 			status = 1;
+		if ((out_path || rec_path) && n.animations == 0) {
+			/* a skeleton or compendium: no record or file to make (encode refuses it too) */
+			fprintf(stderr, "hkspline recompress: %s has no spline animation to re-compress; nothing written\n",
+			        ld->path);
+			status = 1;
+		}
 		{
 			size_t cap = strlen(ld->path) + 400;
 			char *line = (char *)malloc(cap);

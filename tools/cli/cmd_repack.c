@@ -215,7 +215,7 @@ int cmd_repack(int argc, char **argv)
 	}
 
 	hks_error err;
-	loader = cli_loader_open(compendiums, num_compendiums, &in, 1);
+	loader = cli_loader_open(compendiums, num_compendiums, &in, 1, &status);
 	if (!loader)
 		goto done;
 	if (open_binder(in, &raw, &raw_size, &plain, &plain_size, &info, &is_dcx, &bnd))

@@ -214,6 +214,8 @@ int cmd_stats(int argc, char **argv)
 	if (!units) {
 		if (!stopped)
 			fprintf(stderr, "hkspline stats: out of memory\n");
+		else
+			status = 1; /* a PATH that cannot be read is a failed input, as for info and check */
 		hks_loader_free(loader);
 		goto done;
 	}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "platform.h"
@@ -17,7 +18,7 @@ static const command commands[] = {
 	{"info", cmd_info, "describe containers, animations, bindings and skeletons"},
 	{"check", cmd_check, "verify every spline animation found under the given paths"},
 	{"decode", cmd_decode, "decode animations to frames (JSON, CSV, or glTF .glb/.gltf)"},
-	{"bench", cmd_bench, "decode and encode benchmarks (bench decode, bench encode)"},
+	{"bench", cmd_bench, "decode, encode and re-compression benchmarks (bench decode, bench encode, bench recompress)"},
 	{"repack", cmd_repack, "decode to the stored structure and write it back"},
 	{"encode", cmd_encode, "encode decoded frames (JSON) or a glTF animation into a Havok file"},
 	{"bnd", cmd_bnd, "list, extract, replace and pack BND4 / DCX binders"},
@@ -63,6 +64,44 @@ static void on_terminating_signal(int sig)
 	raise(sig);
 }
 
+/* `--compendium=P` is `--compendium P` (as `--oodle=P` is `--oodle P`, cli_oodle.c), and so for the
+ * other path options every command spells alike (docs/CLI.md "Options"). The commands parse the
+ * separate form only; the split argv lives until the process ends. */
+static const char *const path_options[] = {"--compendium", "--skeleton", "--like", "--into", "--name", "--record"};
+
+static bool split_path_options(int *argc, char ***argv)
+{
+	int extra = 0;
+	for (int i = 2; i < *argc; i++)
+		for (size_t k = 0; k < sizeof(path_options) / sizeof(path_options[0]); k++) {
+			size_t n = strlen(path_options[k]);
+			if (!strncmp((*argv)[i], path_options[k], n) && (*argv)[i][n] == '=')
+				extra++;
+		}
+	if (!extra)
+		return true;
+	char **out = (char **)calloc((size_t)*argc + (size_t)extra + 1, sizeof(char *));
+	if (!out)
+		return false;
+	int w = 0;
+	for (int i = 0; i < *argc; i++) {
+		char *a = (*argv)[i];
+		out[w++] = a;
+		for (size_t k = 0; i >= 2 && k < sizeof(path_options) / sizeof(path_options[0]); k++) {
+			size_t n = strlen(path_options[k]);
+			if (!strncmp(a, path_options[k], n) && a[n] == '=') {
+				a[n] = '\0'; /* argv's strings are writable (C11 5.1.2.2.1) */
+				out[w++] = a + n + 1;
+				break;
+			}
+		}
+	}
+	out[w] = NULL;
+	*argc = w;
+	*argv = out;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	hks_platform_init_process(&argc, &argv);
@@ -93,6 +132,10 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], commands[i].name)) {
 			if (cli_oodle_setup(&argc, argv) != 0)
 				return 2;
+			if (!split_path_options(&argc, &argv)) {
+				fprintf(stderr, "hkspline: out of memory\n");
+				return 2;
+			}
 			return finish_stdout(cli_oodle_finish(commands[i].run(argc - 1, argv + 1)));
 		}
 	fprintf(stderr, "hkspline: unknown command '%s'\n\n", argv[1]);
