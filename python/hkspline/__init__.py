@@ -67,6 +67,10 @@ class Error(Exception):
         buf = ctypes.create_string_buffer(2048)
         lib.hks_error_format(byref(record), buf, len(buf))
         text = buf.value.decode("utf-8", "replace") or self.message or self.name
+        if self.name == "compendium":
+            # the library names the CLI's option; here it is the compendium= argument
+            text = text.replace("--compendium", "compendium=")
+            self.message = self.message.replace("--compendium", "compendium=")
         super().__init__(f"{self.name}: {text}")
 
 

@@ -65,6 +65,8 @@ def test_missing_compendium(corpus, tmp_path):
     with pytest.raises(hkspline.Error) as e:
         hkspline.load(str(lone))
     assert e.value.code == hkspline.RESULT_CODES["compendium"]
+    # the advice names the Python argument, not the CLI's option
+    assert "compendium=" in str(e.value) and "--compendium" not in str(e.value)
     with pytest.raises(hkspline.Error) as e:
         hkspline.load(open(clip, "rb").read())
     assert e.value.name == "compendium"
