@@ -248,6 +248,8 @@ static void one_clip(const char *cli, const char *clip, const char *skeleton, co
 	if (rc_r == 0 && run_logged(cmd, log) == 0 && (lr = load_written(&lo_r, rhkx, game_dir)) &&
 	    lr->file->num_animations) {
 		c->record_written++;
+		/* the summary counts the parts written (it said "0 parts" when the record restored them all) */
+		assert_false(file_contains(log, "blocks; 0 parts"));
 		const hks_spline_header *ho = &orig->file->animations[0].spline, *hr = &lr->file->animations[0].spline;
 		size_t nf = (size_t)so->num_frames * T * 10;
 		if (!all_finite(fo, nf))

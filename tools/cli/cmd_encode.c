@@ -530,11 +530,29 @@ int cmd_encode(int argc, char **argv)
 		goto done;
 	uint64_t parts = st.parts[0] + st.parts[1] + st.parts[2] + st.parts[3];
 	uint64_t splines = st.spline_parts[0] + st.spline_parts[1] + st.spline_parts[2] + st.spline_parts[3];
+	uint64_t degree1 = st.degree1_parts;
+	uint64_t points = st.control_points[0] + st.control_points[1] + st.control_points[2] + st.control_points[3];
+	if (opt.record_path) {
+		/* a record restores parts without the encoder (no hks_encode_stats): count what was written
+		 * (it said "0 parts" for a fully restored clip) */
+		hks_stored_animation *written = NULL;
+		if (hks_stored_read(&file->animations[ai], NULL, &written, &err) == HKS_OK) {
+			hks_spline_stats ws;
+			hks_spline_stats_compute(written, &ws);
+			parts = splines = degree1 = points = 0;
+			for (int k = 0; k < 4; k++) {
+				parts += ws.spline_parts[k] + ws.static_parts[k] + ws.absent_parts[k];
+				splines += ws.spline_parts[k];
+				degree1 += ws.degrees[k][1];
+				points += ws.control_point_count[k];
+			}
+			hks_stored_free(written);
+		}
+	}
 	printf("%s: animation %u: %u frames, %u + %u tracks, %u blocks; %llu parts, %llu splines (%llu at degree 1), "
 	       "%llu control points; %u bytes of spline data (SDK %s, cpu %s); wrote %s (%zu bytes)\n",
 	       in, ai, jf.in.num_frames, T, F, (unsigned)packed->header.num_blocks, (unsigned long long)parts,
-	       (unsigned long long)splines, (unsigned long long)st.degree1_parts,
-	       (unsigned long long)(st.control_points[0] + st.control_points[1] + st.control_points[2] + st.control_points[3]),
+	       (unsigned long long)splines, (unsigned long long)degree1, (unsigned long long)points,
 	       packed->header.data_size, o.sdk, hks_cpu_model_name(opt.cpu), opt.out, size);
 	if (c.donor)
 		printf("%s: donor %s: track layout rebuilt (%u + %u tracks), root motion %s\n", opt.out, container_name, T, F,
