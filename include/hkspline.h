@@ -464,6 +464,13 @@ hks_result hks_bnd4_replace(hks_bnd4 *bnd, uint32_t index, const void *data, siz
 hks_result hks_bnd4_add(hks_bnd4 *bnd, const char *name, int32_t id, uint8_t flags, const void *data,
                         size_t size, hks_error *err);
 
+/* Append a member named NAME the way the binder's other `.hkx` members are (docs/BINDERS.md "Adding a
+ * member"): the folder prefix of the last `.hkx` member when NAME has none, its flags (without
+ * COMPRESSED), and an ID by the animation-binder rule when the binder follows it (aXXX_YYYYYY.hkx ->
+ * base + XXX·10^6 + YYYYYY, e.g. 1000000710 for a000_000710), else one past the largest ID. The
+ * CLI's `encode --into`, the Python binding's Binder.replace and the Blender add-on add through it. */
+hks_result hks_bnd4_add_like(hks_bnd4 *bnd, const char *name, const void *data, size_t size, hks_error *err);
+
 /* The hash table of §6.3 for the binder's current names, as it is stored at
  * file offset `offset` (16 + 8 x buckets + 8 x entries bytes). The reader
  * compares the stored table with it (hash_table_conforms); the writer emits it.

@@ -495,6 +495,56 @@ static void assert_same_file(const char *path, const uint8_t *want, size_t n)
 	free(got);
 }
 
+/* hks_bnd4_add_like: a new member named like the binder's .hkx members (folder prefix, flags, the
+ * animation-binder ID rule), as `encode --into`, Python's Binder.replace and the Blender add-on add;
+ * the add-on and Binder.replace added a bare name with ID -1 before (session 18 new-user trial). */
+static void test_add_like(void **state)
+{
+	(void)state;
+	hks_bnd4 *bnd = NULL;
+	hks_error err;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
+	static const uint8_t payload[4] = {1, 2, 3, 4};
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\x\\hkx\\Skeleton.HKX", 1000000, 0x40, payload, 4, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\x\\hkx\\a000_000100.hkx", 1000000100, 0x40, payload, 4, &err), HKS_OK);
+	/* by the name rule: 1000000000 + 710 */
+	assert_int_equal(hks_bnd4_add_like(bnd, "a000_000710.hkx", payload, 4, &err), HKS_OK);
+	const hks_bnd4_entry *e = &bnd->entries[bnd->num_entries - 1];
+	assert_string_equal(e->name, "N:\\x\\hkx\\a000_000710.hkx");
+	assert_int_equal(e->id, 1000000710);
+	assert_int_equal(e->flags, 0x40);
+	/* an ID the rule gives that is taken: one past the largest */
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\x\\hkx\\other.bin", 1003003005, 0x40, payload, 4, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add_like(bnd, "a003_003005.hkx", payload, 4, &err), HKS_OK);
+	e = &bnd->entries[bnd->num_entries - 1];
+	assert_int_equal(e->id, 1003003006);
+	/* another name: one past the largest ID; a name with its own folder keeps it */
+	assert_int_equal(hks_bnd4_add_like(bnd, "C:\\mine\\extra.hkx", payload, 4, &err), HKS_OK);
+	e = &bnd->entries[bnd->num_entries - 1];
+	assert_string_equal(e->name, "C:\\mine\\extra.hkx");
+	assert_int_equal(e->id, 1003003007);
+	/* the written binder reads back with the new names findable */
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &size, &err), HKS_OK);
+	hks_bnd4 *back = NULL;
+	assert_int_equal(hks_bnd4_read(bytes, size, NULL, &back, &err), HKS_OK);
+	uint32_t idx = 0;
+	assert_int_equal(hks_bnd4_find(back, "a000_000710.hkx", &idx, &err), HKS_OK);
+	assert_int_equal(back->entries[idx].id, 1000000710);
+	hks_bnd4_free(back);
+	hks_buffer_free(NULL, bytes, size);
+	/* an empty binder: the bare name and ID -1 (no rule to follow) */
+	hks_bnd4 *empty = NULL;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &empty, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add_like(empty, "a000_000001.hkx", payload, 4, &err), HKS_OK);
+	assert_string_equal(empty->entries[0].name, "a000_000001.hkx");
+	assert_int_equal(empty->entries[0].id, -1);
+	assert_int_equal(hks_bnd4_add_like(NULL, "x", payload, 4, &err), HKS_E_ARGUMENT);
+	hks_bnd4_free(empty);
+	hks_bnd4_free(bnd);
+}
+
 static void test_cli_roundtrip(void **state)
 {
 	(void)state;
@@ -636,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_corruptions),
 		cmocka_unit_test(test_random_damage),
 		cmocka_unit_test(test_create_arguments),
+		cmocka_unit_test(test_add_like),
 		cmocka_unit_test(test_cli_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

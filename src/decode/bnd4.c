@@ -729,6 +729,81 @@ hks_result hks_bnd4_add(hks_bnd4 *bnd, const char *name, int32_t id, uint8_t fla
 	return HKS_OK;
 }
 
+/* "aXXX_YYYYYY.hkx" (any folder prefix, any case) -> XXX·10^6 + YYYYYY; -1 otherwise. */
+static long long animation_name_number(const char *name)
+{
+	if (!name)
+		return -1;
+	const char *base = name;
+	for (const char *p = name; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	if ((base[0] != 'a' && base[0] != 'A') || strlen(base) != 15 || base[4] != '_' ||
+	    !equal_nocase(base + 11, ".hkx"))
+		return -1;
+	long long v = 0;
+	for (int i = 1; i < 11; i++) {
+		if (i == 4)
+			continue;
+		if (base[i] < '0' || base[i] > '9')
+			return -1;
+		v = v * 10 + (base[i] - '0');
+	}
+	return v; /* XXX·10^6 + YYYYYY: the ten digits read as one number */
+}
+
+hks_result hks_bnd4_add_like(hks_bnd4 *bnd, const char *name, const void *data, size_t size, hks_error *err)
+{
+	hks_ctx ctx;
+	if (!bnd) {
+		hks_ctx_init(&ctx, NULL, 0, err);
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_bnd4_add_like: NULL binder");
+	}
+	binder_ctx(bnd, &ctx, err);
+	if (!name || (!data && size))
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "hks_bnd4_add_like: NULL name or data");
+	int64_t id = -1;
+	uint8_t flags = 0;
+	const char *like_name = NULL;
+	for (uint32_t i = 0; i < bnd->num_entries; i++) {
+		const hks_bnd4_entry *e = &bnd->entries[i];
+		size_t n = e->name ? strlen(e->name) : 0;
+		if (n >= 4 && equal_nocase(e->name + n - 4, ".hkx")) {
+			like_name = e->name;
+			flags = e->flags & (uint8_t)~HKS_BND4_ENTRY_COMPRESSED;
+		}
+		if (e->id >= 0 && (int64_t)e->id + 1 > id)
+			id = (int64_t)e->id + 1;
+	}
+	/* animation binders number members by name; keep the rule when the binder follows it */
+	long long want = animation_name_number(name), base = -1;
+	for (uint32_t i = 0; i < bnd->num_entries && want >= 0; i++) {
+		long long v = animation_name_number(bnd->entries[i].name);
+		if (v >= 0 && bnd->entries[i].id >= 0) {
+			base = (long long)bnd->entries[i].id - v;
+			break;
+		}
+	}
+	if (want >= 0 && base >= 0 && base + want <= INT32_MAX) {
+		bool taken = false;
+		for (uint32_t i = 0; i < bnd->num_entries; i++)
+			taken |= bnd->entries[i].id == (int32_t)(base + want);
+		if (!taken)
+			id = base + want;
+	}
+	if (id > INT32_MAX)
+		id = -1;
+	/* the folder prefix of the binder's .hkx members, whatever its length */
+	const char *slash = like_name ? strrchr(like_name, '\\') : NULL;
+	size_t prefix = !strchr(name, '\\') && slash ? (size_t)(slash - like_name) + 1 : 0;
+	char *full = (char *)hks_arena_alloc(bnd->arena, prefix + strlen(name) + 1);
+	if (!full)
+		return result_of(&ctx);
+	memcpy(full, like_name ? like_name : "", prefix);
+	strcpy(full + prefix, name);
+	return hks_bnd4_add(bnd, full, (int32_t)id, flags, data, size, err);
+}
+
 void hks_bnd4_free(hks_bnd4 *bnd)
 {
 	if (!bnd)

@@ -131,22 +131,6 @@ int cli_set_root_motion(hks_file *file, uint32_t anim, const float (*motion)[4],
 
 /* ---- --into BINDER --name NAME ---- */
 
-/* "aXXX_YYYYYY.hkx" (any folder prefix, any case) -> XXX·10^6 + YYYYYY; -1 otherwise. */
-static long long name_number(const char *name)
-{
-	if (!name)
-		return -1;
-	const char *base = name;
-	for (const char *p = name; *p; p++)
-		if (*p == '/' || *p == '\\')
-			base = p + 1;
-	unsigned a = 0, b = 0;
-	int used = 0;
-	if (sscanf(base, "%*1[aA]%3u_%6u%n", &a, &b, &used) != 2 || strcasecmp(base + used, ".hkx") != 0 || used != 11)
-		return -1;
-	return (long long)a * 1000000 + b;
-}
-
 bool cli_into_no_backup = false;
 
 /* Place `bytes` into BINDER (DCX or plain BND4) as NAME: replace the member, else add it. */
@@ -280,49 +264,7 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 		}
 	} else if (fr == HKS_E_NOT_FOUND) {
 		/* a new member: the full name, ID and flags follow the binder's other .hkx members */
-		int32_t id = -1;
-		uint8_t flags = 0;
-		const char *like_name = NULL;
-		for (uint32_t i = 0; i < bnd->num_entries; i++) {
-			const hks_bnd4_entry *e = &bnd->entries[i];
-			size_t n = e->name ? strlen(e->name) : 0;
-			if (n >= 4 && !strcasecmp(e->name + n - 4, ".hkx")) {
-				like_name = e->name;
-				flags = e->flags & (uint8_t)~HKS_BND4_ENTRY_COMPRESSED;
-			}
-			if (e->id >= 0 && e->id + 1 > id)
-				id = e->id + 1;
-		}
-		/* animation binders number members by name: ID = base + XXX·10^6 + YYYYYY for
-		 * "aXXX_YYYYYY.hkx" (e.g. 1000000710 for a000_000710); keep the rule when the binder follows it */
-		long long want = name_number(name), base = -1;
-		for (uint32_t i = 0; i < bnd->num_entries && want >= 0; i++) {
-			long long v = name_number(bnd->entries[i].name);
-			if (v >= 0 && bnd->entries[i].id >= 0) {
-				base = (long long)bnd->entries[i].id - v;
-				break;
-			}
-		}
-		if (want >= 0 && base >= 0 && base + want <= INT32_MAX) {
-			bool taken = false;
-			for (uint32_t i = 0; i < bnd->num_entries; i++)
-				taken |= bnd->entries[i].id == (int32_t)(base + want);
-			if (!taken)
-				id = (int32_t)(base + want);
-		}
-		/* the full name, whatever its length (a fixed buffer cut long names, ".hkx" included) */
-		const char *slash = like_name ? strrchr(like_name, '\\') : NULL;
-		size_t prefix = !strchr(name, '\\') && slash ? (size_t)(slash - like_name) + 1 : 0;
-		char *full = (char *)malloc(prefix + strlen(name) + 1);
-		if (!full) {
-			fprintf(stderr, "hkspline encode: out of memory\n");
-			goto out;
-		}
-		memcpy(full, like_name ? like_name : "", prefix);
-		strcpy(full + prefix, name);
-		hks_result ar = hks_bnd4_add(bnd, full, id, flags, bytes, size, &err);
-		free(full);
-		if (ar != HKS_OK) {
+		if (hks_bnd4_add_like(bnd, name, bytes, size, &err) != HKS_OK) {
 			cli_print_error(&err);
 			goto out;
 		}
