@@ -601,12 +601,36 @@ def error(a: PathLike, b: PathLike, skeleton: Optional[PathLike] = None, compend
 # binders
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where /proc tells it (os.umask only sets it)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    m = os.umask(0o022)
+    os.umask(m)
+    return m
+
+
+def _new_file_mode(target: str) -> int:
+    """The permission bits a file written over ``target`` should get: the existing file's, else those of a
+    newly created file (0666 & ~umask)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+
 class Binder:
     """A BND4 binder (``.anibnd``), plain or inside a DCX (``.anibnd.dcx``).
 
     ``Binder.read(path_or_bytes)``; ``names``; ``get(name)`` (full name or base name, case-insensitive);
-    ``replace(name, data)`` (replaces the member, else adds it like the binder's other members);
-    ``to_bytes()`` (recompressed into the same DCX header when it came in one); ``write(path)``."""
+    ``replace(name, data)`` (replaces the member, else adds it like the binder's other members); ``entries``
+    (name, id, flags, size of each member); ``to_bytes()`` (recompressed into the same DCX header when it came in one); ``write(path)``."""
 
     def __init__(self):
         self._bnd = POINTER(_ffi.Bnd4)()
@@ -650,16 +674,31 @@ class Binder:
         e = self._bnd.contents.entries[i]
         return ctypes.string_at(e.data, e.size)
 
-    def replace(self, name: str, data: bytes, id: int = -1, flags: int = 0) -> None:
+    def replace(self, name: str, data: bytes, id: Optional[int] = None, flags: Optional[int] = None) -> None:
+        """Replace the member ``name`` (full or base name; its name, ID and flags are kept), else add it.
+        A new member is added like the binder's other ``.hkx`` members (``hks_bnd4_add_like``: their folder
+        prefix, flags and ID rule, as ``hkspline encode --into``), unless ``id`` or ``flags`` is given: then it
+        is added as ``name`` with that ID (default -1) and flags (default 0) (``hks_bnd4_add``)."""
         err = _ffi.ErrorRecord()
-        id = _int("id", id, -2 ** 31, 2 ** 31 - 1)
-        flags = _int("flags", flags, 0, 255)
+        explicit = id is not None or flags is not None
+        id = _int("id", -1 if id is None else id, -2 ** 31, 2 ** 31 - 1)
+        flags = _int("flags", 0 if flags is None else flags, 0, 255)
+        key = _name(name)
         data = bytes(data)
         i = self._find(name)
-        if i is None:
-            _check(lib.hks_bnd4_add(self._bnd, _name(name), id, flags, data, len(data), byref(err)), err)
+        if i is None and explicit:
+            _check(lib.hks_bnd4_add(self._bnd, key, id, flags, data, len(data), byref(err)), err)
+        elif i is None:
+            _check(lib.hks_bnd4_add_like(self._bnd, key, data, len(data), byref(err)), err)
         else:
             _check(lib.hks_bnd4_replace(self._bnd, i, data, len(data), byref(err)), err)
+
+    @property
+    def entries(self) -> List[Dict[str, Any]]:
+        """Every member as a dict: ``name`` (full name), ``id``, ``flags``, ``size`` (stored bytes)."""
+        b = self._bnd.contents
+        return [{"name": _str(e.name) or "", "id": int(e.id), "flags": int(e.flags), "size": int(e.size)}
+                for e in (b.entries[i] for i in range(b.num_entries))]
 
     def to_bytes(self) -> bytes:
         out, size, err = c_void_p(), c_size_t(), _ffi.ErrorRecord()
@@ -673,11 +712,15 @@ class Binder:
         return data
 
     def write(self, path: PathLike) -> None:
-        """Write to a temporary file beside `path`, then rename it over `path`."""
+        """Write to a temporary file beside `path`, then rename it over `path`. The file keeps the mode of
+        the file it replaces; a new file gets 0666 & ~umask (what open() gives, and the CLI)."""
         data = self.to_bytes()
         target = os.fspath(path)
+        mode = _new_file_mode(target)
         fd, tmp = tempfile.mkstemp(prefix=".hkspline-", suffix=".tmp", dir=os.path.dirname(target) or ".")
         try:
+            # mkstemp creates 0600: give the file the target's mode, else a new file's (0666 & ~umask)
+            os.fchmod(fd, mode)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()

@@ -240,6 +240,7 @@ _sigs = {
     "hks_bnd4_find": (c_int, [_P(Bnd4), c_char_p, _P(c_uint32), _P(ErrorRecord)]),
     "hks_bnd4_replace": (c_int, [_P(Bnd4), c_uint32, c_void_p, c_size_t, _P(ErrorRecord)]),
     "hks_bnd4_add": (c_int, [_P(Bnd4), c_char_p, c_int32, c_uint8, c_void_p, c_size_t, _P(ErrorRecord)]),
+    "hks_bnd4_add_like": (c_int, [_P(Bnd4), c_char_p, c_void_p, c_size_t, _P(ErrorRecord)]),
     "hks_bnd4_write": (c_int, [_P(Bnd4), c_void_p, _P(c_void_p), _P(c_size_t), _P(ErrorRecord)]),
     "hks_bnd4_free": (None, [_P(Bnd4)]),
 }

@@ -94,3 +94,37 @@ def test_binder(corpus, cli, tmp_path):
     assert g.animations[anim.index].num_transform_tracks == anim.num_transform_tracks
     # the CLI reads the new member too
     run(cli, "info", f"{out}:{name}", check=False)
+
+
+def test_binder_adds_like_encode_into(corpus, cli, tmp_path):
+    """New-user trial: Binder.replace of a name the binder lacks added a bare name with ID -1. It adds like
+    the binder's members (hks_bnd4_add_like): the folder prefix, the flags and the ID rule, exactly as
+    `hkspline encode --into` does; an explicit id= / flags= still adds the name as given."""
+    bnd = os.path.join(corpus, "binders", "sekiro-c1060.anibnd.dcx")
+    if not os.path.exists(bnd):
+        pytest.skip("no sample binder")
+    b = hkspline.Binder.read(bnd)
+    donor = next(n for n in b.names if n.lower().endswith("a000_000000.hkx"))
+    name = "a000_999999.hkx"
+    data = hkspline.load(f"{bnd}:a000_000000.hkx").to_bytes()
+    b.replace(name, data)
+    added = b.entries[-1]
+    prefix = donor[: -len("a000_000000.hkx")]
+    base = next(e["id"] for e in b.entries if e["name"] == donor)  # a000_000000: the base itself
+    assert added["name"] == prefix + name and added["id"] == base + 999999, added
+    assert added["flags"] == next(e["flags"] for e in b.entries if e["name"] == donor)
+    assert b.get(name) == data
+    out = tmp_path / "py.anibnd.dcx"
+    b.write(str(out))
+    # the CLI's encode --into on another copy: the same name, ID and flags
+    copy = tmp_path / "cli.anibnd.dcx"
+    shutil.copyfile(bnd, copy)
+    run(cli, "decode", f"{bnd}:a000_000000.hkx", "-o", tmp_path / "f.json")
+    run(cli, "encode", tmp_path / "f.json", "--like", f"{bnd}:a000_000000.hkx", "-o", tmp_path / "n.hkx",
+        "--into", copy, "--name", name, "--no-backup")
+    want = hkspline.Binder.read(str(copy)).entries[-1]
+    got = hkspline.Binder.read(str(out)).entries[-1]
+    assert (got["name"], got["id"], got["flags"]) == (want["name"], want["id"], want["flags"])
+    # explicit id / flags: hks_bnd4_add, the name as given
+    b.replace("x_new.hkx", b"x", id=5)
+    assert b.entries[-1] == {"name": "x_new.hkx", "id": 5, "flags": 0, "size": 1}
