@@ -48,6 +48,25 @@ hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit
 		}
 		if (found == n)
 			r = hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "%s has no member '%s'", prefix, member);
+		/* a binder that cannot be opened (KRAK without Oodle, damaged) is one failed unit under its
+		 * own path: its error says why, where "has no member" misled (session 18 new-user trial) */
+		for (size_t i = 0; i < n && found == n; i++) {
+			const char *p = hks_loader_path(loader, i);
+			if (!p || strcmp(p, prefix) != 0)
+				continue;
+			hks_loaded *ld = NULL;
+			hks_result lr = hks_loader_load(loader, i, &ld);
+			if (lr != HKS_OK) {
+				hks_loaded_free(ld);
+				continue; /* keep "has no member" (err holds it) */
+			}
+			if (ld && ld->status != HKS_OK) {
+				*err = ld->error;
+				r = ld->status;
+			}
+			hks_loaded_free(ld);
+			break;
+		}
 	} else if (n == 1)
 		found = 0;
 	else

@@ -226,11 +226,18 @@ int cmd_bench_encode(int argc, char **argv)
 		goto done;
 	hks_error err;
 	size_t animations = 0;
-	uint64_t track_samples = 0, failures = 0;
+	uint64_t track_samples = 0, failures = 0, load_failures = 0;
 	double seconds = 0, cpu = 0;
 	for (size_t u = 0; u < hks_loader_count(loader); u++) {
 		hks_loaded *ld = NULL;
-		if (hks_loader_load(loader, u, &ld) != HKS_OK || !ld || ld->status != HKS_OK) {
+		hks_result lr = hks_loader_load(loader, u, &ld);
+		if (lr != HKS_OK || !ld || ld->status != HKS_OK) {
+			/* named, counted and failing the run (it was skipped silently, exit 0) */
+			if (ld && ld->status != HKS_OK)
+				cli_print_error(&ld->error);
+			else
+				fprintf(stderr, "hkspline bench encode: %s: %s\n", hks_loader_path(loader, u), hks_result_name(lr));
+			load_failures++;
 			hks_loaded_free(ld);
 			continue;
 		}
@@ -276,7 +283,9 @@ int cmd_bench_encode(int argc, char **argv)
 		hks_loaded_free(ld);
 	}
 	report(json, animations, track_samples, seconds, cpu, failures);
-	status = failures ? 1 : 0;
+	if (load_failures)
+		fprintf(stderr, "hkspline bench encode: %llu file(s) failed to load\n", (unsigned long long)load_failures);
+	status = failures || load_failures ? 1 : 0;
 done:
 	hks_loader_free(loader);
 	free(paths);

@@ -65,11 +65,18 @@ int cmd_bench_recompress(int argc, char **argv)
 	loader = cli_loader_open(comps, ncomps, paths, npaths, &status);
 	if (!loader)
 		goto done;
-	uint64_t animations = 0, track_samples = 0, failures = 0;
+	uint64_t animations = 0, track_samples = 0, failures = 0, load_failures = 0;
 	double seconds = 0, cpu = 0;
 	for (size_t u = 0; u < hks_loader_count(loader); u++) {
 		hks_loaded *ld = NULL;
-		if (hks_loader_load(loader, u, &ld) != HKS_OK || !ld || ld->status != HKS_OK) {
+		hks_result lr = hks_loader_load(loader, u, &ld);
+		if (lr != HKS_OK || !ld || ld->status != HKS_OK) {
+			/* named, counted and failing the run (it was skipped silently, exit 0) */
+			if (ld && ld->status != HKS_OK)
+				cli_print_error(&ld->error);
+			else
+				fprintf(stderr, "hkspline bench recompress: %s: %s\n", hks_loader_path(loader, u), hks_result_name(lr));
+			load_failures++;
 			hks_loaded_free(ld);
 			continue;
 		}
@@ -124,7 +131,9 @@ int cmd_bench_recompress(int argc, char **argv)
 		       (unsigned long long)animations, (unsigned long long)track_samples, seconds, mbs, cpu,
 		       (unsigned long long)failures);
 	}
-	status = failures ? 1 : 0;
+	if (load_failures)
+		fprintf(stderr, "hkspline bench recompress: %llu file(s) failed to load\n", (unsigned long long)load_failures);
+	status = failures || load_failures ? 1 : 0;
 done:
 	hks_loader_free(loader);
 	free(paths);

@@ -264,21 +264,26 @@ static bool is_tagfile_sdk(const char *sdk)
  * "bone" (a null name keeps the identity, CONTAINERS.md §3.5), float track i to
  * float slot i (the JSON carries no slot names). The donor's SDK: --game, else
  * the JSON's source.sdk when it names a tagfile SDK; never the output file `out`
- * (hks_donor_find: a re-run does not take its own earlier output). Returns 0, 1 when neither
- * --skeleton nor --into is given (nothing printed), 2 after printing why.
+ * (hks_donor_find: a re-run does not take its own earlier output). Returns 0, DONOR_NONE when neither
+ * --skeleton nor --into is given (nothing printed), else the exit status after printing why (1 for a
+ * skeleton that cannot be read, docs/CLI.md "Exit statuses"; 2 otherwise).
  */
+#define DONOR_NONE (-1)
 static int open_donor(const hks_load_options *lo, const json_frames *jf, const char *skeleton, const char *into,
                       const char *sdk, container *c, const char *out)
 {
 	if (!skeleton && !into)
-		return 1;
+		return DONOR_NONE;
 	uint32_t T = jf->in.num_transform_tracks, F = jf->in.num_float_tracks;
 	bool named = false;
 	for (uint32_t t = 0; t < T; t++)
 		named |= jf->bone_names[t] != NULL;
 	const char *skel_path = skeleton ? skeleton : into;
-	if ((named || skeleton) && cli_load_skeleton(lo, skel_path, &c->skel_loader, &c->skel, "encode") != 0)
-		return 2;
+	if (named || skeleton) {
+		int ls = cli_load_skeleton(lo, skel_path, &c->skel_loader, &c->skel, "encode");
+		if (ls != 0)
+			return ls;
+	}
 	const char *want_sdk = sdk ? sdk : is_tagfile_sdk(jf->source_sdk) ? jf->source_sdk : NULL;
 	const char *where[2] = {skeleton, into};
 	int found = 1;
@@ -397,6 +402,10 @@ int cmd_encode(int argc, char **argv)
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");
 		goto done;
 	}
+	/* --into's checks first: a refused --into writes nothing, not even -o (session 18 new-user trial) */
+	if (opt.into && (status = cli_into_precheck(opt.into, opt.name)) != 0)
+		goto done;
+	status = 2;
 	if (!load_json(in, want_index, &jf)) {
 		status = 1; /* the input could not be read or holds no such animation */
 		goto done;
@@ -429,7 +438,7 @@ int cmd_encode(int argc, char **argv)
 		}
 		if (from_source != 0) {
 			int from_donor = open_donor(&lo, &jf, opt.skeleton, opt.into, opt.sdk, &c, opt.out);
-			if (from_donor == 1)
+			if (from_donor == DONOR_NONE)
 				fprintf(stderr,
 				        "hkspline encode: no container to write into%s%s%s; give one of\n"
 				        "  --like ORIGINAL             the Havok file (or BINDER:MEMBER) whose animation is replaced\n"
@@ -437,8 +446,10 @@ int cmd_encode(int argc, char **argv)
 				        "  --into BINDER --name NAME   a donor tagfile from the binder, the output placed into it\n",
 				        jf.source_path ? " (the JSON's source.path " : " (the JSON names no source.path)",
 				        jf.source_path ? jf.source_path : "", jf.source_path ? " does not fit)" : "");
-			if (from_donor != 0)
+			if (from_donor != 0) {
+				status = from_donor == DONOR_NONE ? 2 : from_donor;
 				goto done;
+			}
 			fprintf(stderr, "hkspline encode: container: donor %s (SDK %s, found under %s)\n", c.ld->path,
 			        c.ld->file->sdk, c.donor_from);
 		}
@@ -449,6 +460,7 @@ int cmd_encode(int argc, char **argv)
 	const char *container_name = c.ld->path;
 	if (!c.donor && hks_stored_read(oa, NULL, &orig, &err) != HKS_OK) {
 		cli_print_error(&err);
+		status = 1; /* the original's animation cannot be walked: a failed input */
 		goto done;
 	}
 
@@ -495,8 +507,9 @@ int cmd_encode(int argc, char **argv)
 		if (c.skel)
 			ctl_sk = cli_pick_skeleton(c.skel->file, NULL, bind);
 		else if (opt.skeleton) {
-			if (cli_load_skeleton(&lo, opt.skeleton, &ctl_loader, &ctl_skel, "encode") != 0)
+			if ((status = cli_load_skeleton(&lo, opt.skeleton, &ctl_loader, &ctl_skel, "encode")) != 0)
 				goto done;
+			status = 2;
 			ctl_sk = cli_pick_skeleton(ctl_skel->file, NULL, bind);
 		} else if (!(ctl_sk = cli_pick_skeleton(file, NULL, bind)) &&
 		           hks_loader_find_skeleton(c.loader, c.unit, &ctl_skel) == HKS_OK && ctl_skel &&

@@ -182,6 +182,11 @@ int cli_decode_gltf(int argc, char **argv)
 	/* from here on an input that lacks what the export needs is a failed input (1) */
 	rc = 1;
 	const hks_file *f = src->file;
+	if (f->num_animations == 0) {
+		/* a skeleton or compendium alone: say that first, not that a skeleton is missing */
+		fprintf(stderr, "hkspline decode: %s has no animation to export\n", in);
+		goto done;
+	}
 	if (skeleton) {
 		if ((rc = cli_load_skeleton(&lo, skeleton, &skel_loader, &skel, "decode")) != 0)
 			goto done;
@@ -220,6 +225,7 @@ int cli_decode_gltf(int argc, char **argv)
 			if (bind->num_transform_track_to_bone_indices < c->num_transform_tracks) {
 				fprintf(stderr, "hkspline decode: animation %u: the binding maps %u of %u tracks\n", a,
 				        bind->num_transform_track_to_bone_indices, c->num_transform_tracks);
+				rc = 1; /* a damaged input */
 				goto done;
 			}
 			c->track_to_bone = bind->transform_track_to_bone_indices;
@@ -601,6 +607,10 @@ int cli_encode_gltf(int argc, char **argv)
 		encode_usage(stderr);
 		goto done;
 	}
+	/* --into's checks first: a refused --into writes nothing, not even -o (session 18 new-user trial) */
+	if (opt.into && (rc = cli_into_precheck(opt.into, opt.name)) != 0)
+		goto done;
+	rc = 2;
 	hks_load_options lo;
 	memset(&lo, 0, sizeof(lo));
 	lo.compendium_paths = opt.compendiums;
@@ -646,6 +656,7 @@ int cli_encode_gltf(int argc, char **argv)
 			ai++;
 		if (ai == file->num_animations) {
 			fprintf(stderr, "hkspline encode: %s has no spline animation to replace\n", opt.like);
+			rc = 1;
 			goto done;
 		}
 	} else if (!opt.skeleton) {
@@ -659,6 +670,7 @@ int cli_encode_gltf(int argc, char **argv)
 	} else if (file->num_skeletons == 0 &&
 	           (hks_loader_find_skeleton(like_loader, like_unit, &skel) != HKS_OK || !skel || skel->status != HKS_OK)) {
 		fprintf(stderr, "hkspline encode: no skeleton beside %s; pass --skeleton\n", opt.like);
+		rc = 1;
 		goto done;
 	}
 	if (!opt.like) {
@@ -761,8 +773,10 @@ int cli_encode_gltf(int argc, char **argv)
 
 	/* the glTF */
 	gltf = cli_read_file(in, &gltf_size);
-	if (!gltf)
+	if (!gltf) {
+		rc = 1; /* IN cannot be read: a failed input */
 		goto done;
+	}
 	hks_gltf_read_options ro;
 	memset(&ro, 0, sizeof(ro));
 	ro.base.name = in;

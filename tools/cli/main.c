@@ -69,25 +69,38 @@ static void on_terminating_signal(int sig)
  * separate form only; the split argv lives until the process ends. */
 static const char *const path_options[] = {"--compendium", "--skeleton", "--like", "--into", "--name", "--record"};
 
-static bool split_path_options(int *argc, char ***argv)
+/* 0, or 2 after a usage message (an empty value: `--skeleton=`). Arguments after `--` are operands
+ * and stay as they are. *split is the new argv to free (NULL when nothing was split). */
+static int split_path_options(int *argc, char ***argv, char ***split)
 {
+	*split = NULL;
 	int extra = 0;
-	for (int i = 2; i < *argc; i++)
+	for (int i = 2; i < *argc && strcmp((*argv)[i], "--") != 0; i++)
 		for (size_t k = 0; k < sizeof(path_options) / sizeof(path_options[0]); k++) {
 			size_t n = strlen(path_options[k]);
-			if (!strncmp((*argv)[i], path_options[k], n) && (*argv)[i][n] == '=')
+			if (!strncmp((*argv)[i], path_options[k], n) && (*argv)[i][n] == '=') {
+				if (!(*argv)[i][n + 1]) {
+					fprintf(stderr, "hkspline %s: %s wants a value\n", (*argv)[1], (*argv)[i]);
+					return 2;
+				}
 				extra++;
+			}
 		}
 	if (!extra)
-		return true;
+		return 0;
 	char **out = (char **)calloc((size_t)*argc + (size_t)extra + 1, sizeof(char *));
-	if (!out)
-		return false;
+	if (!out) {
+		fprintf(stderr, "hkspline: out of memory\n");
+		return 2;
+	}
 	int w = 0;
+	bool operands = false;
 	for (int i = 0; i < *argc; i++) {
 		char *a = (*argv)[i];
 		out[w++] = a;
-		for (size_t k = 0; i >= 2 && k < sizeof(path_options) / sizeof(path_options[0]); k++) {
+		if (i >= 2 && !strcmp(a, "--"))
+			operands = true;
+		for (size_t k = 0; i >= 2 && !operands && k < sizeof(path_options) / sizeof(path_options[0]); k++) {
 			size_t n = strlen(path_options[k]);
 			if (!strncmp(a, path_options[k], n) && a[n] == '=') {
 				a[n] = '\0'; /* argv's strings are writable (C11 5.1.2.2.1) */
@@ -99,7 +112,8 @@ static bool split_path_options(int *argc, char ***argv)
 	out[w] = NULL;
 	*argc = w;
 	*argv = out;
-	return true;
+	*split = out;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -132,11 +146,12 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], commands[i].name)) {
 			if (cli_oodle_setup(&argc, argv) != 0)
 				return 2;
-			if (!split_path_options(&argc, &argv)) {
-				fprintf(stderr, "hkspline: out of memory\n");
+			char **split = NULL;
+			if (split_path_options(&argc, &argv, &split) != 0)
 				return 2;
-			}
-			return finish_stdout(cli_oodle_finish(commands[i].run(argc - 1, argv + 1)));
+			int status = finish_stdout(cli_oodle_finish(commands[i].run(argc - 1, argv + 1)));
+			free(split);
+			return status;
 		}
 	fprintf(stderr, "hkspline: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
