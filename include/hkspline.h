@@ -1951,7 +1951,7 @@ void hks_oodle_auto_free(hks_oodle_auto *a);
  */
 typedef struct hks_atomic_file hks_atomic_file;
 
-#define HKS_ATOMIC_BACKUP 1u  /* keep the replaced target as TARGET.bak */
+#define HKS_ATOMIC_BACKUP 1u  /* keep the replaced target as TARGET.bak, unless one exists (the first stays) */
 
 typedef struct hks_atomic_options {
 	hks_options base;  /* allocator (the handle and paths), name for messages */

@@ -712,7 +712,7 @@ static void test_cli_binder(void **state)
 	/* --into replacing an existing member without --like: that member is the original (it asked
 	 * for --skeleton, and with --skeleton took another file as donor) */
 	snprintf(cmd, sizeof(cmd),
-	         "'%s' encode '%s/x.glb' -o '%s/w.hkx' --into '%s/b.anibnd.dcx' --name '%s' 2> '%s/w.err' && "
+	         "'%s' encode '%s/x.glb' -o '%s/w.hkx' --into '%s/b.anibnd.dcx' --name '%s' > '%s/w.err' 2>&1 && "
 	         "grep -q 'the member --into replaces' '%s/w.err' && ! grep -q donor '%s/w.err'",
 	         cli, dir, dir, dir, member, dir, dir, dir);
 	assert_int_equal(run(cmd), 0);

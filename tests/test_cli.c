@@ -766,8 +766,6 @@ static void test_encode_json_donor(void **state)
 	free(unknown);
 }
 
-/* Neither --like, a usable source, --skeleton nor --into: exit 2, the three ways named,
- * nothing written. */
 /* docs/CLI.md "Exit statuses": an input that cannot be read, parsed or used is status 1 for every
  * command (decode, error, encode, repack, recompress, stats and bench said 2 where info and check
  * said 1); usage errors stay 2. A file without a spline animation is refused by recompress -o /
@@ -795,11 +793,111 @@ static void test_exit_statuses(void **state)
 				fail_msg("%s: status %d, not 1\n%s", cmd, st, out);
 			free(out);
 		}
-	/* encode --like a file that does not load: 1 */
-	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' -o '%s' && '%s' encode '%s' --like '%s' -o '%s' 2>&1", cli,
-	         path_in("tree/sub/sample.hkx"), path_in("xs/s.json"), cli, path_in("xs/s.json"), path_in("xs/junk.hkx"),
-	         path_in("xs/o.hkx"));
+	/* encode --like a file that does not load, --skeleton that does not exist: 1 */
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' -o '%s' 2>&1", cli, path_in("tree/sub/sample.hkx"), path_in("xs/s.json"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --skeleton '%s' -o '%s' 2>&1", cli, path_in("tree/sub/sample.hkx"),
+	         path_in("tree/Skeleton.HKX"), path_in("xs/s.glb"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	static const char *const encodes[] = {"encode '%s/xs/s.json' --like '%s/xs/junk.hkx' -o '%s/xs/o.hkx'",
+	                                      "encode '%s/enc/nosrc.json' --skeleton '%s/xs/missing.hkx' -o '%s/xs/o.hkx'",
+	                                      "encode '%s/xs/missing.glb' --like '%s/tree/sub/sample.hkx' -o '%s/xs/o.hkx'",
+	                                      "encode '%s/xs/s.glb' --like '%s/tree/Skeleton.HKX' -o '%s/xs/o.hkx'",
+	                                      "bench encode '%s/xs/junk.hkx' '%s/xs/junk.hkx' '%s/xs/junk.hkx'",
+	                                      "bench recompress '%s/xs/junk.hkx' '%s/xs/junk.hkx' '%s/xs/junk.hkx'"};
+	for (size_t f = 0; f < sizeof(encodes) / sizeof(encodes[0]); f++) {
+		char args[4096];
+		snprintf(args, sizeof(args), encodes[f], tmp_root, tmp_root, tmp_root);
+		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
+		int st = run(cmd, &out);
+		if (st != 1)
+			fail_msg("%s: status %d, not 1\n%s", cmd, st, out);
+		free(out);
+	}
+	assert_int_equal(access(path_in("xs/o.hkx"), F_OK), -1);
+	/* an output that cannot be written: 2 (repack, recompress and bnd said 1) */
+	static const char *const unwritable[] = {
+	    "decode '%s/tree/sub/sample.hkx' -o '%s/xs/nodir/x.json'",
+	    "repack '%s/tree/sub/sample.hkx' -o '%s/xs/nodir/x.hkx'",
+	    "recompress '%s/tree/sub/sample.hkx' -o '%s/xs/nodir/x.hkx'",
+	    "recompress '%s/tree/sub/sample.hkx' --record '%s/xs/nodir/x.rec'",
+	    "bnd replace '%s/xs/b.anibnd' a.hkx '%s/tree/sub/sample.hkx' -o '%s/xs/nodir/b.anibnd'",
+	    "bnd extract '%s/xs/b.anibnd' -o '%s/xs/junk.hkx/sub'",
+	};
+	{
+		size_t size = 0;
+		uint8_t *sample = hks_test_read_file(path_in("tree/sub/sample.hkx"), &size);
+		assert_non_null(sample);
+		hks_bnd4 *bnd = NULL;
+		hks_error err;
+		assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
+		assert_int_equal(hks_bnd4_add(bnd, "a.hkx", 1, 0, sample, size, &err), HKS_OK);
+		uint8_t *bytes = NULL;
+		size_t bsize = 0;
+		assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &bsize, &err), HKS_OK);
+		write_bytes(path_in("xs/b.anibnd"), bytes, bsize);
+		/* a damaged binder: BINDER:MEMBER names the binder's own error, not "has no member" */
+		write_bytes(path_in("xs/cut.anibnd"), bytes, bsize / 2);
+		hks_buffer_free(NULL, bytes, bsize);
+		hks_bnd4_free(bnd);
+		free(sample);
+	}
+	for (size_t f = 0; f < sizeof(unwritable) / sizeof(unwritable[0]); f++) {
+		char args[4096];
+		snprintf(args, sizeof(args), unwritable[f], tmp_root, tmp_root, tmp_root);
+		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
+		int st = run(cmd, &out);
+		if (st != 2)
+			fail_msg("%s: status %d, not 2\n%s", cmd, st, out);
+		free(out);
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s:a.hkx' -o '%s' 2>&1", cli, path_in("xs/cut.anibnd"), path_in("xs/c.json"));
 	assert_int_equal(run(cmd, &out), 1);
+	assert_null(strstr(out, "has no member"));
+	assert_non_null(strstr(out, "cut.anibnd"));
+	free(out);
+	/* -o naming a binder for a bare .hkx is refused, the binder kept (recompress replaced it) */
+	size_t bsize0 = 0;
+	uint8_t *b0 = hks_test_read_file(path_in("xs/b.anibnd"), &bsize0);
+	assert_non_null(b0);
+	static const char *const clobber[] = {"recompress '%s/tree/sub/sample.hkx' -o '%s/xs/b.anibnd'",
+	                                      "repack '%s/tree/sub/sample.hkx' -o '%s/xs/b.anibnd'"};
+	for (size_t f = 0; f < sizeof(clobber) / sizeof(clobber[0]); f++) {
+		char args[4096];
+		snprintf(args, sizeof(args), clobber[f], tmp_root, tmp_root);
+		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
+		int st = run(cmd, &out);
+		if (st != 2)
+			fail_msg("%s: status %d, not 2\n%s", cmd, st, out);
+		free(out);
+		size_t bs = 0;
+		uint8_t *b = hks_test_read_file(path_in("xs/b.anibnd"), &bs);
+		assert_non_null(b);
+		assert_int_equal(bs, bsize0);
+		assert_memory_equal(b, b0, bs);
+		free(b);
+	}
+	free(b0);
+	/* bnd pack -o inside DIR: refused (it overwrote a member file) */
+	snprintf(cmd, sizeof(cmd), "'%s' bnd extract '%s' -o '%s' >/dev/null && '%s' bnd pack '%s' -o '%s' 2>&1", cli,
+	         path_in("xs/b.anibnd"), path_in("xs/bx"), cli, path_in("xs/bx"), path_in("xs/bx/a.hkx"));
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "inside"));
+	free(out);
+	/* a refused --into (a member without an animation) writes no -o either */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' --into '%s' --name Skeleton.HKX -o '%s' 2>&1", cli,
+	         path_in("xs/s.json"), path_in("enc/c.anibnd"), path_in("xs/into.hkx"));
+	assert_int_equal(run(cmd, &out), 2);
+	free(out);
+	assert_int_equal(access(path_in("xs/into.hkx"), F_OK), -1);
+	/* '=' with an empty value is a usage error; after '--' nothing is split */
+	snprintf(cmd, sizeof(cmd), "'%s' decode --skeleton= '%s' -o - 2>&1", cli, path_in("tree/sub/sample.hkx"));
+	assert_int_equal(run(cmd, &out), 2);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' info -- '--compendium=%s' 2>&1", cli, path_in("tree"));
+	assert_int_equal(run(cmd, &out), 1); /* one operand named so, which does not exist */
 	free(out);
 	/* usage errors stay 2 */
 	snprintf(cmd, sizeof(cmd), "'%s' decode --bogus '%s' -o x.json 2>&1", cli, path_in("tree/sub/sample.hkx"));
@@ -834,6 +932,8 @@ static void test_exit_statuses(void **state)
 	free(out);
 }
 
+/* Neither --like, a usable source, --skeleton nor --into: exit 2, the three ways named,
+ * nothing written. */
 static void test_encode_json_no_container(void **state)
 {
 	(void)state;

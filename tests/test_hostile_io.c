@@ -387,6 +387,12 @@ static void test_cli_into_backup_and_lock(void **state)
 	size_t after_size = 0;
 	uint8_t *after = hks_test_read_file(hks_hostile_path("c.anibnd"), &after_size);
 	assert_non_null(after);
+	/* a second --into with backups: the first .bak stays (the pristine binder; it held the state
+	 * after the first --into before session 18) */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' -o '%s' --into '%s' --name a000_000103.hkx >/dev/null", cli,
+	         hks_hostile_path("s.json"), hks_hostile_path("o.hkx"), hks_hostile_path("c.anibnd"));
+	assert_int_equal(sh(cmd), 0);
+	assert_file_is(hks_hostile_path("c.anibnd.bak"), orig, size);
 	/* --no-backup: the .bak stays the older one */
 	snprintf(cmd, sizeof(cmd),
 	         "'%s' encode '%s' -o '%s' --into '%s' --name a000_000101.hkx --no-backup >/dev/null", cli,

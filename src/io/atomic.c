@@ -308,7 +308,8 @@ void hks_atomic_abort(hks_atomic_file *f)
 	release(f);
 }
 
-/* Keep the current target as TARGET.bak (a hard link where possible, else a copy). */
+/* Keep the current target as TARGET.bak (a hard link where possible, else a copy) unless a TARGET.bak
+ * exists: the first backup is the one kept. */
 static hks_result keep_backup(hks_ctx *ctx, const char *target)
 {
 	size_t n = strlen(target);
@@ -318,14 +319,12 @@ static hks_result keep_backup(hks_ctx *ctx, const char *target)
 	memcpy(bak, target, n);
 	memcpy(bak + n, ".bak", 5);
 	hks_result r = HKS_OK;
-	if (hks_platform_path_kind(target) == HKS_PATH_NONE) {
+	if (hks_platform_path_kind(target) == HKS_PATH_NONE || hks_platform_path_kind(bak) != HKS_PATH_NONE) {
+		/* nothing to keep, or a backup kept already: the first one stays, so TARGET.bak is the file
+		 * as it was before the first replacement, however many follow (as the Blender add-on keeps
+		 * its BINDER.bak; replacing it each time lost the pristine binder on the second --into) */
 		hks_free(ctx, bak, n + 5);
-		return HKS_OK; /* nothing to keep */
-	}
-	if (hks_platform_remove(bak) != 0 && errno != ENOENT) {
-		r = hks_fail(ctx, HKS_E_IO, -1, "cannot replace the backup %s: %s", bak, strerror(errno));
-		hks_free(ctx, bak, n + 5);
-		return r;
+		return HKS_OK;
 	}
 #ifndef _WIN32
 	if (link(target, bak) == 0) {

@@ -208,7 +208,21 @@ static int check_replaceable(const char *binder, const char *member)
 	return listed ? rc : 2;
 }
 
+static int place_into(const char *binder, const char *name, const uint8_t *bytes, size_t size, bool dry_run);
+
 int cli_place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
+{
+	return place_into(binder, name, bytes, size, false);
+}
+
+int cli_into_precheck(const char *binder, const char *name)
+{
+	return place_into(binder, name, NULL, 0, true);
+}
+
+/* dry_run: every check up to the replacement (the binder reads, NAME is an animation member or
+ * absent), nothing written: encode runs it before writing -o, so a refused --into leaves no output */
+static int place_into(const char *binder, const char *name, const uint8_t *bytes, size_t size, bool dry_run)
 {
 	hks_error err;
 	hks_options o;
@@ -240,6 +254,10 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 		dcx = true;
 		bnd_bytes = plain;
 		bnd_size = plain_size;
+		/* write back at the zlib level that reproduces the binder's stream, as bnd replace does
+		 * (docs/BINDERS.md; the header's level byte gave other compressed bytes for Sekiro's) */
+		if (!dry_run)
+			info.deflate_level = (uint8_t)hks_dcx_match_level(plain, plain_size, raw, raw_size);
 	}
 	if (hks_bnd4_read(bnd_bytes, bnd_size, &o, &bnd, &err) != HKS_OK) {
 		cli_print_error(&err);
@@ -251,6 +269,10 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 	if (fr == HKS_OK) {
 		if (check_replaceable(binder, bnd->entries[index].name) != 0)
 			goto out;
+		if (dry_run) {
+			rc = 0;
+			goto out;
+		}
 		/* a member stored DCX-compressed stays so: the new bytes compressed like it (as bnd replace) */
 		uint8_t *packed = NULL;
 		size_t packed_size = 0;
@@ -263,6 +285,10 @@ int cli_place_into_binder(const char *binder, const char *name, const uint8_t *b
 			goto out;
 		}
 	} else if (fr == HKS_E_NOT_FOUND) {
+		if (dry_run) {
+			rc = 0;
+			goto out;
+		}
 		/* a new member: the full name, ID and flags follow the binder's other .hkx members */
 		if (hks_bnd4_add_like(bnd, name, bytes, size, &err) != HKS_OK) {
 			cli_print_error(&err);

@@ -64,6 +64,9 @@ int cli_set_root_motion(hks_file *file, uint32_t anim, const float (*motion)[4],
  * kept as BINDER.bak unless cli_into_no_backup (--no-backup) is set, and the new
  * one replaces it atomically (src/io/atomic.c). */
 int cli_place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size);
+/* cli_place_into_binder's checks without the write: 0 when BINDER reads and NAME is absent or an
+ * animation member, else its status after printing why (encode calls it before writing -o). */
+int cli_into_precheck(const char *binder, const char *name);
 /* --no-backup: no BINDER.bak for --into. */
 extern bool cli_into_no_backup;
 

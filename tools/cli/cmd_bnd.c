@@ -628,7 +628,7 @@ static int bnd_extract(int argc, char **argv)
 		selected[index] = true;
 	}
 	if (!make_dir(dir)) {
-		status = 1;
+		status = 2; /* the output folder cannot be made: fatal */
 		goto done;
 	}
 	/* every file name reserved before anything is written; the binder's own name too when
@@ -667,7 +667,7 @@ static int bnd_extract(int argc, char **argv)
 			fprintf(stderr, "hkspline: %s: cannot write the manifest (%s)\n", mp ? mp : dir,
 			        mp ? aerr.message : strerror(errno));
 			free(mp);
-			status = 1;
+			status = 2;
 			goto done;
 		}
 		free(mp);
@@ -706,7 +706,7 @@ static int bnd_extract(int argc, char **argv)
 		}
 		if (!fp || !cli_write_file(fp, e->data, (size_t)e->size)) {
 			free(fp);
-			status = 1;
+			status = 2; /* a member file cannot be written: fatal */
 			break;
 		}
 		free(fp);
@@ -725,7 +725,7 @@ static int bnd_extract(int argc, char **argv)
 			hks_atomic_abort(manifest_file);
 		else if (hks_atomic_commit(manifest_file, &aerr) != HKS_OK) {
 			fprintf(stderr, "hkspline: %s: error writing the manifest: %s\n", dir, aerr.message);
-			status = 1;
+			status = 2;
 		}
 	}
 	if (status == 0)
@@ -860,8 +860,10 @@ static int bnd_replace(int argc, char **argv)
 		deflate_note(lb.match_level, lb.dcx.level, false);
 	size_t wrote = save_binder(lb.bnd, dcx, lb.was_dcx ? &lb.dcx : NULL, o.deflate_level ? o.deflate_level : lb.match_level,
 	                           o.out);
-	if (!wrote)
+	if (!wrote) {
+		status = 2; /* OUT could not be written: fatal (docs/CLI.md "Exit statuses") */
 		goto done;
+	}
 	printf("replaced entry %u (%s): %llu -> %llu bytes; wrote %s (%zu bytes%s)\n", index, e->name,
 	       (unsigned long long)old_size, (unsigned long long)stored_size, o.out, wrote, dcx ? ", DCX DFLT" : "");
 	status = 0;
@@ -911,6 +913,42 @@ static bool inside_folder(const char *dir, const char *path)
 #endif
 }
 
+/* Whether OUT (which may not exist yet) lies inside DIR: OUT's folder or one of its ancestors is DIR
+ * (same device and file identity, so links and relative spellings count). */
+static bool out_inside_folder(const char *dir, const char *out)
+{
+	hks_path_info d, cur, up;
+	if (hks_platform_stat(dir, &d) != 0)
+		return false;
+	enum { MAX_DEPTH = 64 };
+	size_t n = strlen(out);
+	char *path = (char *)malloc(n + 3 * MAX_DEPTH + 8);
+	if (!path)
+		return false;
+	memcpy(path, out, n + 1);
+	char *slash = strrchr(path, '/');
+#ifdef _WIN32
+	char *bslash = strrchr(path, '\\');
+	if (bslash && (!slash || bslash > slash))
+		slash = bslash;
+#endif
+	if (slash)
+		slash[slash == path ? 1 : 0] = '\0';
+	else
+		strcpy(path, ".");
+	bool inside = false;
+	for (int depth = 0; depth < MAX_DEPTH && !inside; depth++) {
+		if (hks_platform_stat(path, &cur) != 0)
+			break;
+		inside = cur.dev == d.dev && cur.ino == d.ino;
+		strcat(path, "/..");
+		if (hks_platform_stat(path, &up) != 0 || (up.dev == cur.dev && up.ino == cur.ino))
+			break; /* the root */
+	}
+	free(path);
+	return inside;
+}
+
 static int bnd_pack(int argc, char **argv)
 {
 	const char *dir = NULL;
@@ -919,6 +957,12 @@ static int bnd_pack(int argc, char **argv)
 		return 2;
 	if (!dir || !o.out) {
 		usage(stderr);
+		return 2;
+	}
+	if (out_inside_folder(dir, o.out)) {
+		/* OUT in DIR overwrote a member file (or a later pack took the binder as a member) */
+		fprintf(stderr, "hkspline bnd pack: -o %s is inside %s: a later pack would take it as a member; write elsewhere\n",
+		        o.out, dir);
 		return 2;
 	}
 	char *mp = join_path(dir, MANIFEST_NAME);
@@ -1047,8 +1091,10 @@ static int bnd_pack(int argc, char **argv)
 		deflate_note(manifest_level, dcx.level, true);
 	}
 	size_t wrote = save_binder(bnd, want_dcx, have_dcx ? &dcx : NULL, level, o.out);
-	if (!wrote)
+	if (!wrote) {
+		status = 2; /* OUT could not be written: fatal (docs/CLI.md "Exit statuses") */
 		goto done;
+	}
 	printf("packed %u members from %s into %s (%zu bytes%s)\n", bnd->num_entries, dir, o.out, wrote,
 	       want_dcx ? ", DCX DFLT" : "");
 	status = 0;

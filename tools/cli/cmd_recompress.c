@@ -477,6 +477,14 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		hks_loader_free(loader);
 		return 2;
 	}
+	if (out_path && cli_is_container_file(out_path)) {
+		/* -o writes a bare .hkx: over any binder or DCX it would lose that binder (a loose IN replaced a
+		 * modder's working binder copy, session 18 new-user trial) */
+		fprintf(stderr, "hkspline recompress: -o %s is a binder / DCX; -o writes a single .hkx: write elsewhere\n",
+		        out_path);
+		hks_loader_free(loader);
+		return 2;
+	}
 	size_t units = only != SIZE_MAX ? 1 : hks_loader_count(loader);
 	if ((out_path || rec_path) && units != 1) {
 		fprintf(stderr, "hkspline recompress: -o and --record need exactly one Havok file (found %zu)\n", units);
@@ -602,7 +610,7 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		} else if ((write_out || rec_bytes) &&
 		    !write_pair(write_out ? out_path : NULL, out_bytes, out_size, rec_bytes ? rec_path : NULL, rec_bytes,
 		                rec_size))
-			status = 1;
+			status = 2; /* an output that cannot be written is fatal (docs/CLI.md "Exit statuses") */
 		hks_buffer_free(NULL, out_bytes, out_size);
 		hks_buffer_free(NULL, rec_bytes, rec_size);
 		all.animations += n.animations;

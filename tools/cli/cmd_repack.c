@@ -218,8 +218,18 @@ int cmd_repack(int argc, char **argv)
 	loader = cli_loader_open(compendiums, num_compendiums, &in, 1, &status);
 	if (!loader)
 		goto done;
+	status = 1; /* from here on, until the write, a failure is the input's */
 	if (open_binder(in, &raw, &raw_size, &plain, &plain_size, &info, &is_dcx, &bnd))
 		goto done;
+	if (is_dcx) /* the zlib level that reproduces the input's stream, as bnd replace (docs/BINDERS.md) */
+		info.deflate_level = (uint8_t)hks_dcx_match_level(plain, plain_size, raw, raw_size);
+	if (!bnd && !is_dcx && cli_is_container_file(out)) {
+		/* a bare .hkx over a binder would lose it (as encode -o and recompress -o refuse) */
+		fprintf(stderr, "hkspline repack: -o %s is a binder / DCX and %s a single Havok file: write elsewhere\n", out,
+		        in);
+		status = 2;
+		goto done;
+	}
 	size_t units = hks_loader_count(loader);
 	if (!bnd && units != 1) {
 		fprintf(stderr, "hkspline repack: %s holds %zu Havok files; repack takes one file or one binder\n", in, units);
@@ -275,6 +285,7 @@ int cmd_repack(int argc, char **argv)
 		hks_loaded_free(ld);
 		ld = NULL;
 	}
+	status = 2; /* writing: a failure is fatal (docs/CLI.md "Exit statuses") */
 	if (bnd) {
 		if (hks_bnd4_write(bnd, NULL, &result, &result_size, &err) != HKS_OK) {
 			cli_print_error(&err);
