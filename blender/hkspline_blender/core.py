@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import bpy
 import numpy as np
-from mathutils import Matrix
+from mathutils import Euler, Matrix, Quaternion, Vector
 
 from . import convert
 
@@ -348,19 +348,145 @@ def _eval(action, path: str, index: int, frames: np.ndarray, default: float) -> 
     return np.array([fc.evaluate(float(x)) for x in frames], dtype=np.float64)
 
 
+EULER_MODES = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+_ROTATION_PATHS = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
+
+
+def _rotation(action, pb, bn: str, fr: np.ndarray) -> np.ndarray:
+    """(frames, 4) wxyz: the bone's rotation channel of its rotation mode, as Blender evaluates it. Quaternion
+    keys as they are (sign and length kept); Euler (any order) and axis-angle keys converted per frame with
+    mathutils (from the float32 values Blender holds), the rotation Blender's pose matrix uses."""
+    mode = pb.rotation_mode
+    if mode == "QUATERNION":
+        return np.stack([_eval(action, _pb_path(bn, "rotation_quaternion"), i, fr, 1.0 if i == 0 else 0.0)
+                         for i in range(4)], axis=-1)
+    if mode == "AXIS_ANGLE":  # (angle, x, y, z); Blender's default (0, 0, 1, 0)
+        aa = np.stack([_eval(action, _pb_path(bn, "rotation_axis_angle"), i, fr, (0.0, 0.0, 1.0, 0.0)[i])
+                       for i in range(4)], axis=-1).astype(np.float32)
+        return np.array([Quaternion(Vector(v[1:4].tolist()), float(v[0]))[:] for v in aa], dtype=np.float64)
+    eul = np.stack([_eval(action, _pb_path(bn, "rotation_euler"), i, fr, 0.0) for i in range(3)],
+                   axis=-1).astype(np.float32)
+    return np.array([Euler(v.tolist(), mode).to_quaternion()[:] for v in eul], dtype=np.float64)
+
+
+def _match_original(out: np.ndarray, orig: np.ndarray, tracks: Sequence[int]) -> None:
+    """Quaternions converted from Euler / axis-angle keys are unit length and carry no sign of their own, while
+    Havok stores raw quaternions (a decoded length may be 1 +- 1e-3; Blender normalizes a quaternion before
+    use, so neither sign nor length is part of what it shows). Each frame takes the sign and the length of
+    the original track's quaternion at that frame (beyond the original's end: the previous frame's sign, unit
+    length), so that an unedited track is recognized as untouched and the spline sees no flips."""
+    for t in tracks:
+        q = out[:, t, 3:7].astype(np.float64)
+        for i in range(len(q)):
+            ref = orig[i, t, 3:7].astype(np.float64) if i < len(orig) else q[i - 1]
+            if not np.isfinite(ref).all():
+                continue
+            if float(np.dot(q[i], ref)) < 0:
+                q[i] = -q[i]
+            if i < len(orig):
+                n, nr = float(np.linalg.norm(q[i])), float(np.linalg.norm(ref))
+                if n > 0 and nr > 0:
+                    q[i] *= nr / n
+        out[:, t, 3:7] = q.astype(np.float32)
+
+
+def _names(names: Sequence[str], limit: int = 6) -> str:
+    names = list(dict.fromkeys(names))
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+BAKE_HINT = "bake the action first (Pose > Animation > Bake Action, with Visual Keying)"
+
+
+def export_warnings(obj, action, names: Sequence[str]) -> List[str]:
+    """What the export (the action's F-curves of the tracked bones' channels) cannot see and what Blender
+    nevertheless shows: constraints, drivers, NLA strips, rotation keys of a mode the bone does not use, keys
+    of bones without a track. One sentence each, naming the bones."""
+    out: List[str] = []
+    tracked = [n for n in names if n and n in obj.pose.bones]
+    tracked_set = set(tracked)
+    constrained = [pb.name for pb in obj.pose.bones
+                   if any(not c.mute and c.influence > 0 for c in pb.constraints)]
+    if constrained:
+        out.append(f"constraints on {_names(constrained)} are not exported: {BAKE_HINT}")
+    if obj.constraints and any(not c.mute and c.influence > 0 for c in obj.constraints):
+        out.append(f"constraints on the armature object {obj.name} are not exported (nor is its motion)")
+    ad = obj.animation_data
+    if ad is not None:
+        driven, other = [], []
+        for d in ad.drivers:
+            if d.mute:
+                continue
+            path = d.data_path
+            if path.startswith('pose.bones["'):
+                driven.append(path[len('pose.bones["'):].split('"]', 1)[0])
+            else:
+                other.append(path)
+        if driven:
+            out.append(f"drivers on {_names(driven)} are not exported: {BAKE_HINT}")
+        if other:
+            out.append(f"drivers of {_names(other)} are not exported: {BAKE_HINT}")
+        strips = [f"{t.name}/{st.name}" for t in ad.nla_tracks if not t.mute for st in t.strips
+                  if not st.mute and st.action is not None]
+        if strips:
+            out.append(f"NLA strips ({_names(strips)}) are not exported, only the action {action.name}: "
+                       f"{BAKE_HINT}")
+    ignored, untracked = [], []
+    keyed: Dict[str, set] = {}
+    for fc in action.fcurves:
+        path = fc.data_path
+        if not path.startswith('pose.bones["') or fc.mute:
+            continue
+        bone, _, channel = path[len('pose.bones["'):].partition('"].')
+        keyed.setdefault(bone, set()).add(channel)
+    for bone, channels in keyed.items():
+        if bone not in obj.pose.bones:
+            continue
+        if bone not in tracked_set:
+            untracked.append(bone)
+            continue
+        mode = obj.pose.bones[bone].rotation_mode
+        used = _ROTATION_PATHS.get(mode, "rotation_euler")
+        for ch in sorted(channels & {"rotation_quaternion", "rotation_euler", "rotation_axis_angle"} - {used}):
+            ignored.append(f"{bone} ({ch}; its rotation mode is {mode})")
+    if ignored:
+        out.append(f"rotation keys of a channel the bone's rotation mode does not use are ignored, as Blender "
+                   f"ignores them (the mode's own channel is exported; unkeyed, it is no rotation): "
+                   f"{_names(ignored)}")
+    if untracked:
+        out.append(f"keys on {_names(untracked)} are not exported: the clip has no track for these bones")
+    return out
+
+
+def export_report(s: dict) -> str:
+    """The operator's status line for an export summary."""
+    where = ", ".join(x for x in (s.get("path"), s.get("binder") and f"{s['binder']}:{s['member']}") if x)
+    if s.get("unchanged") is None:
+        tracks = f"frame count {s['original_frames']} -> {s['frames']}: every track re-encoded"
+    else:
+        tracks = f"{s['unchanged']} of {s['tracks']} tracks unchanged from the original"
+        restored = s.get("restored", 0)
+        if restored:
+            tracks += f", {restored} of them within the untouched tolerance"
+    rec = "with the record" if s.get("record") else "without a record"
+    warn = f"; {len(s['warnings'])} warning(s)" if s.get("warnings") else ""
+    return f"hkspline: wrote {s['bytes']} bytes to {where} ({tracks}; {rec}{warn})"
+
+
 def export_action(context, obj, action, filepath: str = "", like_path: str = "", into_binder: str = "",
                   member: str = "", use_record: bool = True, snap_tolerance: float = 1e-5,
                   options: Optional[dict] = None, progress: Optional[Callable[[float], None]] = None,
-                  frames: int = 0) -> dict:
+                  frames: int = 0, compendium_path: str = "") -> dict:
     """Sample ``action`` and encode it like its original clip; write ``filepath`` and/or the binder member.
-    Returns a summary dict (bytes, path, snapped tracks, ...)."""
+    ``compendium_path``: the compendium of the like clip (default: the one given at import).
+    Returns a summary dict (bytes, path, tracks unchanged, warnings, ...)."""
     if not filepath and not into_binder:
         raise RuntimeError("nothing to write: give filepath or into_binder")
     hk = binding()
     like = like_path or action.get(P + "source", "")
     if not like:
         raise RuntimeError("no like_path and the action does not come from an imported clip")
-    comp = json.loads(action.get(P + "compendium", "[]")) or None
+    comp = [compendium_path] if compendium_path else (json.loads(action.get(P + "compendium", "[]")) or None)
     lf = hk.load(like, compendium=comp)
     idx = int(action.get(P + "animation", -1))
     if not 0 <= idx < len(lf.animations):
@@ -388,6 +514,8 @@ def export_action(context, obj, action, filepath: str = "", like_path: str = "",
     clamp = np.minimum(np.arange(n_frames), orig.shape[0] - 1)
     out[:] = orig[clamp]
     used = [t for t in range(n_tracks) if names[t] and names[t] in obj.pose.bones]
+    converted = [t for t in used if obj.pose.bones[names[t]].rotation_mode != "QUATERNION"]
+    warnings = export_warnings(obj, action, names)
     if used:
         tr, qr = rest_relative(obj, [names[t] for t in used])
         loc = np.zeros((n_frames, len(used), 3))
@@ -398,17 +526,20 @@ def export_action(context, obj, action, filepath: str = "", like_path: str = "",
             for i in range(3):
                 loc[:, j, i] = _eval(action, _pb_path(bn, "location"), i, fr, 0.0)
                 scl[:, j, i] = _eval(action, _pb_path(bn, "scale"), i, fr, 1.0)
-            for i in range(4):
-                rot[:, j, i] = _eval(action, _pb_path(bn, "rotation_quaternion"), i, fr, 1.0 if i == 0 else 0.0)
+            rot[:, j, :] = _rotation(action, obj.pose.bones[bn], bn, fr)
             if progress:
                 progress(0.8 * (j + 1) / len(used))
         out[:, used, :] = convert.channels_to_havok(loc, rot, scl, tr, qr)
+        _match_original(out, orig, converted)
     deviation = None
     if out.shape == orig.shape and used:  # the round-off of the rest-relative conversion, for the report
         d = np.abs(out[:, used].astype(np.float64) - orig[:, used])
         d = d[~np.isnan(d)]
         deviation = float(d.max()) if d.size else 0.0
-    snapped = convert.snap_untouched(out, orig, snap_tolerance) if out.shape == orig.shape else None
+    same_shape = out.shape == orig.shape
+    exact = _same_bits(out, orig) if same_shape else None
+    snapped = convert.snap_untouched(out, orig, snap_tolerance) if same_shape else None
+    unchanged = _same_bits(out, orig) if same_shape else None  # after snapping: what the file gets
 
     fl = np.empty((n_frames, orig_floats.shape[1]), dtype=np.float32)
     fl[:] = orig_floats[clamp] if orig_floats.size else 0
@@ -424,34 +555,96 @@ def export_action(context, obj, action, filepath: str = "", like_path: str = "",
                      compendium=comp, **(options or {}))
     if progress:
         progress(0.9)
-    summary = {"bytes": len(data), "tracks": n_tracks, "frames": n_frames, "record": record is not None,
-               "snapped": int(snapped.sum()) if snapped is not None else 0, "max_deviation": deviation}
-    action[P + "last_export"] = json.dumps(summary)
-    if filepath:
-        _write_atomic(filepath, data)
-        summary["path"] = filepath
-    if into_binder:
+    summary = {"bytes": len(data), "tracks": n_tracks, "frames": n_frames, "original_frames": orig.shape[0],
+               "record": record is not None,
+               # tracks within snap_tolerance of the original (given its values), tracks whose output is the
+               # original's bit for bit (None when the frame count changed), and those that only the
+               # tolerance made so
+               "snapped": int(snapped.sum()) if snapped is not None else 0,
+               "unchanged": int(unchanged.sum()) if unchanged is not None else None,
+               "restored": int((unchanged & ~exact).sum()) if unchanged is not None else 0,
+               "max_deviation": deviation, "warnings": warnings}
+    b = name = existing = None
+    if into_binder:  # checked before anything is written
         name = member or action.get(P + "member", "") or os.path.basename(filepath or like.rsplit(":", 1)[-1])
         if not name:
             raise RuntimeError("give the binder member name (member)")
         b = hk.Binder.read(into_binder)
+        existing = _binder_member(b, name)
+        if existing is not None:
+            _check_replaceable(hk, b, into_binder, existing)
+    if filepath:
+        _write_atomic(filepath, data)
+        summary["path"] = filepath
+    if b is not None:
         bak = into_binder + ".bak"
         if not os.path.exists(bak):
             with open(into_binder, "rb") as src, open(bak + ".tmp-hkspline", "wb") as dst:
                 dst.write(src.read())
             os.replace(bak + ".tmp-hkspline", bak)
-        existing = next((n for n in b.names if n.replace("\\", "/").rsplit("/", 1)[-1].lower() == name.lower()), name)
-        b.replace(existing, data)
+        summary["added"] = existing is None
+        if existing is not None:
+            b.replace(existing, data)
+        else:  # added like the binder's members: their folder prefix, flags and ID rule (hks_bnd4_add_like)
+            b.replace(name, data)
+            existing = b.entries[-1]["name"]
         b.write(into_binder)
         summary["binder"] = into_binder
         summary["member"] = existing
+    action[P + "last_export"] = json.dumps(summary)
     return summary
 
 
+def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per track: every value of ``a`` has the bits of ``b``'s."""
+    return (a.view(np.uint32) == b.view(np.uint32)).all(axis=(0, 2))
+
+
+def _binder_member(b, name: str) -> Optional[str]:
+    """The full name of the member ``name`` (full or base name, case-insensitive), else None."""
+    want = name.replace("\\", "/").lower()
+    base = want.rsplit("/", 1)[-1]
+    full = [n for n in b.names if n.replace("\\", "/").lower() == want]
+    if full:
+        return full[0]
+    return next((n for n in b.names if n.replace("\\", "/").rsplit("/", 1)[-1].lower() == base), None)
+
+
+def _check_replaceable(hk, b, binder: str, full: str) -> None:
+    """An export replaces animations only, as `hkspline encode --into`: a member that holds no animation (a
+    skeleton) or no Havok file at all (a .tae) is refused, whatever its name. A damaged animation (truncated,
+    malformed) or one whose compendium is elsewhere may be replaced."""
+    base = full.replace("\\", "/").rsplit("/", 1)[-1]
+    unique = sum(n.replace("\\", "/").rsplit("/", 1)[-1].lower() == base.lower() for n in b.names) == 1
+    shown = f"'{base}' of {os.path.basename(binder)}"
+    advice = "the export replaces or adds animations only: choose another member name (Member)"
+    try:
+        f = hk.load(f"{binder}:{base}") if unique else hk.load(b.get(full))
+    except hk.Error as e:
+        if e.name in ("truncated", "malformed", "compendium"):
+            return
+        if e.name == "not_found":
+            raise RuntimeError(f"member {shown} is not a Havok file; {advice}; the binder is unchanged") from e
+        raise RuntimeError(f"member {shown} cannot be read, so what it holds is unknown ({e}); {advice}; the "
+                           "binder is unchanged") from e
+    try:
+        if not f.animations:
+            raise RuntimeError(f"member {shown} holds no animation ({len(f.skeletons)} skeleton(s)); {advice}; "
+                               "the binder is unchanged")
+    finally:
+        f.close()
+
+
 def _write_atomic(path: str, data: bytes) -> None:
+    """A temporary beside ``path`` renamed over it; an existing file's mode is kept (a new one gets open()'s
+    0666 & ~umask)."""
     tmp = path + ".tmp-hkspline"
     with open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
+        try:
+            os.fchmod(fh.fileno(), os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
     os.replace(tmp, path)

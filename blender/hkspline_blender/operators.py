@@ -35,8 +35,21 @@ def _input_error(e: Exception) -> bool:
         return False
 
 
+COMPENDIUM_UI = "the Compendium field, compendium_path"
+
+
 def _hk_error_text(e: Exception) -> str:
-    return f"hkspline: {e}"
+    """The report of an error. The binding's compendium advice names its Python argument ``compendium=`` (the
+    library's names the CLI's --compendium): here it names the operator's property."""
+    text = str(e)
+    try:
+        is_compendium = isinstance(e, core.binding().Error) and e.name == "compendium"
+    except RuntimeError:
+        is_compendium = False
+    if is_compendium:
+        text = text.replace("(compendium=)", f"({COMPENDIUM_UI})").replace("compendium= ", "Compendium ")
+        text = text.replace("compendium=", COMPENDIUM_UI)
+    return f"hkspline: {text}"
 
 
 class _Progress:
@@ -153,6 +166,9 @@ class EXPORT_OT_hkspline(bpy.types.Operator, ExportHelper):
     into_binder: StringProperty(name="Into binder", description="Replace (or add) the member in this binder "
                                 "(a .bak copy is kept)", subtype="FILE_PATH", default="")
     member: StringProperty(name="Member", description="Binder member name (default: the action's)", default="")
+    compendium_path: StringProperty(name="Compendium", description="Compendium file, binder or folder of the "
+                                    "original clip (optional: default the one given at import, else searched "
+                                    "beside the clip)", subtype="FILE_PATH", default="")
     use_record: BoolProperty(name="Use record", description="Untouched bones keep their original bytes (the "
                              "record kept on the action at import)", default=True)
     snap_tolerance: FloatProperty(name="Untouched tolerance", description="A track within this of the original "
@@ -218,7 +234,8 @@ class EXPORT_OT_hkspline(bpy.types.Operator, ExportHelper):
             s = core.export_action(context, obj, action, bpy.path.abspath(self.filepath) if self.filepath else "",
                                    self.like_path, bpy.path.abspath(self.into_binder) if self.into_binder else "",
                                    self.member, self.use_record, self.snap_tolerance, self._options(), prog,
-                                   self.frames)
+                                   self.frames, bpy.path.abspath(self.compendium_path) if self.compendium_path
+                                   else "")
         except Exception as e:
             if not _input_error(e):
                 traceback.print_exc()
@@ -226,7 +243,7 @@ class EXPORT_OT_hkspline(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         finally:
             prog.end()
-        where = ", ".join(x for x in (s.get("path"), s.get("binder") and f"{s['binder']}:{s['member']}") if x)
-        self.report({"INFO"}, f"hkspline: wrote {s['bytes']} bytes to {where} ({s['snapped']} of {s['tracks']} "
-                    f"tracks untouched" + (", with the record)" if s["record"] else ")"))
+        for w in s.get("warnings", []):
+            self.report({"WARNING"}, f"hkspline: {w}")
+        self.report({"INFO"}, core.export_report(s))
         return {"FINISHED"}

@@ -630,7 +630,8 @@ class Binder:
 
     ``Binder.read(path_or_bytes)``; ``names``; ``get(name)`` (full name or base name, case-insensitive);
     ``replace(name, data)`` (replaces the member, else adds it like the binder's other members); ``entries``
-    (name, id, flags, size of each member); ``to_bytes()`` (recompressed into the same DCX header when it came in one); ``write(path)``."""
+    (name, id, flags, size of each member); ``to_bytes()`` (recompressed into the same DCX header when it came
+    in one); ``write(path)``."""
 
     def __init__(self):
         self._bnd = POINTER(_ffi.Bnd4)()

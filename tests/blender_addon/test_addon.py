@@ -246,6 +246,11 @@ def export_unedited(label, obj, action, path, member, compendium="", snap=1e-5):
         FIG["max_untouched_deviation"] = max(FIG.get("max_untouched_deviation", 0.0), s["max_deviation"] or 0.0)
         check(s["snapped"] == s["tracks"], f"{label}: all {s['tracks']} tracks recognized untouched (max "
               f"round-off {s['max_deviation']:.2e})")
+    # the status line says what is true: every track unchanged (it counted the tracks the tolerance snapped,
+    # "0 of 91 tracks untouched" for a byte-identical export with no tolerance)
+    msg = core.export_report(s)
+    check(s["unchanged"] == s["tracks"] and f"{s['tracks']} of {s['tracks']} tracks unchanged" in msg,
+          f"{label}: the report counts the tracks unchanged from the original: {msg!r}")
     FIG["exports"] += 1
     FIG["identical_exports"] += int(same)
     check(same, f"{label}: unedited export with the record == the original bytes ({time.time() - t:.1f} s)")
@@ -294,6 +299,8 @@ def edit_one_bone(label, obj, action, source, compendium="", snap=1e-5):
 def export_into_binder(label, obj, action, binder, member, loose_export):
     copy = os.path.join(WORK, os.path.basename(binder))
     shutil.copyfile(binder, copy)
+    os.chmod(copy, 0o644)
+    mode0 = 0o644
     before = hk.Binder.read(copy)
     bpy.context.view_layer.objects.active = obj
     r = bpy.ops.export_anim.hkspline(filepath="", into_binder=copy, member=member)
@@ -305,6 +312,225 @@ def export_into_binder(label, obj, action, binder, member, loose_export):
     untouched = [n for n in after.names if not n.lower().endswith(member.lower())]
     check(all(after.get(n) == before.get(n) for n in untouched), f"{label}: the other members are unchanged")
     check(open(copy + ".bak", "rb").read() == open(binder, "rb").read(), f"{label}: the .bak holds the original")
+    check(os.stat(copy).st_mode & 0o777 == mode0, f"{label}: the binder keeps its mode "
+          f"{oct(os.stat(copy).st_mode & 0o777)} (Binder.write made it 0600)")
+    refuse_non_animation(label, obj, binder)
+    add_new_member(label, obj, action, binder, member)
+
+
+def export_op(**kw):
+    """The export operator's error report (a RuntimeError for a script), or what it returned."""
+    try:
+        return f"returned {bpy.ops.export_anim.hkspline(**kw)}"
+    except RuntimeError as e:
+        return str(e)
+
+
+def refuse_non_animation(label, obj, binder):
+    """New-user trial: an export into the binder with member Skeleton.HKX replaced the skeleton with the
+    animation. Refused, as `hkspline encode --into`, and the binder untouched (no .bak either)."""
+    copy = os.path.join(WORK, "refuse_" + os.path.basename(binder))
+    shutil.copyfile(binder, copy)
+    b = hk.Binder.read(copy)
+    skeleton = next(n for n in b.names if n.lower().endswith("skeleton.hkx")).replace("\\", "/").rsplit("/", 1)[-1]
+    tae = next(n for n in b.names if n.lower().endswith(".tae")).replace("\\", "/").rsplit("/", 1)[-1]
+    bpy.context.view_layer.objects.active = obj
+    for name, want in ((skeleton, "holds no animation"), (tae, "not a Havok file")):
+        msg = export_op(filepath="", into_binder=copy, member=name)
+        check(want in msg and "animations only" in msg, f"{label}: export into member {name} refused: "
+              f"{msg.strip()[:160]}")
+    check(open(copy, "rb").read() == open(binder, "rb").read() and not os.path.exists(copy + ".bak"),
+          f"{label}: the refused binder is untouched (and no .bak made)")
+
+
+def add_new_member(label, obj, action, binder, member):
+    """New-user trial: a member the binder lacks was added with a bare name and ID -1. It is added as
+    `hkspline encode --into` adds it (hks_bnd4_add_like): the binder's folder prefix, flags and ID rule."""
+    name = "a000_999999.hkx"
+    copy = os.path.join(WORK, "add_" + os.path.basename(binder))
+    shutil.copyfile(binder, copy)
+    bpy.context.view_layer.objects.active = obj
+    r = bpy.ops.export_anim.hkspline(filepath="", into_binder=copy, member=name)
+    check(r == {"FINISHED"}, f"{label}: export adding {name} to a copy of {os.path.basename(binder)}")
+    got = hk.Binder.read(copy).entries[-1]
+    cli_copy = os.path.join(WORK, "addcli_" + os.path.basename(binder))
+    shutil.copyfile(binder, cli_copy)
+    frames_json = os.path.join(WORK, "add.json")
+    subprocess.run([CLI, "decode", f"{binder}:{member}", "-o", frames_json], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([CLI, "encode", frames_json, "--like", f"{binder}:{member}", "-o",
+                    os.path.join(WORK, "add_cli.hkx"), "--into", cli_copy, "--name", name, "--no-backup"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    want = hk.Binder.read(cli_copy).entries[-1]
+    check((got["name"], got["id"], got["flags"]) == (want["name"], want["id"], want["flags"]) and
+          got["name"] != name and got["id"] != -1,
+          f"{label}: the new member is named, numbered and flagged as encode --into's: {got['name']} ID "
+          f"{got['id']} flags {got['flags']} (CLI: {want['name']} {want['id']} {want['flags']})")
+    s = json.loads(action["hkspline_last_export"])
+    check(hk.load(f"{copy}:{name}").animations[0].num_transform_tracks == s["tracks"],
+          f"{label}: the added member reads back")
+
+
+def _set_curve(action, path, index, group, frames, values):
+    fc = action.fcurves.find(path, index=index)
+    if fc is not None:
+        action.fcurves.remove(fc)
+    fc = action.fcurves.new(path, index=index, action_group=group)
+    fc.keyframe_points.add(len(frames))
+    for k, (f, v) in zip(fc.keyframe_points, zip(frames, values)):
+        k.co = (float(f), float(v))
+        k.interpolation = "LINEAR"
+    fc.update()
+
+
+def rotation_modes(label, path, modes, compendium="", skeleton="", bone_rest="REFERENCE", snap=1e-5):
+    """New-user trial: the export read rotation_quaternion only, so a bone in an Euler or axis-angle rotation
+    mode kept its original rotation (or the identity). Per mode: one bone's quaternion keys replaced by keys
+    of that mode (the same rotations, mathutils), the export with the record gives the original bytes; the
+    keys then rotated 0.3 rad: only that track changes, to the rotation Blender shows."""
+    from mathutils import Euler, Quaternion
+    comp = [compendium] if compendium else None
+    for mode in modes:
+        fresh_active()
+        r = bpy.ops.import_anim.hkspline(filepath=path, compendium_path=compendium, skeleton_path=skeleton,
+                                         bone_rest=bone_rest)
+        obj = bpy.context.view_layer.objects.active
+        action = obj.animation_data.action
+        names = json.loads(action["hkspline_track_bones"])
+        orig = hk.load(path, compendium=comp).animations[0].frames()
+        cand = [t for t in range(len(names)) if names[t]]
+        t_edit = max(cand[1:] or cand, key=lambda t: float(np.nanmax(np.ptp(orig[:, t, 3:7], axis=0))))
+        bone = names[t_edit]
+        pb = obj.pose.bones[bone]
+        n = orig.shape[0]
+        fr = np.arange(n)
+        quats = []
+        for f in fr:
+            quats.append(Quaternion([action.fcurves.find(core._pb_path(bone, "rotation_quaternion"), index=i)
+                                     .evaluate(float(f)) for i in range(4)]))
+        for i in range(4):
+            action.fcurves.remove(action.fcurves.find(core._pb_path(bone, "rotation_quaternion"), index=i))
+        pb.rotation_mode = mode
+
+        def key(delta):
+            if mode == "AXIS_ANGLE":
+                vals = []
+                for q in quats:
+                    axis, angle = q.to_axis_angle()
+                    if delta:  # then 0.3 rad more about X (in the bone's channel space)
+                        axis, angle = (Quaternion((1, 0, 0), delta) @ q.normalized()).to_axis_angle()
+                    vals.append((angle, *axis))
+                vals = np.array(vals)
+                for i in range(4):
+                    _set_curve(action, core._pb_path(bone, "rotation_axis_angle"), i, bone, fr, vals[:, i])
+            else:
+                vals, prev = [], None
+                for q in quats:
+                    e = q.to_euler(mode, prev) if prev is not None else q.to_euler(mode)
+                    prev = e
+                    vals.append((e[0] + delta, e[1], e[2]))
+                vals = np.array(vals)
+                for i in range(3):
+                    _set_curve(action, core._pb_path(bone, "rotation_euler"), i, bone, fr, vals[:, i])
+            return vals
+
+        key(0.0)
+        tag = f"{label} {mode}"
+        out = os.path.join(WORK, f"rot_{mode}.hkx")
+        bpy.context.view_layer.objects.active = obj
+        r = bpy.ops.export_anim.hkspline(filepath=out, snap_tolerance=snap)
+        s = json.loads(action["hkspline_last_export"])
+        same = r == {"FINISHED"} and open(out, "rb").read() == open(path, "rb").read()
+        check(same and s["unchanged"] == s["tracks"], f"{tag}: bone {bone!r} keyed in {mode} (quaternion keys "
+              f"removed): the unedited export == the original bytes ({s['unchanged']} of {s['tracks']} tracks "
+              "unchanged)")
+        vals = key(0.3)
+        r = bpy.ops.export_anim.hkspline(filepath=out, snap_tolerance=snap)
+        b = hk.load(out, compendium=[os.path.dirname(path)] + (comp or [])).animations[0].frames()
+        others = [t for t in range(orig.shape[1]) if t != t_edit and
+                  not (orig[:, t].view(np.uint32) == b[:, t].view(np.uint32)).all()]
+        # the rotation Blender shows for those keys (mathutils), through the bone's rest
+        if mode == "AXIS_ANGLE":
+            want_ch = [Quaternion(v[1:4], v[0]) for v in vals.astype(np.float32)]
+        else:
+            want_ch = [Euler(v, mode).to_quaternion() for v in vals.astype(np.float32)]
+        want_ch = np.array([q[:] for q in want_ch])[:, None, :]
+        tr, qr = core.rest_relative(obj, [bone])
+        want = convert.channels_to_havok(np.zeros((n, 1, 3)), want_ch, np.ones((n, 1, 3)), tr, qr)[:, 0, 3:7]
+        got = b[:, t_edit, 3:7].astype(np.float64)
+        cosang = np.abs((got / np.linalg.norm(got, axis=1, keepdims=True) * want).sum(axis=1))
+        err = float(np.degrees(2 * np.arccos(np.clip(cosang, -1, 1))).max())
+        pose_ok = True
+        scene = bpy.context.scene
+        scene.frame_set(n // 2)  # the pose Blender shows is the one exported
+        m_basis = np.array(pb.matrix_basis.to_quaternion()[:])
+        pose_ok = abs(abs(float(np.dot(m_basis, want_ch[n // 2, 0]))) - 1) < 1e-5
+        check(r == {"FINISHED"} and not others and err < 0.2 and pose_ok,
+              f"{tag}: keys rotated 0.3 rad: that track becomes the rotation Blender shows (max "
+              f"{err:.3f} deg off after encoding), every other track bit for bit"
+              + (f" (differ: {others[:8]})" if others else ""))
+    return obj, action
+
+
+def export_warnings_reported(label, obj, action):
+    """New-user trial: constraints, drivers and NLA strips (which the F-curve reading cannot see) were dropped
+    silently. The export names them, with the bones, in warnings (the operator reports each)."""
+    names = [n for n in json.loads(action["hkspline_track_bones"]) if n]
+    a, b = names[0], names[-1]
+    c = obj.pose.bones[a].constraints.new("COPY_ROTATION")
+    d = obj.pose.bones[b].driver_add("location", 0)
+    d.driver.expression = "0.5"
+    other = bpy.data.actions.new("hkspline_test_nla")
+    trk = obj.animation_data.nla_tracks.new()
+    trk.name = "Layer"
+    trk.strips.new("strip", 0, other)
+    # a bone keyed in quaternions switched to Euler: Blender shows its (unkeyed) rotation_euler
+    q_bone = [n for n in names if obj.pose.bones[n].rotation_mode == "QUATERNION"][-1]
+    obj.pose.bones[q_bone].rotation_mode = "XYZ"
+    extra = [n for n in obj.pose.bones.keys() if n not in names]
+    if extra:  # keys on a bone without a track
+        obj.pose.bones[extra[0]].keyframe_insert("location", frame=0)
+    bpy.context.view_layer.objects.active = obj
+    s = core.export_action(bpy.context, obj, action, filepath=os.path.join(WORK, "warn.hkx"))
+    w = s["warnings"]
+    ok = any("constraints on " + a in x and "Bake Action" in x for x in w) and \
+        any("drivers on " + b in x for x in w) and any("NLA strips (Layer/" in x for x in w) and \
+        (not extra or any("keys on " + extra[0] in x and "no track" in x for x in w)) and \
+        any(f"{q_bone} (rotation_quaternion; its rotation mode is XYZ)" in x for x in w)
+    check(ok and "warning(s)" in core.export_report(s), f"{label}: constraints, drivers, NLA strips, keys "
+          f"without a track and keys of an unused rotation mode are named in the export's warnings: {w}")
+    r = bpy.ops.export_anim.hkspline(filepath=os.path.join(WORK, "warn.hkx"))
+    check(r == {"FINISHED"}, f"{label}: the operator exports with warnings")
+    obj.pose.bones[q_bone].rotation_mode = "QUATERNION"
+    obj.pose.bones[a].constraints.remove(c)
+    obj.pose.bones[b].driver_remove("location", 0)
+    obj.animation_data.nla_tracks.remove(trk)
+    bpy.data.actions.remove(other)
+    if extra:
+        for i in range(3):
+            fc = action.fcurves.find(core._pb_path(extra[0], "location"), index=i)
+            if fc:
+                action.fcurves.remove(fc)
+    s = core.export_action(bpy.context, obj, action, filepath=os.path.join(WORK, "warn.hkx"))
+    check(not s["warnings"], f"{label}: no warnings once they are gone ({s['warnings']})")
+
+
+def compendium_advice(label, loose, er_binder):
+    """New-user trial: in Blender a missing compendium's error told the user to pass compendium= (the
+    Python argument): the add-on names its own property."""
+    fresh_active()
+    msg = reported("compendium", filepath=loose)
+    check("compendium_path" in msg and "Compendium" in msg and "compendium=" not in msg,
+          f"{label}: a missing compendium at import names the Compendium field: {msg.strip()[-160:]}")
+    r = bpy.ops.import_anim.hkspline(filepath=loose, compendium_path=er_binder)
+    obj = bpy.context.view_layer.objects.active
+    action = obj.animation_data.action
+    action["hkspline_compendium"] = "[]"
+    msg = export_op(filepath=os.path.join(WORK, "comp.hkx"))
+    check("compendium_path" in msg and "compendium=" not in msg,
+          f"{label}: a missing compendium at export names the Compendium field: {msg.strip()[-120:]}")
+    r = bpy.ops.export_anim.hkspline(filepath=os.path.join(WORK, "comp.hkx"), compendium_path=er_binder)
+    check(r == {"FINISHED"} and open(os.path.join(WORK, "comp.hkx"), "rb").read() == open(loose, "rb").read(),
+          f"{label}: the export's compendium_path finds it (the original bytes)")
 
 
 def run_game(label, folder, binder, compendium=""):
@@ -318,6 +544,8 @@ def run_game(label, folder, binder, compendium=""):
                                            bone_rest="ORIGIN")
     export_unedited(f"{label}_origin", obj, action, loose, "", compendium, snap=0.0)
     edit_one_bone(f"{label}_origin", obj, action, source, compendium, snap=0.0)
+    obj, action = rotation_modes(f"{label} loose", loose, ("XYZ", "AXIS_ANGLE"), compendium=compendium)
+    export_warnings_reported(f"{label} loose", obj, action)
     member = pick_member(binder, os.path.basename(loose))
     obj, action, source = import_and_check(f"{label} binder", binder, member)
     export_unedited(f"{label}_binder", obj, action, binder, member)
@@ -376,6 +604,9 @@ def run_synthetic():
         obj, action, source = import_and_check(label, clip, bone_rest=rest, skeleton=skel)
         export_unedited(f"sample_{rest.lower()}", obj, action, clip, "", snap=snap)
         edit_one_bone(f"sample_{rest.lower()}", obj, action, source, snap=snap)
+        obj, action = rotation_modes(f"sample ({rest.lower()} rest)", clip, ("XYZ", "ZXY", "AXIS_ANGLE"),
+                                     skeleton=skel, bone_rest=rest, snap=snap)
+    export_warnings_reported("sample", obj, action)
     # errors are reported through the operator (self.report ERROR: a RuntimeError for a script), never a crash
     msg = reported("missing", filepath=os.path.join(WORK, "missing.hkx"))
     check("no such file" in msg, f"import of a missing file reports an error: {msg.strip()[:100]}")
@@ -397,6 +628,8 @@ try:
     er_binder = os.path.join(CORPUS, "binders", "eldenring-c3160.anibnd.dcx")
     # the loose Elden Ring clips' compendium is in their binder (compendium_path takes a binder)
     run_game("eldenring", os.path.join(CORPUS, "elden_ring", "c3160"), er_binder, compendium=er_binder)
+    er_loose = pick_clip(os.path.join(CORPUS, "elden_ring", "c3160"))
+    compendium_advice("eldenring", er_loose, er_binder)
     # the clip picker of the import operator lists the binder's clips
     from hkspline_blender import operators
     sek = os.path.join(CORPUS, "binders", "sekiro-c1060.anibnd.dcx")
