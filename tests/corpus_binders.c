@@ -120,6 +120,16 @@ static void check_cli(const char *binder_path, const uint8_t *bnd_bytes, size_t 
 		assert_memory_equal(ex, dcx, dcx_size);
 		free(ex);
 		printf("  CLI: pack --deflate-level %d gives the original .dcx byte for byte\n", deflate_level);
+		/* repack finds the level itself (it deflated at the header's level byte before session 18) */
+		snprintf(cmd, sizeof(cmd), "'%s' repack '%s' -o '%s/repacked.dcx' >/dev/null", cli, binder_path, dir);
+		assert_int_equal(run(cmd), 0);
+		snprintf(out, sizeof(out), "%s/repacked.dcx", dir);
+		uint8_t *rp = hks_test_read_file(out, &n);
+		assert_non_null(rp);
+		assert_int_equal(n, dcx_size);
+		assert_memory_equal(rp, dcx, dcx_size);
+		free(rp);
+		printf("  CLI: repack gives the original .dcx byte for byte\n");
 	}
 
 	/* replace the last animation by the bytes of the first member, by base name */
