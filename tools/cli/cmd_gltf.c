@@ -45,8 +45,12 @@ static int decode_frames(const hks_animation *an, uint32_t index, hks_gltf_clip 
 		uint32_t rows = T ? an->num_transforms / T : (F ? an->num_floats / F : 0);
 		ec->transforms = calloc((size_t)rows * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
 		ec->floats = calloc((size_t)rows * F + 1, sizeof(float));
-		if (!ec->transforms || !ec->floats || rows == 0)
+		if (!ec->transforms || !ec->floats)
 			return 2;
+		if (rows == 0) {
+			fprintf(stderr, "hkspline decode: animation %u (interleaved) stores no frame\n", index);
+			return 1;
+		}
 		for (size_t i = 0; i < (size_t)rows * T; i++) {
 			memcpy(ec->transforms + i * 10, an->transforms[i].translation, 12);
 			memcpy(ec->transforms + i * 10 + 3, an->transforms[i].rotation, 16);
