@@ -69,6 +69,17 @@ static int run(const char *cmd)
 	return rc;
 }
 
+/* The file at `path` holds exactly `want`. */
+static void assert_file_bytes(const char *path, const uint8_t *want, size_t size)
+{
+	size_t n = 0;
+	uint8_t *got = hks_test_read_file(path, &n);
+	assert_non_null(got);
+	assert_int_equal(n, size);
+	assert_memory_equal(got, want, size);
+	free(got);
+}
+
 static void check_cli(const char *binder_path, const uint8_t *bnd_bytes, size_t bnd_size, const hks_bnd4 *bnd,
                       const uint8_t *dcx, size_t dcx_size, int deflate_level)
 {
@@ -114,21 +125,13 @@ static void check_cli(const char *binder_path, const uint8_t *bnd_bytes, size_t 
 		         dir, deflate_level);
 		assert_int_equal(run(cmd), 0);
 		snprintf(out, sizeof(out), "%s/exact.dcx", dir);
-		uint8_t *ex = hks_test_read_file(out, &n);
-		assert_non_null(ex);
-		assert_int_equal(n, dcx_size);
-		assert_memory_equal(ex, dcx, dcx_size);
-		free(ex);
+		assert_file_bytes(out, dcx, dcx_size);
 		printf("  CLI: pack --deflate-level %d gives the original .dcx byte for byte\n", deflate_level);
 		/* repack finds the level itself (it deflated at the header's level byte before session 18) */
 		snprintf(cmd, sizeof(cmd), "'%s' repack '%s' -o '%s/repacked.dcx' >/dev/null", cli, binder_path, dir);
 		assert_int_equal(run(cmd), 0);
 		snprintf(out, sizeof(out), "%s/repacked.dcx", dir);
-		uint8_t *rp = hks_test_read_file(out, &n);
-		assert_non_null(rp);
-		assert_int_equal(n, dcx_size);
-		assert_memory_equal(rp, dcx, dcx_size);
-		free(rp);
+		assert_file_bytes(out, dcx, dcx_size);
 		printf("  CLI: repack gives the original .dcx byte for byte\n");
 	}
 

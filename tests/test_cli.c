@@ -766,6 +766,20 @@ static void test_encode_json_donor(void **state)
 	free(unknown);
 }
 
+/* Each of `forms` (an hkspline command line, `%s` up to three times for `arg`) exits with `want`. */
+static void expect_statuses(const char *const *forms, size_t n, const char *arg, int want)
+{
+	for (size_t f = 0; f < n; f++) {
+		char args[4096], cmd[8192], *out = NULL;
+		snprintf(args, sizeof(args), forms[f], arg, arg, arg);
+		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
+		int st = run(cmd, &out);
+		if (st != want)
+			fail_msg("%s: status %d, not %d\n%s", cmd, st, want, out);
+		free(out);
+	}
+}
+
 /* docs/CLI.md "Exit statuses": an input that cannot be read, parsed or used is status 1 for every
  * command (decode, error, encode, repack, recompress, stats and bench said 2 where info and check
  * said 1); usage errors stay 2. A file without a spline animation is refused by recompress -o /
@@ -782,17 +796,11 @@ static void test_exit_statuses(void **state)
 	    "info %s",          "check %s",         "stats %s",         "decode %s -o %s.json", "decode %s -o %s.glb",
 	    "repack %s -o %s.hkx", "recompress %s",  "error %s %s",      "encode %s -o %s.hkx",  "bench decode %s"};
 	static const char *const inputs[] = {"xs/junk.hkx", "xs/missing.hkx"};
-	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
-		for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
-			char in[2048], args[4096];
-			snprintf(in, sizeof(in), "'%s'", path_in(inputs[i]));
-			snprintf(args, sizeof(args), forms[f], in, in);
-			snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
-			int st = run(cmd, &out);
-			if (st != 1)
-				fail_msg("%s: status %d, not 1\n%s", cmd, st, out);
-			free(out);
-		}
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		char in[2048];
+		snprintf(in, sizeof(in), "'%s'", path_in(inputs[i]));
+		expect_statuses(forms, sizeof(forms) / sizeof(forms[0]), in, 1);
+	}
 	/* encode --like a file that does not load, --skeleton that does not exist: 1 */
 	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' -o '%s' 2>&1", cli, path_in("tree/sub/sample.hkx"), path_in("xs/s.json"));
 	assert_int_equal(run(cmd, &out), 0);
@@ -807,15 +815,7 @@ static void test_exit_statuses(void **state)
 	                                      "encode '%s/xs/s.glb' --like '%s/tree/Skeleton.HKX' -o '%s/xs/o.hkx'",
 	                                      "bench encode '%s/xs/junk.hkx' '%s/xs/junk.hkx' '%s/xs/junk.hkx'",
 	                                      "bench recompress '%s/xs/junk.hkx' '%s/xs/junk.hkx' '%s/xs/junk.hkx'"};
-	for (size_t f = 0; f < sizeof(encodes) / sizeof(encodes[0]); f++) {
-		char args[4096];
-		snprintf(args, sizeof(args), encodes[f], tmp_root, tmp_root, tmp_root);
-		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
-		int st = run(cmd, &out);
-		if (st != 1)
-			fail_msg("%s: status %d, not 1\n%s", cmd, st, out);
-		free(out);
-	}
+	expect_statuses(encodes, sizeof(encodes) / sizeof(encodes[0]), tmp_root, 1);
 	assert_int_equal(access(path_in("xs/o.hkx"), F_OK), -1);
 	/* an output that cannot be written: 2 (repack, recompress and bnd said 1) */
 	static const char *const unwritable[] = {
@@ -844,15 +844,7 @@ static void test_exit_statuses(void **state)
 		hks_bnd4_free(bnd);
 		free(sample);
 	}
-	for (size_t f = 0; f < sizeof(unwritable) / sizeof(unwritable[0]); f++) {
-		char args[4096];
-		snprintf(args, sizeof(args), unwritable[f], tmp_root, tmp_root, tmp_root);
-		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
-		int st = run(cmd, &out);
-		if (st != 2)
-			fail_msg("%s: status %d, not 2\n%s", cmd, st, out);
-		free(out);
-	}
+	expect_statuses(unwritable, sizeof(unwritable) / sizeof(unwritable[0]), tmp_root, 2);
 	snprintf(cmd, sizeof(cmd), "'%s' decode '%s:a.hkx' -o '%s' 2>&1", cli, path_in("xs/cut.anibnd"), path_in("xs/c.json"));
 	assert_int_equal(run(cmd, &out), 1);
 	assert_null(strstr(out, "has no member"));
@@ -865,13 +857,7 @@ static void test_exit_statuses(void **state)
 	static const char *const clobber[] = {"recompress '%s/tree/sub/sample.hkx' -o '%s/xs/b.anibnd'",
 	                                      "repack '%s/tree/sub/sample.hkx' -o '%s/xs/b.anibnd'"};
 	for (size_t f = 0; f < sizeof(clobber) / sizeof(clobber[0]); f++) {
-		char args[4096];
-		snprintf(args, sizeof(args), clobber[f], tmp_root, tmp_root);
-		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
-		int st = run(cmd, &out);
-		if (st != 2)
-			fail_msg("%s: status %d, not 2\n%s", cmd, st, out);
-		free(out);
+		expect_statuses(&clobber[f], 1, tmp_root, 2);
 		size_t bs = 0;
 		uint8_t *b = hks_test_read_file(path_in("xs/b.anibnd"), &bs);
 		assert_non_null(b);

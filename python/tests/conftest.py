@@ -34,6 +34,15 @@ def make_sample(cli):
     return p
 
 
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory, make_sample):
+    """A folder with make_sample's clip s.hkx and its Skeleton.HKX, one per test module."""
+    d = tmp_path_factory.mktemp("sample")
+    run(make_sample, d / "s.hkx")
+    run(make_sample, "--skeleton", d / "Skeleton.HKX")
+    return d
+
+
 @pytest.fixture(scope="session")
 def corpus():
     c = os.environ.get("HKSPLINE_CORPUS") or os.environ.get("HKSPLINE_CORPUS_DEFAULT")

@@ -7,18 +7,9 @@ import stat
 import pytest
 
 import hkspline
-from conftest import run
 from test_hostile import _binder_bytes
 
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "PYTHON.md")
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory, make_sample):
-    d = tmp_path_factory.mktemp("sample")
-    run(make_sample, d / "s.hkx")
-    run(make_sample, "--skeleton", d / "Skeleton.HKX")
-    return d
 
 
 def _mode(p) -> int:

@@ -11,14 +11,6 @@ import hkspline
 from conftest import run
 
 
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory, make_sample):
-    d = tmp_path_factory.mktemp("sample")
-    run(make_sample, d / "s.hkx")
-    run(make_sample, "--skeleton", d / "Skeleton.HKX")
-    return d
-
-
 def hex_frames(cli, path, out, *extra):
     """decode --hex: frames and floats of every animation as uint32 bit patterns."""
     run(cli, "decode", *extra, "--hex", path, "-o", out)

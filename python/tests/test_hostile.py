@@ -15,14 +15,6 @@ from conftest import run
 EXPECTED = (hkspline.Error, ValueError, TypeError, KeyError, OSError, IndexError, OverflowError)
 
 
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory, make_sample):
-    d = tmp_path_factory.mktemp("hostile")
-    run(make_sample, d / "s.hkx")
-    run(make_sample, "--skeleton", d / "Skeleton.HKX")
-    return d
-
-
 def raises_cleanly(fn):
     try:
         fn()

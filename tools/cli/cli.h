@@ -69,6 +69,8 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
  * could not be read, parsed or resolved (a missing file or member, a damaged file, a compendium not
  * found), 2 for a usage error (an ambiguous member name), no memory or an internal failure. */
 int cli_input_status(hks_result r);
+/* Why unit `unit` did not load: its error record, else hks_loader_load's result `r` ("hkspline CMD: ..."). */
+void cli_print_load_failure(const hks_loader *loader, size_t unit, const hks_loaded *ld, hks_result r, const char *cmd);
 /* The one-line error summary `encode` prints per animation: the packed result
  * walked and sampled at every frame against the frames it was encoded from
  * (hks_compare_summary_line, docs/METRICS.md §5). */

@@ -207,6 +207,14 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
 	return cli_input_status(r);
 }
 
+void cli_print_load_failure(const hks_loader *loader, size_t unit, const hks_loaded *ld, hks_result r, const char *cmd)
+{
+	if (ld && ld->status != HKS_OK)
+		cli_print_error(&ld->error);
+	else
+		fprintf(stderr, "hkspline %s: %s: %s\n", cmd, hks_loader_path(loader, unit), hks_result_name(r));
+}
+
 int cli_input_status(hks_result r)
 {
 	return r == HKS_E_ARGUMENT || r == HKS_E_NOMEM || r == HKS_E_INTERNAL ? 2 : 1;

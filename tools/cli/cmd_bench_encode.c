@@ -233,10 +233,7 @@ int cmd_bench_encode(int argc, char **argv)
 		hks_result lr = hks_loader_load(loader, u, &ld);
 		if (lr != HKS_OK || !ld || ld->status != HKS_OK) {
 			/* named, counted and failing the run (it was skipped silently, exit 0) */
-			if (ld && ld->status != HKS_OK)
-				cli_print_error(&ld->error);
-			else
-				fprintf(stderr, "hkspline bench encode: %s: %s\n", hks_loader_path(loader, u), hks_result_name(lr));
+			cli_print_load_failure(loader, u, ld, lr, "bench encode");
 			load_failures++;
 			hks_loaded_free(ld);
 			continue;
