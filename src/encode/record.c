@@ -112,17 +112,52 @@ static hks_result get_offsets(hks_cursor *c, hks_arena *arena, uint32_t **v, uin
 	return HKS_OK;
 }
 
-static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
+uint32_t hks_rec_duration_bits(unsigned code, uint32_t num_frames)
 {
-	HKS_TRY(put_u8(b, r->kind));
-	HKS_TRY(hks_rec_put_varint(b, r->num_frames));
-	HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
-	HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
-	HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
-	HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
-	HKS_TRY(put_u32(b, r->duration_bits));
-	HKS_TRY(put_u8(b, r->guard));
-	HKS_TRY(put_u8(b, r->cpu));
+	/* the frame rates Havok's exporters write: 30 and 60 frames a second; f32 division of exact values, so
+	 * every compiler gives the same bits (the project builds with -ffp-contract=off) */
+	float frames = (float)(num_frames > 0 ? num_frames - 1u : 0u);
+	float d = frames / (code == HKS_REC_DURATION_60 ? 60.0f : 30.0f);
+	return hks_f32_bits(d);
+}
+
+/* v12: the duration's code (HKS_REC_DURATION_*) for a record: the first rule that gives its bits */
+static unsigned duration_code(const hks_rec_anim *r)
+{
+	for (unsigned code = HKS_REC_DURATION_30; code < HKS_REC_DURATION_CODES; code++)
+		if (hks_rec_duration_bits(code, r->num_frames) == r->duration_bits)
+			return code;
+	return HKS_REC_DURATION_STORED;
+}
+
+static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned version)
+{
+	if (version >= 12) {
+		/* v12: kind, guard and the duration's code in one byte (docs/RECORD.md "Version 12") */
+		if (r->kind > HKS_REC_ANIM_VERBATIM || r->guard > 1)
+			return hks_fail(b->ctx, HKS_E_ARGUMENT, -1, "record v12: kind %u, guard %u", r->kind, r->guard);
+		unsigned dcode = duration_code(r);
+		HKS_TRY(put_u8(b, (uint8_t)(r->kind | (r->guard ? HKS_REC_HEAD_GUARD : 0u) |
+		                            dcode << HKS_REC_HEAD_DURATION_SHIFT)));
+		HKS_TRY(hks_rec_put_varint(b, r->num_frames));
+		HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
+		HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
+		HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
+		HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
+		if (dcode == HKS_REC_DURATION_STORED)
+			HKS_TRY(put_u32(b, r->duration_bits));
+		HKS_TRY(put_u8(b, r->cpu));
+	} else {
+		HKS_TRY(put_u8(b, r->kind));
+		HKS_TRY(hks_rec_put_varint(b, r->num_frames));
+		HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
+		HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
+		HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
+		HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
+		HKS_TRY(put_u32(b, r->duration_bits));
+		HKS_TRY(put_u8(b, r->guard));
+		HKS_TRY(put_u8(b, r->cpu));
+	}
 	uint8_t h[8];
 	hks_put_le64(h, r->data_hash);
 	HKS_TRY(hks_bytebuf_append(b, h, 8));
@@ -175,7 +210,7 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	hks_bytebuf_init(&coded, ctx);
 	unsigned version = r->version ? r->version : HKS_RECORD_VERSION;
 	hks_result res = version >= 9 && version <= HKS_RECORD_VERSION
-	                     ? write_body(&body, r)
+	                     ? write_body(&body, r, version)
 	                     : hks_fail(ctx, HKS_E_ARGUMENT, -1, "record version %u cannot be written", version);
 	uint8_t flags = no_zlib ? 0 : HKS_RECORD_FLAG_MODEL;
 	/* the reader takes a body of at most UINT32_MAX bytes (a margin below it; no animation's record comes
@@ -214,17 +249,36 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 {
 	hks_ctx *ctx = c->ctx;
-	HKS_TRY(hks_read_u8(c, &r->kind, "animation kind"));
-	if (r->kind > HKS_REC_ANIM_VERBATIM)
-		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "animation kind %u is unknown", r->kind);
+	uint8_t head = 0;
+	if (r->version >= 12) {
+		HKS_TRY(hks_read_u8(c, &head, "head flags"));
+		unsigned dcode = (head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u;
+		if ((head & ~HKS_REC_HEAD_KNOWN) || dcode >= HKS_REC_DURATION_CODES)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "head flags 0x%02X are unknown", head);
+		r->kind = head & HKS_REC_HEAD_VERBATIM;
+		r->guard = (head & HKS_REC_HEAD_GUARD) ? 1 : 0;
+	} else {
+		HKS_TRY(hks_read_u8(c, &r->kind, "animation kind"));
+		if (r->kind > HKS_REC_ANIM_VERBATIM)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "animation kind %u is unknown", r->kind);
+	}
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_frames, &r->num_frames, "numFrames"));
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_transform_tracks, "transform tracks"));
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_float_tracks, "float tracks"));
 	HKS_TRY(hks_rec_get_count(c, 256, &r->max_frames_per_block, "maxFramesPerBlock"));
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_blocks, &r->num_blocks, "numBlocks"));
-	HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
-	HKS_TRY(hks_read_u8(c, &r->guard, "guard"));
-	HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
+	if (r->version >= 12) {
+		unsigned dcode = (head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u;
+		if (dcode == HKS_REC_DURATION_STORED)
+			HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
+		else
+			r->duration_bits = hks_rec_duration_bits(dcode, r->num_frames);
+		HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
+	} else {
+		HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
+		HKS_TRY(hks_read_u8(c, &r->guard, "guard"));
+		HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
+	}
 	HKS_TRY(hks_read_le64(c, &r->data_hash, "data hash"));
 	HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->data_size, "data size"));
 	if ((uint64_t)r->num_transform_tracks + r->num_float_tracks > ctx->limits.max_tracks)

@@ -15,6 +15,19 @@
 #define HKS_RECORD_MODEL_RATIO 32u  /* v9: a coded body is at most 32 times its coded size plus 64 bytes */
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
+
+/* v12: the body's first byte, the head flags (docs/RECORD.md "Version 12"): the animation kind, the guard, and
+ * how the duration is stored. Bits the version does not define are malformed. */
+#define HKS_REC_HEAD_VERBATIM 0x01u       /* kind: the data stored whole */
+#define HKS_REC_HEAD_GUARD 0x02u          /* the original has the Elden Ring trailing guard */
+#define HKS_REC_HEAD_DURATION_SHIFT 2u    /* 2 bits: HKS_REC_DURATION_* */
+#define HKS_REC_HEAD_KNOWN 0x0Fu
+enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
+       HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
+       HKS_REC_DURATION_60 = 2,     /* (float)(numFrames - 1) / 60.0f */
+       HKS_REC_DURATION_CODES = 3 };
+/* The f32 bits of duration code `code` (1 or 2) for num_frames frames ((float)(n - 1) / fps, 0 for n <= 1). */
+uint32_t hks_rec_duration_bits(unsigned code, uint32_t num_frames);
 enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
        HKS_REC_ENTRY_INVERTED = 4, /* v3: the part is its inversion from the frames (empty payload) */
        HKS_REC_ENTRY_REFIT_INV = 5 /* v4: REFIT with the knots as edits of a knot vector the inverter tried */ };

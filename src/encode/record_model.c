@@ -836,11 +836,21 @@ size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, u
 static void walk_body(walker *w)
 {
 	unsigned kind = field_byte(w, F_HEAD);
+	unsigned head = kind; /* v12: the head flags (record.h HKS_REC_HEAD_*) */
+	if (w->version >= 12)
+		kind = head & HKS_REC_HEAD_VERBATIM;
 	field_varint(w, F_HEAD); /* numFrames */
 	uint64_t tracks = field_varint(w, F_HEAD), floats = field_varint(w, F_HEAD);
 	field_varint(w, F_HEAD); /* maxFramesPerBlock */
 	field_varint(w, F_HEAD); /* numBlocks */
-	field_bytes(w, F_HEAD, 4 + 1 + 1 + 8);
+	if (w->version >= 12) {
+		/* the duration only when its code says so, the CPU model; the guard is a head flag */
+		if (((head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u) == HKS_REC_DURATION_STORED)
+			field_bytes(w, F_HEAD, 4);
+		field_bytes(w, F_HEAD, 1 + 8);
+	} else {
+		field_bytes(w, F_HEAD, 4 + 1 + 1 + 8);
+	}
 	field_varint(w, F_HEAD); /* data size */
 	if (kind != HKS_REC_ANIM_PREDICTED) {
 		field_bytes(w, F_VERBATIM, w->size - w->pos);
