@@ -112,6 +112,11 @@ static hks_result get_offsets(hks_cursor *c, hks_arena *arena, uint32_t **v, uin
 	return HKS_OK;
 }
 
+uint64_t hks_rec_data_hash_mask(unsigned version)
+{
+	return version >= 12 ? UINT64_C(0xFFFFFFFF) : UINT64_MAX;
+}
+
 uint32_t hks_rec_duration_bits(unsigned code, uint32_t num_frames)
 {
 	/* the frame rates Havok's exporters write: 30 and 60 frames a second; f32 division of exact values, so
@@ -158,9 +163,14 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned ver
 		HKS_TRY(put_u8(b, r->guard));
 		HKS_TRY(put_u8(b, r->cpu));
 	}
-	uint8_t h[8];
-	hks_put_le64(h, r->data_hash);
-	HKS_TRY(hks_bytebuf_append(b, h, 8));
+	if (version >= 12) {
+		/* v12: the data hash's low 32 bits (docs/RECORD.md "Hash") */
+		HKS_TRY(put_u32(b, (uint32_t)r->data_hash));
+	} else {
+		uint8_t h[8];
+		hks_put_le64(h, r->data_hash);
+		HKS_TRY(hks_bytebuf_append(b, h, 8));
+	}
 	HKS_TRY(hks_rec_put_varint(b, r->data_size));
 	if (r->kind == HKS_REC_ANIM_VERBATIM) {
 		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
@@ -279,7 +289,13 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		HKS_TRY(hks_read_u8(c, &r->guard, "guard"));
 		HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
 	}
-	HKS_TRY(hks_read_le64(c, &r->data_hash, "data hash"));
+	if (r->version >= 12) {
+		uint32_t h32;
+		HKS_TRY(hks_read_le32(c, &h32, "data hash"));
+		r->data_hash = h32; /* v12: the low 32 bits (hks_rec_data_hash_mask) */
+	} else {
+		HKS_TRY(hks_read_le64(c, &r->data_hash, "data hash"));
+	}
 	HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->data_size, "data size"));
 	if ((uint64_t)r->num_transform_tracks + r->num_float_tracks > ctx->limits.max_tracks)
 		return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "%u + %u tracks exceed the limit",

@@ -26,6 +26,9 @@ enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
        HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
        HKS_REC_DURATION_60 = 2,     /* (float)(numFrames - 1) / 60.0f */
        HKS_REC_DURATION_CODES = 3 };
+/* The bits of the data hash (FNV-1a 64 of the original data) a record of `version` keeps: all 64 up to
+ * version 11, the low 32 from version 12 (docs/RECORD.md "Hash"). */
+uint64_t hks_rec_data_hash_mask(unsigned version);
 /* The f32 bits of duration code `code` (1 or 2) for num_frames frames ((float)(n - 1) / fps, 0 for n <= 1). */
 uint32_t hks_rec_duration_bits(unsigned code, uint32_t num_frames);
 enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
@@ -55,7 +58,7 @@ typedef struct hks_rec_anim {
 	uint32_t duration_bits;
 	uint8_t guard;
 	uint8_t cpu;
-	uint64_t data_hash;
+	uint64_t data_hash;      /* FNV-1a 64 of the original data; a v12 record keeps (and reads) its low 32 bits */
 	uint32_t data_size;
 	/* PREDICTED */
 	const uint8_t *track_quant;   /* T bytes: mask byte 0 of block 0 */

@@ -847,7 +847,7 @@ static void walk_body(walker *w)
 		/* the duration only when its code says so, the CPU model; the guard is a head flag */
 		if (((head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u) == HKS_REC_DURATION_STORED)
 			field_bytes(w, F_HEAD, 4);
-		field_bytes(w, F_HEAD, 1 + 8);
+		field_bytes(w, F_HEAD, 1 + 4); /* the CPU model, the data hash's low 32 bits */
 	} else {
 		field_bytes(w, F_HEAD, 4 + 1 + 1 + 8);
 	}
