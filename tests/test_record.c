@@ -720,6 +720,7 @@ static void test_verbatim_empty_data_at_end(void **state)
 	memset(&r, 0, sizeof(r));
 	r.version = HKS_RECORD_VERSION;
 	r.kind = HKS_REC_ANIM_VERBATIM;
+	r.cpu = HKS_CPU_INTEL; /* version 12 keeps the CPU model in two bits of the head flags: 1 to 4 */
 	r.num_frames = 2;
 	r.num_transform_tracks = 1;
 	r.max_frames_per_block = 2;

@@ -112,6 +112,11 @@ static hks_result get_offsets(hks_cursor *c, hks_arena *arena, uint32_t **v, uin
 	return HKS_OK;
 }
 
+uint32_t hks_rec_blocks_implied(uint32_t num_frames)
+{
+	return num_frames <= 1 ? 1u : (num_frames - 2u) / (HKS_REC_IMPLIED_FRAMES_PER_BLOCK - 1u) + 1u;
+}
+
 uint64_t hks_rec_data_hash_mask(unsigned version)
 {
 	return version >= 12 ? UINT64_C(0xFFFFFFFF) : UINT64_MAX;
@@ -139,19 +144,24 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned ver
 {
 	if (version >= 12) {
 		/* v12: kind, guard and the duration's code in one byte (docs/RECORD.md "Version 12") */
-		if (r->kind > HKS_REC_ANIM_VERBATIM || r->guard > 1)
-			return hks_fail(b->ctx, HKS_E_ARGUMENT, -1, "record v12: kind %u, guard %u", r->kind, r->guard);
+		if (r->kind > HKS_REC_ANIM_VERBATIM || r->guard > 1 || r->cpu < HKS_CPU_INTEL || r->cpu > HKS_CPU_EXACT)
+			return hks_fail(b->ctx, HKS_E_ARGUMENT, -1, "record v12: kind %u, guard %u, CPU model %u", r->kind,
+			                r->guard, r->cpu);
 		unsigned dcode = duration_code(r);
+		int blocks = r->max_frames_per_block != HKS_REC_IMPLIED_FRAMES_PER_BLOCK ||
+		             r->num_blocks != hks_rec_blocks_implied(r->num_frames);
 		HKS_TRY(put_u8(b, (uint8_t)(r->kind | (r->guard ? HKS_REC_HEAD_GUARD : 0u) |
-		                            dcode << HKS_REC_HEAD_DURATION_SHIFT)));
+		                            dcode << HKS_REC_HEAD_DURATION_SHIFT | (blocks ? HKS_REC_HEAD_BLOCKS : 0u) |
+		                            (unsigned)(r->cpu - HKS_CPU_INTEL) << HKS_REC_HEAD_CPU_SHIFT)));
 		HKS_TRY(hks_rec_put_varint(b, r->num_frames));
 		HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
 		HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
-		HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
-		HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
+		if (blocks) {
+			HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
+			HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
+		}
 		if (dcode == HKS_REC_DURATION_STORED)
 			HKS_TRY(put_u32(b, r->duration_bits));
-		HKS_TRY(put_u8(b, r->cpu));
 	} else {
 		HKS_TRY(put_u8(b, r->kind));
 		HKS_TRY(hks_rec_put_varint(b, r->num_frames));
@@ -267,6 +277,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "head flags 0x%02X are unknown", head);
 		r->kind = head & HKS_REC_HEAD_VERBATIM;
 		r->guard = (head & HKS_REC_HEAD_GUARD) ? 1 : 0;
+		r->cpu = (uint8_t)(HKS_CPU_INTEL + (head >> HKS_REC_HEAD_CPU_SHIFT & 3u));
 	} else {
 		HKS_TRY(hks_read_u8(c, &r->kind, "animation kind"));
 		if (r->kind > HKS_REC_ANIM_VERBATIM)
@@ -275,15 +286,23 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_frames, &r->num_frames, "numFrames"));
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_transform_tracks, "transform tracks"));
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_float_tracks, "float tracks"));
-	HKS_TRY(hks_rec_get_count(c, 256, &r->max_frames_per_block, "maxFramesPerBlock"));
-	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_blocks, &r->num_blocks, "numBlocks"));
+	if (r->version < 12 || (head & HKS_REC_HEAD_BLOCKS)) {
+		HKS_TRY(hks_rec_get_count(c, 256, &r->max_frames_per_block, "maxFramesPerBlock"));
+		HKS_TRY(hks_rec_get_count(c, ctx->limits.max_blocks, &r->num_blocks, "numBlocks"));
+	} else {
+		/* v12: the implied block layout */
+		r->max_frames_per_block = HKS_REC_IMPLIED_FRAMES_PER_BLOCK;
+		r->num_blocks = hks_rec_blocks_implied(r->num_frames);
+		if (r->num_blocks > ctx->limits.max_blocks)
+			return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "numBlocks: %u exceeds %u", r->num_blocks,
+			                (unsigned)ctx->limits.max_blocks);
+	}
 	if (r->version >= 12) {
 		unsigned dcode = (head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u;
 		if (dcode == HKS_REC_DURATION_STORED)
 			HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
 		else
 			r->duration_bits = hks_rec_duration_bits(dcode, r->num_frames);
-		HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
 	} else {
 		HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
 		HKS_TRY(hks_read_u8(c, &r->guard, "guard"));

@@ -16,16 +16,23 @@
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 
-/* v12: the body's first byte, the head flags (docs/RECORD.md "Version 12"): the animation kind, the guard, and
- * how the duration is stored. Bits the version does not define are malformed. */
+/* v12: the body's first byte, the head flags (docs/RECORD.md "Version 12"): the animation kind, the guard, how
+ * the duration is stored, whether the block layout is stored, the CPU model. Bit 7 and duration code 3 are
+ * malformed. */
 #define HKS_REC_HEAD_VERBATIM 0x01u       /* kind: the data stored whole */
 #define HKS_REC_HEAD_GUARD 0x02u          /* the original has the Elden Ring trailing guard */
 #define HKS_REC_HEAD_DURATION_SHIFT 2u    /* 2 bits: HKS_REC_DURATION_* */
-#define HKS_REC_HEAD_KNOWN 0x0Fu
+#define HKS_REC_HEAD_BLOCKS 0x10u         /* maxFramesPerBlock and numBlocks follow (else hks_rec_blocks_implied) */
+#define HKS_REC_HEAD_CPU_SHIFT 5u         /* 2 bits: the CPU model - 1 (HKS_CPU_INTEL .. HKS_CPU_EXACT) */
+#define HKS_REC_HEAD_KNOWN 0x7Fu
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
        HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
        HKS_REC_DURATION_60 = 2,     /* (float)(numFrames - 1) / 60.0f */
        HKS_REC_DURATION_CODES = 3 };
+/* v12: the block layout a record without HKS_REC_HEAD_BLOCKS has: maxFramesPerBlock 256 (Havok's default) and
+ * the fewest blocks that hold num_frames frames (blocks share their boundary frame: 1 + 255 k frames in k). */
+#define HKS_REC_IMPLIED_FRAMES_PER_BLOCK 256u
+uint32_t hks_rec_blocks_implied(uint32_t num_frames);
 /* The bits of the data hash (FNV-1a 64 of the original data) a record of `version` keeps: all 64 up to
  * version 11, the low 32 from version 12 (docs/RECORD.md "Hash"). */
 uint64_t hks_rec_data_hash_mask(unsigned version);

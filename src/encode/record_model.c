@@ -841,13 +841,15 @@ static void walk_body(walker *w)
 		kind = head & HKS_REC_HEAD_VERBATIM;
 	field_varint(w, F_HEAD); /* numFrames */
 	uint64_t tracks = field_varint(w, F_HEAD), floats = field_varint(w, F_HEAD);
-	field_varint(w, F_HEAD); /* maxFramesPerBlock */
-	field_varint(w, F_HEAD); /* numBlocks */
+	if (w->version < 12 || (head & HKS_REC_HEAD_BLOCKS)) {
+		field_varint(w, F_HEAD); /* maxFramesPerBlock */
+		field_varint(w, F_HEAD); /* numBlocks */
+	}
 	if (w->version >= 12) {
-		/* the duration only when its code says so, the CPU model; the guard is a head flag */
+		/* the duration only when its code says so; the guard and the CPU model are head flags */
 		if (((head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u) == HKS_REC_DURATION_STORED)
 			field_bytes(w, F_HEAD, 4);
-		field_bytes(w, F_HEAD, 1 + 4); /* the CPU model, the data hash's low 32 bits */
+		field_bytes(w, F_HEAD, 4); /* the data hash's low 32 bits */
 	} else {
 		field_bytes(w, F_HEAD, 4 + 1 + 1 + 8);
 	}
