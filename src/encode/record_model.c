@@ -901,6 +901,36 @@ static void walk_body(walker *w)
 	field_bytes(w, F_TAIL, w->size - w->pos);
 }
 
+/* v12: the model learns a head before the body's own (docs/RECORD.md "Version 12"), so that the first bytes of
+ * a body, which a fresh model codes at about 8 bits each, start from a prior: the head flags, frames, tracks,
+ * float tracks and data size of a clip of 72 frames and 100 tracks; on the Intel model without the guard and on
+ * AMD Zen with it, once each (twice or four times made the records larger). Then the history is cleared as a body starts. */
+static void model_learn_byte(model *m, unsigned field, unsigned byte)
+{
+	m->field = field;
+	model_contexts(m);
+	model_groups(m);
+	for (int b = 7; b >= 0; b--) {
+		model_predict(m);
+		model_update(m, (int)(byte >> b & 1u));
+	}
+	model_byte_done(m, byte);
+}
+
+static void model_prime_head(model *m)
+{
+	static const uint8_t heads[2][9] = {
+		{0x04, 72, 100, 0, 0xC0, 0xB8, 0x02, 1, 8}, /* Intel, (n - 1) / 30, 40,000 data bytes; ladder 1, flag 8 */
+		{0x26, 72, 100, 0, 0xC0, 0xB8, 0x02, 1, 8}, /* AMD Zen, the guard */
+	};
+	for (unsigned h = 0; h < 2; h++) {
+		for (unsigned i = 0; i < sizeof(heads[h]); i++)
+			model_learn_byte(m, F_HEAD, heads[h][i]);
+		m->history[F_HEAD] = 0;
+		m->previous = m->before_previous = 0;
+	}
+}
+
 /* A walker over `size` body bytes with a fresh model. */
 static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t size, unsigned version)
 {
@@ -909,6 +939,8 @@ static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t si
 	w->m = model_create(ctx, size, version);
 	if (!w->m)
 		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
+	if (version >= 12)
+		model_prime_head(w->m);
 	w->body = body;
 	w->size = size;
 	w->high = 0xFFFFFFFFu;
