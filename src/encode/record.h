@@ -112,8 +112,9 @@ hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size,
  * record's version selects the grammar (11 and up: two correction lists). */
 size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, unsigned version);
 
-/* hks_recompress writing record version `version` (9 or HKS_RECORD_VERSION): version 9's REFIT solve
- * differs from version 10's (docs/RECORD.md "Version 10"); the tests write both. recompress.c. */
+/* hks_recompress writing record version `version` (9 to HKS_RECORD_VERSION): version 9's REFIT solve differs
+ * from version 10's (docs/RECORD.md "Version 10"), version 11's entries from version 10's, version 12's head
+ * from version 11's; the tests write them all. recompress.c. */
 hks_result hks_recompress_version(const hks_animation *anim, const hks_recompress_options *opts, unsigned version,
                                   uint8_t **record, size_t *record_size, hks_packed_spline **prediction,
                                   hks_recompress_report *report, hks_error *err);
