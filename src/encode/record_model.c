@@ -921,7 +921,7 @@ static void model_prime_head(model *m)
 {
 	static const uint8_t heads[2][9] = {
 		{0x04, 72, 100, 0, 0xC0, 0xB8, 0x02, 1, 8}, /* Intel, (n - 1) / 30, 40,000 data bytes; ladder 1, flag 8 */
-		{0x26, 72, 100, 0, 0xC0, 0xB8, 0x02, 1, 8}, /* AMD Zen, the guard */
+		{0x24, 72, 100, 0, 0xC0, 0xB8, 0x02, 1, 8}, /* AMD Zen */
 	};
 	for (unsigned h = 0; h < 2; h++) {
 		for (unsigned i = 0; i < sizeof(heads[h]); i++)
