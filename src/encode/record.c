@@ -181,7 +181,10 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned ver
 		hks_put_le64(h, r->data_hash);
 		HKS_TRY(hks_bytebuf_append(b, h, 8));
 	}
-	HKS_TRY(hks_rec_put_varint(b, r->data_size));
+	/* v12: the data size only for the data stored whole (a prediction's size is the packer's; docs/RECORD.md
+	 * "Hash") */
+	if (version < 12 || r->kind == HKS_REC_ANIM_VERBATIM)
+		HKS_TRY(hks_rec_put_varint(b, r->data_size));
 	if (r->kind == HKS_REC_ANIM_VERBATIM) {
 		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
 		HKS_TRY(put_offsets(b, r->float_block_offsets, r->num_float_block_offsets));
@@ -315,7 +318,10 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 	} else {
 		HKS_TRY(hks_read_le64(c, &r->data_hash, "data hash"));
 	}
-	HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->data_size, "data size"));
+	if (r->version < 12 || r->kind == HKS_REC_ANIM_VERBATIM)
+		HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->data_size, "data size"));
+	else
+		r->data_size = 0; /* v12: not stored for a prediction (the hash alone says whether the output matches) */
 	if ((uint64_t)r->num_transform_tracks + r->num_float_tracks > ctx->limits.max_tracks)
 		return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "%u + %u tracks exceed the limit",
 		                r->num_transform_tracks, r->num_float_tracks);

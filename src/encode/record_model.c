@@ -853,7 +853,8 @@ static void walk_body(walker *w)
 	} else {
 		field_bytes(w, F_HEAD, 4 + 1 + 1 + 8);
 	}
-	field_varint(w, F_HEAD); /* data size */
+	if (w->version < 12 || kind != HKS_REC_ANIM_PREDICTED)
+		field_varint(w, F_HEAD); /* data size (v12: the data stored whole only) */
 	if (kind != HKS_REC_ANIM_PREDICTED) {
 		field_bytes(w, F_VERBATIM, w->size - w->pos);
 		return;
@@ -901,10 +902,11 @@ static void walk_body(walker *w)
 	field_bytes(w, F_TAIL, w->size - w->pos);
 }
 
-/* v12: the model learns a head before the body's own (docs/RECORD.md "Version 12"), so that the first bytes of
- * a body, which a fresh model codes at about 8 bits each, start from a prior: the head flags, frames, tracks,
- * float tracks and data size of a clip of 72 frames and 100 tracks; on the Intel model without the guard and on
- * AMD Zen with it, once each (twice or four times made the records larger). Then the history is cleared as a body starts. */
+/* v12: the model learns two heads before the body's own (docs/RECORD.md "Version 12"), so that the first bytes
+ * of a body, which a fresh model codes at about 8 bits each, start from a prior: the head flags, frames, tracks
+ * and float tracks of a predicted clip of 72 frames and 100 tracks at 30 frames a second, its ladder steps and
+ * override flags; on the Intel model and on AMD Zen, without the guard, once each (twice or four times made the
+ * records larger). Then the history is cleared as a body starts. */
 static void model_learn_byte(model *m, unsigned field, unsigned byte)
 {
 	m->field = field;
@@ -919,9 +921,9 @@ static void model_learn_byte(model *m, unsigned field, unsigned byte)
 
 static void model_prime_head(model *m)
 {
-	static const uint8_t heads[2][9] = {
-		{0x04, 72, 100, 0, 0xC0, 0xB8, 0x02, 1, 8}, /* Intel, (n - 1) / 30, 40,000 data bytes; ladder 1, flag 8 */
-		{0x24, 72, 100, 0, 0xC0, 0xB8, 0x02, 1, 8}, /* AMD Zen */
+	static const uint8_t heads[2][6] = {
+		{0x04, 72, 100, 0, 1, 8}, /* Intel, (n - 1) / 30; ladder 1, override flag 8 */
+		{0x24, 72, 100, 0, 1, 8}, /* AMD Zen */
 	};
 	for (unsigned h = 0; h < 2; h++) {
 		for (unsigned i = 0; i < sizeof(heads[h]); i++)
