@@ -236,6 +236,16 @@ static void deflate_v8(const uint8_t *rec, size_t size, uint8_t **out, size_t *o
 	*out = o;
 }
 
+/* The body of a stored record: its offset (after "HKSR", version, flags and the body size varint) */
+static size_t stored_body_at(const uint8_t *rec, size_t size)
+{
+	assert_true(size > 7 && rec[5] == 0);
+	size_t at = 6;
+	while (rec[at] & 0x80u)
+		at++;
+	return at + 1;
+}
+
 static void test_exact_round_trip(void **state)
 {
 	(void)state;
@@ -257,6 +267,9 @@ static void test_exact_round_trip(void **state)
 		assert_int_equal(rep.parts, 3u * (3 * NT + NFL));
 		assert_int_equal(rep.verbatim_animation, 0);
 		assert_int_equal(rep.record_bytes, size);
+		if (v & 1) /* stored: version 12 stores the ladder steps and override flags unless they are 1 and 8 */
+			assert_int_equal(rec[stored_body_at(rec, size)] & HKS_REC_HEAD_STEPS,
+			                 ladders[(v >> 1) % 3] != 1 ? HKS_REC_HEAD_STEPS : 0);
 		hks_packed_spline *out = NULL;
 		hks_record_apply_report ar;
 		hks_error err;
@@ -761,16 +774,6 @@ static void test_verbatim_empty_data_at_end(void **state)
 	free(exact);
 }
 
-/* The body of a stored record: its offset (after "HKSR", version, flags and the body size varint) */
-static size_t stored_body_at(const uint8_t *rec, size_t size)
-{
-	assert_true(size > 7 && rec[5] == 0);
-	size_t at = 6;
-	while (rec[at] & 0x80u)
-		at++;
-	return at + 1;
-}
-
 static uint8_t *write_rec(const hks_rec_anim *r, int stored, size_t *size)
 {
 	hks_options o;
@@ -837,7 +840,8 @@ static void test_v12_duration(void **state)
 		assert_int_equal(out->header.data_size, sizeof(data));
 		assert_memory_equal(out->header.data, data, sizeof(data));
 		hks_packed_spline_free(out);
-		/* the head flags' bit 7 and duration code 3 are malformed */
+		/* bit 7 (the ladder steps and override flags stored) with the data stored whole, and duration code 3,
+		 * are malformed */
 		uint8_t head = w[at];
 		w[at] = (uint8_t)(head | 0x80u);
 		assert_int_equal(hks_recompress_apply(&in, w, sizes[k], NULL, &out, &ar, &err), HKS_E_MALFORMED);
@@ -913,6 +917,12 @@ static void test_v12_hash_and_relabel(void **state)
 			hks_rec_anim ra;
 			hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
 			uint64_t h = ra.data_hash;
+			if (version == 12 && stored) {
+				/* one ladder step and the override flag 8: implied (bit 7 of the head flags clear) */
+				assert_int_equal(rec[stored_body_at(rec, size)] & HKS_REC_HEAD_STEPS, 0);
+				assert_int_equal(ra.ladder_count, 1);
+				assert_int_equal(ra.offsets_override, HKS_REC_IMPLIED_OVERRIDES);
+			}
 			/* version 12 keeps no data size for a prediction (the packer's output has its own) */
 			assert_int_equal(ra.data_size, version >= 12 ? 0u : s.anim.spline.data_size);
 			assert_true(h == (hks_record_hash(HKS_RECORD_HASH_SEED, s.anim.spline.data, s.anim.spline.data_size) &

@@ -150,9 +150,12 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned ver
 		unsigned dcode = duration_code(r);
 		int blocks = r->max_frames_per_block != HKS_REC_IMPLIED_FRAMES_PER_BLOCK ||
 		             r->num_blocks != hks_rec_blocks_implied(r->num_frames);
+		int steps = r->kind == HKS_REC_ANIM_PREDICTED &&
+		            (r->ladder_count != HKS_REC_IMPLIED_STEPS || r->offsets_override != HKS_REC_IMPLIED_OVERRIDES);
 		HKS_TRY(put_u8(b, (uint8_t)(r->kind | (r->guard ? HKS_REC_HEAD_GUARD : 0u) |
 		                            dcode << HKS_REC_HEAD_DURATION_SHIFT | (blocks ? HKS_REC_HEAD_BLOCKS : 0u) |
-		                            (unsigned)(r->cpu - HKS_CPU_INTEL) << HKS_REC_HEAD_CPU_SHIFT)));
+		                            (unsigned)(r->cpu - HKS_CPU_INTEL) << HKS_REC_HEAD_CPU_SHIFT |
+		                            (steps ? HKS_REC_HEAD_STEPS : 0u))));
 		HKS_TRY(hks_rec_put_varint(b, r->num_frames));
 		HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
 		HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
@@ -194,8 +197,10 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned ver
 	}
 	HKS_TRY(hks_bytebuf_append(b, r->track_quant, r->num_transform_tracks));
 	HKS_TRY(hks_bytebuf_append(b, r->float_quant, r->num_float_tracks));
-	HKS_TRY(put_u8(b, r->ladder_count));
-	HKS_TRY(put_u8(b, r->offsets_override));
+	if (version < 12 || r->ladder_count != HKS_REC_IMPLIED_STEPS || r->offsets_override != HKS_REC_IMPLIED_OVERRIDES) {
+		HKS_TRY(put_u8(b, r->ladder_count));
+		HKS_TRY(put_u8(b, r->offsets_override));
+	}
 	if (r->offsets_override & 1)
 		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
 	if (r->offsets_override & 2)
@@ -276,7 +281,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 	if (r->version >= 12) {
 		HKS_TRY(hks_read_u8(c, &head, "head flags"));
 		unsigned dcode = (head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u;
-		if ((head & ~HKS_REC_HEAD_KNOWN) || dcode >= HKS_REC_DURATION_CODES)
+		if (((head & HKS_REC_HEAD_STEPS) && (head & HKS_REC_HEAD_VERBATIM)) || dcode >= HKS_REC_DURATION_CODES)
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "head flags 0x%02X are unknown", head);
 		r->kind = head & HKS_REC_HEAD_VERBATIM;
 		r->guard = (head & HKS_REC_HEAD_GUARD) ? 1 : 0;
@@ -334,14 +339,19 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 	} else {
 		HKS_TRY(hks_read_bytes(c, r->num_transform_tracks, &r->track_quant, "track quantizations"));
 		HKS_TRY(hks_read_bytes(c, r->num_float_tracks, &r->float_quant, "float quantizations"));
-		HKS_TRY(hks_read_u8(c, &r->ladder_count, "ladder count"));
-		if (r->ladder_count < 1 || r->ladder_count > HKS_RECORD_LADDER_MAX)
-			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "ladder count %u is outside 1..%d",
-			                r->ladder_count, HKS_RECORD_LADDER_MAX);
-		HKS_TRY(hks_read_u8(c, &r->offsets_override, "offsets override"));
-		if (r->offsets_override & ~15u)
-			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "offsets override flags 0x%02X",
-			                r->offsets_override);
+		if (r->version >= 12 && !(head & HKS_REC_HEAD_STEPS)) {
+			r->ladder_count = HKS_REC_IMPLIED_STEPS;
+			r->offsets_override = HKS_REC_IMPLIED_OVERRIDES;
+		} else {
+			HKS_TRY(hks_read_u8(c, &r->ladder_count, "ladder count"));
+			if (r->ladder_count < 1 || r->ladder_count > HKS_RECORD_LADDER_MAX)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "ladder count %u is outside 1..%d",
+				                r->ladder_count, HKS_RECORD_LADDER_MAX);
+			HKS_TRY(hks_read_u8(c, &r->offsets_override, "offsets override"));
+			if (r->offsets_override & ~15u)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "offsets override flags 0x%02X",
+				                r->offsets_override);
+		}
 		if (r->offsets_override & 1)
 			HKS_TRY(get_offsets(c, arena, &r->block_offsets, &r->num_block_offsets, "blockOffsets"));
 		if (r->offsets_override & 2)

@@ -17,14 +17,17 @@
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 
 /* v12: the body's first byte, the head flags (docs/RECORD.md "Version 12"): the animation kind, the guard, how
- * the duration is stored, whether the block layout is stored, the CPU model. Bit 7 and duration code 3 are
- * malformed. */
+ * the duration is stored, whether the block layout is stored, the CPU model, whether the ladder steps and the
+ * override flags are stored. Duration code 3, and bit 7 with the data stored whole, are malformed. */
 #define HKS_REC_HEAD_VERBATIM 0x01u       /* kind: the data stored whole */
 #define HKS_REC_HEAD_GUARD 0x02u          /* the original has the Elden Ring trailing guard */
 #define HKS_REC_HEAD_DURATION_SHIFT 2u    /* 2 bits: HKS_REC_DURATION_* */
 #define HKS_REC_HEAD_BLOCKS 0x10u         /* maxFramesPerBlock and numBlocks follow (else hks_rec_blocks_implied) */
 #define HKS_REC_HEAD_CPU_SHIFT 5u         /* 2 bits: the CPU model - 1 (HKS_CPU_INTEL .. HKS_CPU_EXACT) */
-#define HKS_REC_HEAD_KNOWN 0x7Fu
+#define HKS_REC_HEAD_STEPS 0x80u          /* a prediction's ladder steps and override flags follow (else
+                                             HKS_REC_IMPLIED_STEPS and HKS_REC_IMPLIED_OVERRIDES) */
+#define HKS_REC_IMPLIED_STEPS 1u
+#define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
        HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
        HKS_REC_DURATION_60 = 2,     /* (float)(numFrames - 1) / 60.0f */
