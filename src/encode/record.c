@@ -143,7 +143,8 @@ static unsigned duration_code(const hks_rec_anim *r)
 static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned version)
 {
 	if (version >= 12) {
-		/* v12: kind, guard and the duration's code in one byte (docs/RECORD.md "Version 12") */
+		/* v12: the head flags (kind, guard, duration code, block layout stored, CPU model, ladder steps and
+		 * override flags stored; docs/RECORD.md "Version 12"), then only the fields they say are stored */
 		if (r->kind > HKS_REC_ANIM_VERBATIM || r->guard > 1 || r->cpu < HKS_CPU_INTEL || r->cpu > HKS_CPU_EXACT)
 			return hks_fail(b->ctx, HKS_E_ARGUMENT, -1, "record v12: kind %u, guard %u, CPU model %u", r->kind,
 			                r->guard, r->cpu);
