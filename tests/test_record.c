@@ -236,6 +236,16 @@ static void deflate_v8(const uint8_t *rec, size_t size, uint8_t **out, size_t *o
 	*out = o;
 }
 
+/* The body of a stored record: its offset (after "HKSR", version, flags and the body size varint) */
+static size_t stored_body_at(const uint8_t *rec, size_t size)
+{
+	assert_true(size > 7 && rec[5] == 0);
+	size_t at = 6;
+	while (rec[at] & 0x80u)
+		at++;
+	return at + 1;
+}
+
 static void test_exact_round_trip(void **state)
 {
 	(void)state;
@@ -257,6 +267,9 @@ static void test_exact_round_trip(void **state)
 		assert_int_equal(rep.parts, 3u * (3 * NT + NFL));
 		assert_int_equal(rep.verbatim_animation, 0);
 		assert_int_equal(rep.record_bytes, size);
+		if (v & 1) /* stored: version 12 stores the ladder steps and override flags unless they are 1 and 8 */
+			assert_int_equal(rec[stored_body_at(rec, size)] & HKS_REC_HEAD_STEPS,
+			                 ladders[(v >> 1) % 3] != 1 ? HKS_REC_HEAD_STEPS : 0);
 		hks_packed_spline *out = NULL;
 		hks_record_apply_report ar;
 		hks_error err;
@@ -305,6 +318,12 @@ static void test_exact_round_trip(void **state)
 		size_t v10_size = 0;
 		uint8_t *v10 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 10, &v10_size);
 		hks_buffer_free(NULL, v10, v10_size);
+		/* version 11 (the head of versions 8 to 11: 4 duration bytes, 8 hash bytes) is still written and
+		 * applied */
+		size_t v11_size = 0;
+		uint8_t *v11 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 11, &v11_size);
+		assert_true(v11_size > size); /* version 12's head is smaller */
+		hks_buffer_free(NULL, v11, v11_size);
 		/* version 11 entries: REFIT_INV entries that name the smooth prior (bit 7 of the try byte) */
 		{
 			hks_ctx rctx;
@@ -720,6 +739,7 @@ static void test_verbatim_empty_data_at_end(void **state)
 	memset(&r, 0, sizeof(r));
 	r.version = HKS_RECORD_VERSION;
 	r.kind = HKS_REC_ANIM_VERBATIM;
+	r.cpu = HKS_CPU_INTEL; /* version 12 keeps the CPU model in two bits of the head flags: 1 to 4 */
 	r.num_frames = 2;
 	r.num_transform_tracks = 1;
 	r.max_frames_per_block = 2;
@@ -752,6 +772,192 @@ static void test_verbatim_empty_data_at_end(void **state)
 		assert_int_not_equal(err.code, HKS_OK);
 	}
 	free(exact);
+}
+
+static uint8_t *write_rec(const hks_rec_anim *r, int stored, size_t *size)
+{
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	hks_error err;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &o, 0, &err);
+	uint8_t *w = NULL;
+	assert_int_equal(hks_rec_write(&ctx, r, stored, &w, size), HKS_OK);
+	return w;
+}
+
+/* Version 12's head (docs/RECORD.md "Version 12"): the duration as a code when it is (n - 1) / 30 or / 60 and
+ * as its bits otherwise, both read back bit for bit and applied; the head flags' undefined values refused. */
+static void test_v12_duration(void **state)
+{
+	(void)state;
+	static const uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint32_t offsets[2] = {0, 0};
+	hks_rec_anim r;
+	memset(&r, 0, sizeof(r));
+	r.version = 12;
+	r.kind = HKS_REC_ANIM_VERBATIM;
+	r.cpu = HKS_CPU_AMD_ZEN;
+	r.guard = 1;
+	r.num_frames = 31;
+	r.num_transform_tracks = 1;
+	r.max_frames_per_block = 256;
+	r.num_blocks = 1;
+	r.num_block_offsets = 1;
+	r.block_offsets = offsets;
+	r.float_block_offsets = offsets;
+	r.data = data;
+	r.data_size = sizeof(data);
+	r.data_hash = hks_record_hash(HKS_RECORD_HASH_SEED, data, sizeof(data));
+	static float t[31 * HKS_TRACK_SAMPLE_FLOATS];
+	hks_frames_in in = {31, 1, 0, 1.0f, t, NULL};
+	/* 30 / 30, 30 / 60, and one ulp above 30 / 30 (stored) */
+	static const uint32_t bits[3] = {0x3F800000u, 0x3F000000u, 0x3F800001u};
+	static const unsigned codes[3] = {HKS_REC_DURATION_30, HKS_REC_DURATION_60, HKS_REC_DURATION_STORED};
+	size_t sizes[3];
+	for (int k = 0; k < 3; k++) {
+		r.duration_bits = bits[k];
+		uint8_t *w = write_rec(&r, 1, &sizes[k]);
+		size_t at = stored_body_at(w, sizes[k]);
+		assert_int_equal(w[at], HKS_REC_HEAD_VERBATIM | HKS_REC_HEAD_GUARD | codes[k] << HKS_REC_HEAD_DURATION_SHIFT |
+		                            1u << HKS_REC_HEAD_CPU_SHIFT);
+		hks_ctx ctx;
+		hks_error err;
+		hks_rec_anim back;
+		hks_arena *arena = read_record(w, sizes[k], &ctx, &err, &back);
+		assert_int_equal(back.duration_bits, bits[k]);
+		assert_int_equal(back.guard, 1);
+		assert_int_equal(back.cpu, HKS_CPU_AMD_ZEN);
+		assert_int_equal(back.max_frames_per_block, 256);
+		assert_int_equal(back.num_blocks, 1);
+		hks_arena_free(arena);
+		hks_packed_spline *out = NULL;
+		hks_record_apply_report ar;
+		assert_int_equal(hks_recompress_apply(&in, w, sizes[k], NULL, &out, &ar, &err), HKS_OK);
+		uint32_t got;
+		memcpy(&got, &out->duration, 4);
+		assert_int_equal(got, bits[k]);
+		assert_int_equal(out->header.data_size, sizeof(data));
+		assert_memory_equal(out->header.data, data, sizeof(data));
+		hks_packed_spline_free(out);
+		/* bit 7 (the ladder steps and override flags stored) with the data stored whole, and duration code 3,
+		 * are malformed */
+		uint8_t head = w[at];
+		w[at] = (uint8_t)(head | 0x80u);
+		assert_int_equal(hks_recompress_apply(&in, w, sizes[k], NULL, &out, &ar, &err), HKS_E_MALFORMED);
+		w[at] = (uint8_t)(head | 3u << HKS_REC_HEAD_DURATION_SHIFT);
+		assert_int_equal(hks_recompress_apply(&in, w, sizes[k], NULL, &out, &ar, &err), HKS_E_MALFORMED);
+		hks_buffer_free(NULL, w, sizes[k]);
+	}
+	assert_int_equal(sizes[0], sizes[1]);
+	assert_int_equal(sizes[2], sizes[0] + 4); /* the duration's bytes only when it is not a code */
+	/* one frame: the coded duration is 0 */
+	r.num_frames = 1;
+	r.duration_bits = 0;
+	size_t n1 = 0;
+	uint8_t *w = write_rec(&r, 1, &n1);
+	assert_int_equal((w[stored_body_at(w, n1)] >> HKS_REC_HEAD_DURATION_SHIFT) & 3u, HKS_REC_DURATION_30);
+	hks_buffer_free(NULL, w, n1);
+	/* another block layout is stored (bit 4), and the implied one is not */
+	r.num_frames = 600;
+	r.num_blocks = 3; /* 600 frames in blocks of 256 sharing their boundary frame */
+	size_t implied = 0, stored = 0;
+	w = write_rec(&r, 1, &implied);
+	assert_int_equal(w[stored_body_at(w, implied)] & HKS_REC_HEAD_BLOCKS, 0);
+	hks_buffer_free(NULL, w, implied);
+	r.max_frames_per_block = 128;
+	r.num_blocks = 5;
+	w = write_rec(&r, 1, &stored);
+	assert_int_equal(w[stored_body_at(w, stored)] & HKS_REC_HEAD_BLOCKS, HKS_REC_HEAD_BLOCKS);
+	{
+		hks_ctx ctx;
+		hks_error err;
+		hks_rec_anim back;
+		hks_arena *arena = read_record(w, stored, &ctx, &err, &back);
+		assert_int_equal(back.max_frames_per_block, 128);
+		assert_int_equal(back.num_blocks, 5);
+		hks_arena_free(arena);
+	}
+	hks_buffer_free(NULL, w, stored);
+	assert_int_equal(stored, implied + 3); /* 128 (two bytes) and 5 */
+	/* the v12 head cannot hold a guard other than 0 / 1 or a CPU model outside 1..4: the writer refuses */
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	hks_error err;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, &o, 0, &err);
+	size_t wn = 0;
+	w = NULL;
+	r.guard = 2;
+	assert_int_equal(hks_rec_write(&ctx, &r, 1, &w, &wn), HKS_E_ARGUMENT);
+	r.guard = 0;
+	r.cpu = 0;
+	assert_int_equal(hks_rec_write(&ctx, &r, 1, &w, &wn), HKS_E_ARGUMENT);
+	assert_null(w);
+}
+
+/* Version 12 keeps the data hash's low 32 bits (docs/RECORD.md "Hash"): a change there is a mismatch, a change
+ * above them is not written at all; version 11 keeps and compares all 64. And a record relabelled between 11
+ * and 12 is refused or gives other data (docs/RECORD.md "Version 12"). */
+static void test_v12_hash_and_relabel(void **state)
+{
+	(void)state;
+	static synth s;
+	static decoded d;
+	synth_build(&s);
+	decode(&s.anim, &d);
+	for (unsigned version = 11; version <= 12; version++)
+		for (int stored = 0; stored < 2; stored++) {
+			uint8_t *rec = NULL;
+			size_t size = 0;
+			hks_recompress_report rep;
+			recompress_as(&s, stored, 1, HKS_CPU_INTEL, version, &rec, &size, &rep);
+			hks_ctx ctx;
+			hks_error err;
+			hks_rec_anim ra;
+			hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
+			uint64_t h = ra.data_hash;
+			if (version == 12 && stored) {
+				/* one ladder step and the override flag 8: implied (bit 7 of the head flags clear) */
+				assert_int_equal(rec[stored_body_at(rec, size)] & HKS_REC_HEAD_STEPS, 0);
+				assert_int_equal(ra.ladder_count, 1);
+				assert_int_equal(ra.offsets_override, HKS_REC_IMPLIED_OVERRIDES);
+			}
+			/* version 12 keeps no data size for a prediction (the packer's output has its own) */
+			assert_int_equal(ra.data_size, version >= 12 ? 0u : s.anim.spline.data_size);
+			assert_true(h == (hks_record_hash(HKS_RECORD_HASH_SEED, s.anim.spline.data, s.anim.spline.data_size) &
+			                  hks_rec_data_hash_mask(version)));
+			for (unsigned bit = 0; bit < 64; bit += 9) {
+				ra.data_hash = h ^ (UINT64_C(1) << bit);
+				size_t wn = 0;
+				uint8_t *w = write_rec(&ra, stored, &wn);
+				hks_packed_spline *out = NULL;
+				hks_record_apply_report ar;
+				assert_int_equal(hks_recompress_apply(&d.in, w, wn, NULL, &out, &ar, &err), HKS_OK);
+				assert_true(same_data(out, &s.anim.spline)); /* the output is the original ... */
+				/* ... but the record said otherwise, except in bits version 12 does not keep (and does not
+				 * write: the record is the original one) */
+				int kept = version < 12 || bit < 32;
+				assert_int_equal(ar.data_matches, !kept);
+				assert_int_equal(wn == size && !memcmp(w, rec, size), !kept);
+				hks_packed_spline_free(out);
+				hks_buffer_free(NULL, w, wn);
+			}
+			hks_arena_free(arena);
+			/* relabelled to the other version: refused, or other data (never the original with its hash) */
+			rec[4] = (uint8_t)(version == 12 ? 11 : 12);
+			hks_packed_spline *out = NULL;
+			hks_record_apply_report ar;
+			hks_result res = hks_recompress_apply(&d.in, rec, size, NULL, &out, &ar, &err);
+			if (res == HKS_OK) {
+				assert_false(same_data(out, &s.anim.spline) && ar.data_matches);
+				hks_packed_spline_free(out);
+			} else {
+				assert_int_equal(res, HKS_E_MALFORMED);
+			}
+			hks_buffer_free(NULL, rec, size);
+		}
+	hks_packed_spline_free(s.packed);
 }
 
 static void test_arguments(void **state)
@@ -795,6 +1001,8 @@ int main(void)
 		cmocka_unit_test(test_unbuildable_entry),
 		cmocka_unit_test(test_edit_keeps_other_parts),
 		cmocka_unit_test(test_verbatim_empty_data_at_end),
+		cmocka_unit_test(test_v12_duration),
+		cmocka_unit_test(test_v12_hash_and_relabel),
 		cmocka_unit_test(test_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

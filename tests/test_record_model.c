@@ -13,8 +13,8 @@
 #include <string.h>
 
 static uint32_t rng_state;
-/* The record version the bodies are written and coded in: 10 (one correction list) or 11 (the hidden
- * points' list first, docs/RECORD.md "Point residuals"); the tests run over both. */
+/* The record version the bodies are written and coded in: 10 (one correction list), 11 (the hidden points'
+ * list first, docs/RECORD.md "Point residuals") or 12 (the head of "Version 12"); the tests run over all three. */
 static unsigned version = HKS_RECORD_VERSION;
 
 static uint32_t rng(void)
@@ -118,14 +118,26 @@ static void refit_inv_payload(hks_bytebuf *b, unsigned part, int exact)
 static void predicted_body(hks_bytebuf *b, unsigned entries)
 {
 	const unsigned T = 3, F = 2, per = 3 * T + F;
-	put(b, 0);
-	put_varint(b, 120);         /* numFrames */
-	put_varint(b, T);
-	put_varint(b, F);
-	put_varint(b, 256);         /* maxFramesPerBlock */
-	put_varint(b, 1);           /* numBlocks */
-	put_n(b, 4 + 1 + 1 + 8, 256);
-	put_varint(b, 5000);        /* data size */
+	if (version >= 12) {
+		/* v12: the head flags (here: the block layout stored, the duration stored, the guard, AMD Zen, the
+		 * ladder steps and override flags stored), no guard or CPU byte, the data hash's low 32 bits */
+		put(b, (uint8_t)(HKS_REC_HEAD_BLOCKS | HKS_REC_HEAD_GUARD | 1u << HKS_REC_HEAD_CPU_SHIFT | HKS_REC_HEAD_STEPS));
+		put_varint(b, 120);     /* numFrames */
+		put_varint(b, T);
+		put_varint(b, F);
+		put_varint(b, 128);     /* maxFramesPerBlock */
+		put_varint(b, 1);       /* numBlocks */
+		put_n(b, 4 + 4, 256);   /* duration, data hash; no data size for a prediction */
+	} else {
+		put(b, 0);
+		put_varint(b, 120);     /* numFrames */
+		put_varint(b, T);
+		put_varint(b, F);
+		put_varint(b, 256);     /* maxFramesPerBlock */
+		put_varint(b, 1);       /* numBlocks */
+		put_n(b, 4 + 1 + 1 + 8, 256);
+		put_varint(b, 5000);    /* data size */
+	}
 	put_n(b, T, 4);
 	put_n(b, F, 2);
 	put(b, 12);                 /* ladder steps */
@@ -280,6 +292,10 @@ static void test_hostile_streams(void **state)
  * lists, correction gaps coded slot by slot or as bytes, the rotations' fields) */
 #define PINNED_SIZE_V11 208
 #define PINNED_HASH_V11 UINT64_C(0x3f65dcd962db9232)
+/* version 12: the generator's v12 head (head flags; no guard or CPU byte; a 4-byte data hash; no data size),
+ * and the model learning two typical heads first; the entries are coded as in version 11 */
+#define PINNED_SIZE_V12 221
+#define PINNED_HASH_V12 UINT64_C(0x06959864cec04382)
 /* hks_rec_refit_inv_length of a payload laid out as version 10 (in[0] the try byte), with a range byte
  * inserted after the try for version 11; the length it measures, less that byte (0 stays 0). `avail` of the
  * n bytes are available. */
@@ -358,9 +374,13 @@ static void test_pinned_coding(void **state)
 	if (version == 10) {
 		assert_int_equal(out.size, PINNED_SIZE);
 		assert_true(h == PINNED_HASH);
-	} else {
+	} else if (version == 11) {
 		assert_int_equal(out.size, PINNED_SIZE_V11);
 		assert_true(h == PINNED_HASH_V11);
+	} else {
+		assert_int_equal(version, 12);
+		assert_int_equal(out.size, PINNED_SIZE_V12);
+		assert_true(h == PINNED_HASH_V12);
 	}
 	hks_bytebuf_free(&out);
 	hks_bytebuf_free(&body);
@@ -380,6 +400,13 @@ static int version_11(void **state)
 	return 0;
 }
 
+static int version_12(void **state)
+{
+	(void)state;
+	version = 12;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +418,10 @@ int main(void)
 		cmocka_unit_test_setup(test_hostile_streams, version_11),
 		cmocka_unit_test_setup(test_pinned_coding, version_11),
 		cmocka_unit_test_setup(test_refit_inv_length, version_11),
+		cmocka_unit_test_setup(test_round_trips, version_12),
+		cmocka_unit_test_setup(test_hostile_streams, version_12),
+		cmocka_unit_test_setup(test_pinned_coding, version_12),
+		cmocka_unit_test_setup(test_refit_inv_length, version_12),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

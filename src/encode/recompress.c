@@ -2364,10 +2364,14 @@ static hks_result apply_parsed(hks_ctx *ctx, const hks_options *base, const hks_
 			*out = NULL;
 		}
 	}
-	if (r == HKS_OK && rep)
-		rep->data_matches = (*out)->header.data_size == rec->data_size &&
-		                    hks_record_hash(HKS_RECORD_HASH_SEED, (*out)->header.data, (*out)->header.data_size) ==
-		                        rec->data_hash;
+	if (r == HKS_OK && rep) {
+		/* version 12 keeps the hash's low 32 bits (docs/RECORD.md "Hash") */
+		uint64_t mask = hks_rec_data_hash_mask(rec_version(rec));
+		uint64_t h = hks_record_hash(HKS_RECORD_HASH_SEED, (*out)->header.data, (*out)->header.data_size);
+		/* version 12 keeps no data size for a prediction: the hash alone */
+		rep->data_matches = (rec_version(rec) >= 12 || (*out)->header.data_size == rec->data_size) &&
+		                    (h & mask) == (rec->data_hash & mask);
+	}
 	hks_arena_free(arena);
 	return r;
 }

@@ -112,21 +112,83 @@ static hks_result get_offsets(hks_cursor *c, hks_arena *arena, uint32_t **v, uin
 	return HKS_OK;
 }
 
-static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
+uint32_t hks_rec_blocks_implied(uint32_t num_frames)
 {
-	HKS_TRY(put_u8(b, r->kind));
-	HKS_TRY(hks_rec_put_varint(b, r->num_frames));
-	HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
-	HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
-	HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
-	HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
-	HKS_TRY(put_u32(b, r->duration_bits));
-	HKS_TRY(put_u8(b, r->guard));
-	HKS_TRY(put_u8(b, r->cpu));
-	uint8_t h[8];
-	hks_put_le64(h, r->data_hash);
-	HKS_TRY(hks_bytebuf_append(b, h, 8));
-	HKS_TRY(hks_rec_put_varint(b, r->data_size));
+	return num_frames <= 1 ? 1u : (num_frames - 2u) / (HKS_REC_IMPLIED_FRAMES_PER_BLOCK - 1u) + 1u;
+}
+
+uint64_t hks_rec_data_hash_mask(unsigned version)
+{
+	return version >= 12 ? UINT64_C(0xFFFFFFFF) : UINT64_MAX;
+}
+
+uint32_t hks_rec_duration_bits(unsigned code, uint32_t num_frames)
+{
+	/* the frame rates Havok's exporters write: 30 and 60 frames a second; f32 division of exact values, so
+	 * every compiler gives the same bits (the project builds with -ffp-contract=off) */
+	float frames = (float)(num_frames > 0 ? num_frames - 1u : 0u);
+	float d = frames / (code == HKS_REC_DURATION_60 ? 60.0f : 30.0f);
+	return hks_f32_bits(d);
+}
+
+/* v12: the duration's code (HKS_REC_DURATION_*) for a record: the first rule that gives its bits */
+static unsigned duration_code(const hks_rec_anim *r)
+{
+	for (unsigned code = HKS_REC_DURATION_30; code < HKS_REC_DURATION_CODES; code++)
+		if (hks_rec_duration_bits(code, r->num_frames) == r->duration_bits)
+			return code;
+	return HKS_REC_DURATION_STORED;
+}
+
+static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned version)
+{
+	if (version >= 12) {
+		/* v12: the head flags (kind, guard, duration code, block layout stored, CPU model, ladder steps and
+		 * override flags stored; docs/RECORD.md "Version 12"), then only the fields they say are stored */
+		if (r->kind > HKS_REC_ANIM_VERBATIM || r->guard > 1 || r->cpu < HKS_CPU_INTEL || r->cpu > HKS_CPU_EXACT)
+			return hks_fail(b->ctx, HKS_E_ARGUMENT, -1, "record v12: kind %u, guard %u, CPU model %u", r->kind,
+			                r->guard, r->cpu);
+		unsigned dcode = duration_code(r);
+		int blocks = r->max_frames_per_block != HKS_REC_IMPLIED_FRAMES_PER_BLOCK ||
+		             r->num_blocks != hks_rec_blocks_implied(r->num_frames);
+		int steps = r->kind == HKS_REC_ANIM_PREDICTED &&
+		            (r->ladder_count != HKS_REC_IMPLIED_STEPS || r->offsets_override != HKS_REC_IMPLIED_OVERRIDES);
+		HKS_TRY(put_u8(b, (uint8_t)(r->kind | (r->guard ? HKS_REC_HEAD_GUARD : 0u) |
+		                            dcode << HKS_REC_HEAD_DURATION_SHIFT | (blocks ? HKS_REC_HEAD_BLOCKS : 0u) |
+		                            (unsigned)(r->cpu - HKS_CPU_INTEL) << HKS_REC_HEAD_CPU_SHIFT |
+		                            (steps ? HKS_REC_HEAD_STEPS : 0u))));
+		HKS_TRY(hks_rec_put_varint(b, r->num_frames));
+		HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
+		HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
+		if (blocks) {
+			HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
+			HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
+		}
+		if (dcode == HKS_REC_DURATION_STORED)
+			HKS_TRY(put_u32(b, r->duration_bits));
+	} else {
+		HKS_TRY(put_u8(b, r->kind));
+		HKS_TRY(hks_rec_put_varint(b, r->num_frames));
+		HKS_TRY(hks_rec_put_varint(b, r->num_transform_tracks));
+		HKS_TRY(hks_rec_put_varint(b, r->num_float_tracks));
+		HKS_TRY(hks_rec_put_varint(b, r->max_frames_per_block));
+		HKS_TRY(hks_rec_put_varint(b, r->num_blocks));
+		HKS_TRY(put_u32(b, r->duration_bits));
+		HKS_TRY(put_u8(b, r->guard));
+		HKS_TRY(put_u8(b, r->cpu));
+	}
+	if (version >= 12) {
+		/* v12: the data hash's low 32 bits (docs/RECORD.md "Hash") */
+		HKS_TRY(put_u32(b, (uint32_t)r->data_hash));
+	} else {
+		uint8_t h[8];
+		hks_put_le64(h, r->data_hash);
+		HKS_TRY(hks_bytebuf_append(b, h, 8));
+	}
+	/* v12: the data size only for the data stored whole (a prediction's size is the packer's; docs/RECORD.md
+	 * "Hash") */
+	if (version < 12 || r->kind == HKS_REC_ANIM_VERBATIM)
+		HKS_TRY(hks_rec_put_varint(b, r->data_size));
 	if (r->kind == HKS_REC_ANIM_VERBATIM) {
 		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
 		HKS_TRY(put_offsets(b, r->float_block_offsets, r->num_float_block_offsets));
@@ -136,8 +198,10 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r)
 	}
 	HKS_TRY(hks_bytebuf_append(b, r->track_quant, r->num_transform_tracks));
 	HKS_TRY(hks_bytebuf_append(b, r->float_quant, r->num_float_tracks));
-	HKS_TRY(put_u8(b, r->ladder_count));
-	HKS_TRY(put_u8(b, r->offsets_override));
+	if (version < 12 || r->ladder_count != HKS_REC_IMPLIED_STEPS || r->offsets_override != HKS_REC_IMPLIED_OVERRIDES) {
+		HKS_TRY(put_u8(b, r->ladder_count));
+		HKS_TRY(put_u8(b, r->offsets_override));
+	}
 	if (r->offsets_override & 1)
 		HKS_TRY(put_offsets(b, r->block_offsets, r->num_block_offsets));
 	if (r->offsets_override & 2)
@@ -175,7 +239,7 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 	hks_bytebuf_init(&coded, ctx);
 	unsigned version = r->version ? r->version : HKS_RECORD_VERSION;
 	hks_result res = version >= 9 && version <= HKS_RECORD_VERSION
-	                     ? write_body(&body, r)
+	                     ? write_body(&body, r, version)
 	                     : hks_fail(ctx, HKS_E_ARGUMENT, -1, "record version %u cannot be written", version);
 	uint8_t flags = no_zlib ? 0 : HKS_RECORD_FLAG_MODEL;
 	/* the reader takes a body of at most UINT32_MAX bytes (a margin below it; no animation's record comes
@@ -214,19 +278,56 @@ hks_result hks_rec_write(hks_ctx *ctx, const hks_rec_anim *r, int no_zlib, uint8
 static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 {
 	hks_ctx *ctx = c->ctx;
-	HKS_TRY(hks_read_u8(c, &r->kind, "animation kind"));
-	if (r->kind > HKS_REC_ANIM_VERBATIM)
-		return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "animation kind %u is unknown", r->kind);
+	uint8_t head = 0;
+	if (r->version >= 12) {
+		HKS_TRY(hks_read_u8(c, &head, "head flags"));
+		unsigned dcode = (head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u;
+		if (((head & HKS_REC_HEAD_STEPS) && (head & HKS_REC_HEAD_VERBATIM)) || dcode >= HKS_REC_DURATION_CODES)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "head flags 0x%02X are unknown", head);
+		r->kind = head & HKS_REC_HEAD_VERBATIM;
+		r->guard = (head & HKS_REC_HEAD_GUARD) ? 1 : 0;
+		r->cpu = (uint8_t)(HKS_CPU_INTEL + (head >> HKS_REC_HEAD_CPU_SHIFT & 3u));
+	} else {
+		HKS_TRY(hks_read_u8(c, &r->kind, "animation kind"));
+		if (r->kind > HKS_REC_ANIM_VERBATIM)
+			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "animation kind %u is unknown", r->kind);
+	}
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_frames, &r->num_frames, "numFrames"));
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_transform_tracks, "transform tracks"));
 	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_tracks, &r->num_float_tracks, "float tracks"));
-	HKS_TRY(hks_rec_get_count(c, 256, &r->max_frames_per_block, "maxFramesPerBlock"));
-	HKS_TRY(hks_rec_get_count(c, ctx->limits.max_blocks, &r->num_blocks, "numBlocks"));
-	HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
-	HKS_TRY(hks_read_u8(c, &r->guard, "guard"));
-	HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
-	HKS_TRY(hks_read_le64(c, &r->data_hash, "data hash"));
-	HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->data_size, "data size"));
+	if (r->version < 12 || (head & HKS_REC_HEAD_BLOCKS)) {
+		HKS_TRY(hks_rec_get_count(c, 256, &r->max_frames_per_block, "maxFramesPerBlock"));
+		HKS_TRY(hks_rec_get_count(c, ctx->limits.max_blocks, &r->num_blocks, "numBlocks"));
+	} else {
+		/* v12: the implied block layout */
+		r->max_frames_per_block = HKS_REC_IMPLIED_FRAMES_PER_BLOCK;
+		r->num_blocks = hks_rec_blocks_implied(r->num_frames);
+		if (r->num_blocks > ctx->limits.max_blocks)
+			return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "numBlocks: %u exceeds %u", r->num_blocks,
+			                (unsigned)ctx->limits.max_blocks);
+	}
+	if (r->version >= 12) {
+		unsigned dcode = (head >> HKS_REC_HEAD_DURATION_SHIFT) & 3u;
+		if (dcode == HKS_REC_DURATION_STORED)
+			HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
+		else
+			r->duration_bits = hks_rec_duration_bits(dcode, r->num_frames);
+	} else {
+		HKS_TRY(hks_read_le32(c, &r->duration_bits, "duration"));
+		HKS_TRY(hks_read_u8(c, &r->guard, "guard"));
+		HKS_TRY(hks_read_u8(c, &r->cpu, "cpu model"));
+	}
+	if (r->version >= 12) {
+		uint32_t h32;
+		HKS_TRY(hks_read_le32(c, &h32, "data hash"));
+		r->data_hash = h32; /* v12: the low 32 bits (hks_rec_data_hash_mask) */
+	} else {
+		HKS_TRY(hks_read_le64(c, &r->data_hash, "data hash"));
+	}
+	if (r->version < 12 || r->kind == HKS_REC_ANIM_VERBATIM)
+		HKS_TRY(hks_rec_get_count(c, UINT32_MAX, &r->data_size, "data size"));
+	else
+		r->data_size = 0; /* v12: not stored for a prediction (the hash alone says whether the output matches) */
 	if ((uint64_t)r->num_transform_tracks + r->num_float_tracks > ctx->limits.max_tracks)
 		return hks_fail(ctx, HKS_E_LIMIT, hks_cursor_offset(c), "%u + %u tracks exceed the limit",
 		                r->num_transform_tracks, r->num_float_tracks);
@@ -239,14 +340,19 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 	} else {
 		HKS_TRY(hks_read_bytes(c, r->num_transform_tracks, &r->track_quant, "track quantizations"));
 		HKS_TRY(hks_read_bytes(c, r->num_float_tracks, &r->float_quant, "float quantizations"));
-		HKS_TRY(hks_read_u8(c, &r->ladder_count, "ladder count"));
-		if (r->ladder_count < 1 || r->ladder_count > HKS_RECORD_LADDER_MAX)
-			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "ladder count %u is outside 1..%d",
-			                r->ladder_count, HKS_RECORD_LADDER_MAX);
-		HKS_TRY(hks_read_u8(c, &r->offsets_override, "offsets override"));
-		if (r->offsets_override & ~15u)
-			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "offsets override flags 0x%02X",
-			                r->offsets_override);
+		if (r->version >= 12 && !(head & HKS_REC_HEAD_STEPS)) {
+			r->ladder_count = HKS_REC_IMPLIED_STEPS;
+			r->offsets_override = HKS_REC_IMPLIED_OVERRIDES;
+		} else {
+			HKS_TRY(hks_read_u8(c, &r->ladder_count, "ladder count"));
+			if (r->ladder_count < 1 || r->ladder_count > HKS_RECORD_LADDER_MAX)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "ladder count %u is outside 1..%d",
+				                r->ladder_count, HKS_RECORD_LADDER_MAX);
+			HKS_TRY(hks_read_u8(c, &r->offsets_override, "offsets override"));
+			if (r->offsets_override & ~15u)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c) - 1, "offsets override flags 0x%02X",
+				                r->offsets_override);
+		}
 		if (r->offsets_override & 1)
 			HKS_TRY(get_offsets(c, arena, &r->block_offsets, &r->num_block_offsets, "blockOffsets"));
 		if (r->offsets_override & 2)

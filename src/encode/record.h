@@ -15,6 +15,32 @@
 #define HKS_RECORD_MODEL_RATIO 32u  /* v9: a coded body is at most 32 times its coded size plus 64 bytes */
 
 enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
+
+/* v12: the body's first byte, the head flags (docs/RECORD.md "Version 12"): the animation kind, the guard, how
+ * the duration is stored, whether the block layout is stored, the CPU model, whether the ladder steps and the
+ * override flags are stored. Duration code 3, and bit 7 with the data stored whole, are malformed. */
+#define HKS_REC_HEAD_VERBATIM 0x01u       /* kind: the data stored whole */
+#define HKS_REC_HEAD_GUARD 0x02u          /* the original has the Elden Ring trailing guard */
+#define HKS_REC_HEAD_DURATION_SHIFT 2u    /* 2 bits: HKS_REC_DURATION_* */
+#define HKS_REC_HEAD_BLOCKS 0x10u         /* maxFramesPerBlock and numBlocks follow (else hks_rec_blocks_implied) */
+#define HKS_REC_HEAD_CPU_SHIFT 5u         /* 2 bits: the CPU model - 1 (HKS_CPU_INTEL .. HKS_CPU_EXACT) */
+#define HKS_REC_HEAD_STEPS 0x80u          /* a prediction's ladder steps and override flags follow (else
+                                             HKS_REC_IMPLIED_STEPS and HKS_REC_IMPLIED_OVERRIDES) */
+#define HKS_REC_IMPLIED_STEPS 1u
+#define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
+enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
+       HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
+       HKS_REC_DURATION_60 = 2,     /* (float)(numFrames - 1) / 60.0f */
+       HKS_REC_DURATION_CODES = 3 };
+/* v12: the block layout a record without HKS_REC_HEAD_BLOCKS has: maxFramesPerBlock 256 (Havok's default) and
+ * the fewest blocks that hold num_frames frames (blocks share their boundary frame: 1 + 255 k frames in k). */
+#define HKS_REC_IMPLIED_FRAMES_PER_BLOCK 256u
+uint32_t hks_rec_blocks_implied(uint32_t num_frames);
+/* The bits of the data hash (FNV-1a 64 of the original data) a record of `version` keeps: all 64 up to
+ * version 11, the low 32 from version 12 (docs/RECORD.md "Hash"). */
+uint64_t hks_rec_data_hash_mask(unsigned version);
+/* The f32 bits of duration code `code` (1 or 2) for num_frames frames ((float)(n - 1) / fps, 0 for n <= 1). */
+uint32_t hks_rec_duration_bits(unsigned code, uint32_t num_frames);
 enum { HKS_REC_ENTRY_DIFF = 0, HKS_REC_ENTRY_VERBATIM = 1, HKS_REC_ENTRY_REFIT = 2, HKS_REC_ENTRY_REFIT_PATCHED = 3,
        HKS_REC_ENTRY_INVERTED = 4, /* v3: the part is its inversion from the frames (empty payload) */
        HKS_REC_ENTRY_REFIT_INV = 5 /* v4: REFIT with the knots as edits of a knot vector the inverter tried */ };
@@ -42,7 +68,7 @@ typedef struct hks_rec_anim {
 	uint32_t duration_bits;
 	uint8_t guard;
 	uint8_t cpu;
-	uint64_t data_hash;
+	uint64_t data_hash;      /* FNV-1a 64 of the original data; a v12 record keeps (and reads) its low 32 bits */
 	uint32_t data_size;
 	/* PREDICTED */
 	const uint8_t *track_quant;   /* T bytes: mask byte 0 of block 0 */
@@ -89,8 +115,9 @@ hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size,
  * record's version selects the grammar (11 and up: two correction lists). */
 size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, unsigned version);
 
-/* hks_recompress writing record version `version` (9 or HKS_RECORD_VERSION): version 9's REFIT solve
- * differs from version 10's (docs/RECORD.md "Version 10"); the tests write both. recompress.c. */
+/* hks_recompress writing record version `version` (9 to HKS_RECORD_VERSION): version 9's REFIT solve differs
+ * from version 10's (docs/RECORD.md "Version 10"), version 11's entries from version 10's, version 12's head
+ * from version 11's; the tests write them all. recompress.c. */
 hks_result hks_recompress_version(const hks_animation *anim, const hks_recompress_options *opts, unsigned version,
                                   uint8_t **record, size_t *record_size, hks_packed_spline **prediction,
                                   hks_recompress_report *report, hks_error *err);
