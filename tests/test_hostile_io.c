@@ -219,6 +219,36 @@ static void test_atomic_write_allocation_failures(void **state)
 	free(fresh);
 }
 
+/* A dangling symlink at TARGET.bak (planted by someone else, or a link left after its file was
+ * moved) is a backup that exists: the write goes ahead, the link stays, and nothing is created
+ * where it points (the backup copy used to follow it). */
+static void test_atomic_backup_never_follows_a_link(void **state)
+{
+	(void)state;
+	const char *p = hks_hostile_path("d.bin");
+	char bak[600], victim[600];
+	snprintf(bak, sizeof(bak), "%s.bak", p);
+	snprintf(victim, sizeof(victim), "%s", hks_hostile_path("victim.bin"));
+	uint8_t *old = pattern(1000, 7), *fresh = pattern(1500, 8);
+	hks_hostile_write(p, old, 1000);
+	unlink(bak);
+	unlink(victim);
+	assert_int_equal(symlink(victim, bak), 0);
+	hks_atomic_options ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.flags = HKS_ATOMIC_BACKUP;
+	hks_error err;
+	assert_int_equal(hks_write_file_atomic(p, fresh, 1500, &ao, &err), HKS_OK);
+	assert_file_is(p, fresh, 1500);
+	assert_int_equal(access(victim, F_OK), -1);
+	struct stat st;
+	assert_int_equal(lstat(bak, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	unlink(bak);
+	free(old);
+	free(fresh);
+}
+
 /* ---- the lock: N processes each append their tag K times by read-modify-write ---- */
 
 static void test_lock_serializes_processes(void **state)
@@ -524,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_write_ok_and_over_input),
 		cmocka_unit_test(test_atomic_write_fails_half_way),
 		cmocka_unit_test(test_atomic_write_allocation_failures),
+		cmocka_unit_test(test_atomic_backup_never_follows_a_link),
 		cmocka_unit_test(test_lock_serializes_processes),
 		cmocka_unit_test(test_cli_replace_under_file_size_limit),
 		cmocka_unit_test(test_cli_into_backup_and_lock),

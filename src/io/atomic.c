@@ -319,7 +319,13 @@ static hks_result keep_backup(hks_ctx *ctx, const char *target)
 	memcpy(bak, target, n);
 	memcpy(bak + n, ".bak", 5);
 	hks_result r = HKS_OK;
-	if (hks_platform_path_kind(target) == HKS_PATH_NONE || hks_platform_path_kind(bak) != HKS_PATH_NONE) {
+	bool bak_exists = hks_platform_path_kind(bak) != HKS_PATH_NONE;
+#ifndef _WIN32
+	/* a dangling symlink named TARGET.bak is something there too: never write through it */
+	struct stat lst;
+	bak_exists = bak_exists || lstat(bak, &lst) == 0;
+#endif
+	if (hks_platform_path_kind(target) == HKS_PATH_NONE || bak_exists) {
 		/* nothing to keep, or a backup kept already: the first one stays, so TARGET.bak is the file
 		 * as it was before the first replacement, however many follow (as the Blender add-on keeps
 		 * its BINDER.bak; replacing it each time lost the pristine binder on the second --into) */
@@ -327,13 +333,26 @@ static hks_result keep_backup(hks_ctx *ctx, const char *target)
 		return HKS_OK;
 	}
 #ifndef _WIN32
-	if (link(target, bak) == 0) {
+	if (link(target, bak) == 0 || errno == EEXIST) {
+		/* EEXIST: something appeared at TARGET.bak since the check; it stays as it is */
 		hks_free(ctx, bak, n + 5);
 		return HKS_OK;
 	}
 #endif
-	/* no hard links here: copy */
-	FILE *in = hks_platform_fopen(target, "rb"), *out = in ? hks_platform_fopen(bak, "wb") : NULL;
+	/* no hard links here: copy, into a file created anew (O_EXCL: never through a link that
+	 * appeared at TARGET.bak, never over a file someone else made there) */
+	FILE *in = hks_platform_fopen(target, "rb"), *out = NULL;
+#ifndef _WIN32
+	if (in) {
+		int fd = open(bak, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		out = fd >= 0 ? fdopen(fd, "wb") : NULL;
+		if (fd >= 0 && !out)
+			close(fd);
+	}
+#else
+	out = in ? hks_platform_fopen(bak, "wb") : NULL;
+#endif
+	bool created = out != NULL;
 	bool ok = in && out;
 	char buf[8192];
 	size_t k;
@@ -345,7 +364,8 @@ static hks_result keep_backup(hks_ctx *ctx, const char *target)
 	if (in)
 		fclose(in);
 	if (!ok) {
-		hks_platform_remove(bak);
+		if (created)
+			hks_platform_remove(bak);
 		r = hks_fail(ctx, HKS_E_IO, -1, "cannot keep the backup %s", bak);
 	}
 	hks_free(ctx, bak, n + 5);
