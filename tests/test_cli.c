@@ -813,6 +813,8 @@ static void test_exit_statuses(void **state)
 	                                      "encode '%s/enc/nosrc.json' --skeleton '%s/xs/missing.hkx' -o '%s/xs/o.hkx'",
 	                                      "encode '%s/xs/missing.glb' --like '%s/tree/sub/sample.hkx' -o '%s/xs/o.hkx'",
 	                                      "encode '%s/xs/s.glb' --like '%s/tree/Skeleton.HKX' -o '%s/xs/o.hkx'",
+	                                      "encode '%s/xs/s.json' --into '%s/xs/missing.dcx' --name a.hkx -o '%s/xs/o.hkx'",
+	                                      "encode '%s/xs/s.json' --into '%s/xs/junk.hkx' --name a.hkx -o '%s/xs/o.hkx'",
 	                                      "bench encode '%s/xs/junk.hkx' '%s/xs/junk.hkx' '%s/xs/junk.hkx'",
 	                                      "bench recompress '%s/xs/junk.hkx' '%s/xs/junk.hkx' '%s/xs/junk.hkx'"};
 	expect_statuses(encodes, sizeof(encodes) / sizeof(encodes[0]), tmp_root, 1);

@@ -231,9 +231,11 @@ static int place_into(const char *binder, const char *name, const uint8_t *bytes
 	size_t raw_size = 0, plain_size = 0, out_size = 0;
 	/* read-modify-write under an exclusive lock: a concurrent --into waits, then reads our result */
 	hks_file_lock *lock = NULL;
-	if (hks_lock_file(binder, &o, &lock, &err) != HKS_OK) {
+	hks_result lr = hks_lock_file(binder, &o, &lock, &err);
+	if (lr != HKS_OK) {
+		/* a binder that is missing or cannot be opened is a failed input (docs/CLI.md "Exit statuses") */
 		cli_print_error(&err);
-		return 2;
+		return cli_input_status(lr);
 	}
 	uint8_t *raw = cli_read_file(binder, &raw_size), *plain = NULL, *out = NULL;
 	hks_bnd4 *bnd = NULL;
@@ -242,13 +244,15 @@ static int place_into(const char *binder, const char *name, const uint8_t *bytes
 	bool dcx = false;
 	if (!raw) {
 		hks_unlock_file(lock);
-		return 2;
+		return 1;
 	}
 	const uint8_t *bnd_bytes = raw;
 	size_t bnd_size = raw_size;
 	if (hks_detect_container(raw, raw_size) == HKS_CONTAINER_DCX) {
-		if (hks_dcx_decompress(raw, raw_size, &o, &plain, &plain_size, &info, &err) != HKS_OK) {
+		hks_result dr = hks_dcx_decompress(raw, raw_size, &o, &plain, &plain_size, &info, &err);
+		if (dr != HKS_OK) {
 			cli_print_error(&err);
+			rc = cli_input_status(dr); /* KRAK without a library: 2, by cli_oodle_finish */
 			goto out;
 		}
 		dcx = true;
@@ -259,8 +263,10 @@ static int place_into(const char *binder, const char *name, const uint8_t *bytes
 		if (!dry_run)
 			info.deflate_level = (uint8_t)hks_dcx_match_level(plain, plain_size, raw, raw_size);
 	}
-	if (hks_bnd4_read(bnd_bytes, bnd_size, &o, &bnd, &err) != HKS_OK) {
+	hks_result br = hks_bnd4_read(bnd_bytes, bnd_size, &o, &bnd, &err);
+	if (br != HKS_OK) {
 		cli_print_error(&err);
+		rc = cli_input_status(br);
 		goto out;
 	}
 	uint32_t index = 0;
