@@ -926,14 +926,14 @@ static bool out_inside_folder(const char *dir, const char *out)
 	if (!path)
 		return false;
 	memcpy(path, out, n + 1);
-	char *slash = strrchr(path, '/');
-#ifdef _WIN32
-	char *bslash = strrchr(path, '\\');
-	if (bslash && (!slash || bslash > slash))
-		slash = bslash;
-#endif
+	char *slash = (char *)hks_platform_last_separator(path);
+	/* the folder of OUT; a root keeps its separator ("/", and on Windows "C:\\": "C:" alone
+	 * names the drive's current folder, not its root) */
+	bool root = slash == path || (HKS_PLATFORM_WINDOWS && slash == path + 2 && path[1] == ':');
 	if (slash)
-		slash[slash == path ? 1 : 0] = '\0';
+		slash[root ? 1 : 0] = '\0';
+	else if (HKS_PLATFORM_WINDOWS && n >= 2 && path[1] == ':')
+		strcpy(path + 2, "."); /* "C:out.dcx": the drive's current folder, "C:." (then "C:./..") */
 	else
 		strcpy(path, ".");
 	bool inside = false;
