@@ -676,7 +676,7 @@ static void test_cli_binder(void **state)
 	hks_error err;
 	assert_int_equal(hks_loader_create(NULL, &loader, &err), HKS_OK);
 	assert_int_equal(hks_loader_add_path(loader, binder, &err), HKS_OK);
-	char member[512] = "";
+	char member[512] = "", full_member[1024] = "";
 	int32_t frames = 0, bones = 0;
 	for (size_t i = 0; i < hks_loader_count(loader) && !member[0]; i++) {
 		hks_loaded *ld = NULL;
@@ -685,6 +685,7 @@ static void test_cli_binder(void **state)
 		    ld->file->animations[0].reference_frame >= 0) {
 			const char *base = strrchr(ld->member, '\\') ? strrchr(ld->member, '\\') + 1 : ld->member;
 			snprintf(member, sizeof(member), "%s", base);
+			snprintf(full_member, sizeof(full_member), "%s", ld->member);
 			frames = ld->file->animations[0].spline.num_frames;
 		}
 		if (ld && ld->status == HKS_OK && ld->file->num_skeletons)
@@ -715,6 +716,13 @@ static void test_cli_binder(void **state)
 	         "'%s' encode '%s/x.glb' -o '%s/w.hkx' --into '%s/b.anibnd.dcx' --name '%s' > '%s/w.err' 2>&1 && "
 	         "grep -q 'the member --into replaces' '%s/w.err' && ! grep -q donor '%s/w.err'",
 	         cli, dir, dir, dir, member, dir, dir, dir);
+	assert_int_equal(run(cmd), 0);
+	/* the same by the member's full name, whose "N:\\..." holds a ':' (BINDER:NAME split there) */
+	assert_non_null(strchr(full_member, ':'));
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' encode '%s/x.glb' -o '%s/w.hkx' --into '%s/b.anibnd.dcx' --name '%s' > '%s/w.err' 2>&1 && "
+	         "grep -q 'the member --into replaces' '%s/w.err'",
+	         cli, dir, dir, dir, full_member, dir, dir);
 	assert_int_equal(run(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "'%s' encode '%s/x.glb' --skeleton '%s' --game sekiro -o '%s/z.hkx' --into '%s/b.anibnd.dcx' "
 	         "--name a999_000001.hkx", cli, dir, binder, dir, dir);
