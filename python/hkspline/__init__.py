@@ -637,6 +637,7 @@ class Binder:
         self._bnd = POINTER(_ffi.Bnd4)()
         self._dcx: Optional[_ffi.DcxInfo] = None
         self._plain = b""
+        self._packed = b""  # the DCX as read, until the deflate level that reproduces it is known
 
     @classmethod
     def read(cls, source: Union[PathLike, bytes]) -> "Binder":
@@ -648,6 +649,7 @@ class Binder:
             out, size = c_void_p(), c_size_t()
             _check(lib.hks_dcx_decompress(data, len(data), None, byref(out), byref(size), byref(info), byref(err)),
                    err)
+            self._packed = data
             data = _take(out, size)
             self._dcx = info
         self._plain = data
@@ -706,6 +708,13 @@ class Binder:
         _check(lib.hks_bnd4_write(self._bnd, None, byref(out), byref(size), byref(err)), err)
         data = _take(out, size)
         if self._dcx is not None:
+            if self._packed:
+                # the zlib level that gives the binder's own compressed bytes back (docs/BINDERS.md; the
+                # header's level byte does not for Sekiro's), found once, on the content as read
+                level = lib.hks_dcx_match_level(self._plain, len(self._plain), self._packed, len(self._packed))
+                if level > 0:
+                    self._dcx.deflate_level = level
+                self._packed = b""
             out2, size2 = c_void_p(), c_size_t()
             _check(lib.hks_dcx_compress(data, len(data), byref(self._dcx), None, byref(out2), byref(size2),
                                         byref(err)), err)

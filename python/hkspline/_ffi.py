@@ -236,6 +236,7 @@ _sigs = {
                                    _P(ErrorRecord)]),
     "hks_dcx_compress": (c_int, [c_void_p, c_size_t, _P(DcxInfo), c_void_p, _P(c_void_p), _P(c_size_t),
                                  _P(ErrorRecord)]),
+    "hks_dcx_match_level": (c_int, [c_void_p, c_size_t, c_void_p, c_size_t]),
     "hks_bnd4_read": (c_int, [c_void_p, c_size_t, c_void_p, _P(_P(Bnd4)), _P(ErrorRecord)]),
     "hks_bnd4_find": (c_int, [_P(Bnd4), c_char_p, _P(c_uint32), _P(ErrorRecord)]),
     "hks_bnd4_replace": (c_int, [_P(Bnd4), c_uint32, c_void_p, c_size_t, _P(ErrorRecord)]),
