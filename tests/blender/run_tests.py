@@ -11,9 +11,11 @@ clip in sorted path order):
     the clip's range, rotation 0.25 deg) and root motion survives;
     `encode --like CLIP --record R` equals CLIP byte for byte;
   * at Blender's default 24 fps: encode succeeds, warns about the frame rate and
-    keeps the frame count;
-  * one-bone edit (a script moves one bone's location keys): with the record, that
-    bone's track differs and every other track decodes bit for bit as CLIP's.
+    keeps the frame count; every track and the root motion are recognized as untouched
+    on Blender's key grid, and `encode --like CLIP --record R` equals CLIP byte for byte;
+  * one-bone edit (a script moves one bone's location keys), at the clip's rate and at
+    24 fps: with the record, that bone's track differs and every other track decodes bit
+    for bit as CLIP's.
 
 Environment: HKSPLINE_CLI (the hkspline binary), HKSPLINE_CORPUS (default
 ../shared/corpus beside the sources), HKS_BLENDER_CLIPS (clips per game, default 3),
@@ -236,23 +238,44 @@ def one_clip(cli, clip, comps, work, stats):
                                        "%s 24 fps: no frame-rate warning" % clip)
         st["frames_kept"] += check((" %d frames at" % frames) in out,
                                    "%s 24 fps: frame count %d not kept: %s" % (clip, frames, out[-300:]))
-    # one-bone edit
+        # an unedited export on Blender's grid is recognized (docs/GLTF.md "Frame grid"): every
+        # track and the root motion keep the clip's frames, and the record gives its bytes back
+        st.setdefault("untouched", 0)
+        st.setdefault("identical", 0)
+        if fps != 24:
+            untouched = check("untouched: %d of %d tracks" % (len(tracks), len(tracks)) in err and
+                              (not has_rm or "root motion untouched" in err),
+                              "%s 24 fps: not every track untouched: %s" % (clip, err[-600:]))
+            st["untouched"] += untouched
+            rec24 = os.path.join(work, "rec24.hkx")
+            rc, out, err = run([cli, "encode", bl, "--like", clip, "--record", rec, "-o", rec24] + comps)
+            ident = False
+            if check(rc == 0, "%s 24 fps: encode --record: %s" % (clip, err[-400:])):
+                with open(rec24, "rb") as f:
+                    ident = f.read() == original
+                check(ident, "%s 24 fps: unedited export with the record is not the original's bytes" % clip)
+            st["identical"] += ident
+    # one-bone edit, at the clip's rate and at Blender's default 24 fps
     edit_track = len(tracks) // 2
     bone = tracks[edit_track]
-    bl = os.path.join(work, "bl_edit.glb")
-    if check(blender([glb, bl, "--fps", "%.9g" % fps, "--edit-bone", bone], work, log), "%s: Blender edit" % clip):
+    for rate_args, label in ((["--fps", "%.9g" % fps], "edit"), ([], "edit at 24 fps")):
+        if label != "edit" and fps == 24:
+            continue
+        bl = os.path.join(work, "bl_edit.glb")
+        if not check(blender([glb, bl] + rate_args + ["--edit-bone", bone], work, log), "%s: Blender %s" % (clip, label)):
+            continue
         ed = os.path.join(work, "edit.hkx")
         rc, out, err = run([cli, "encode", bl, "--like", clip, "--record", rec, "-o", ed] + comps)
-        if check(rc == 0, "%s edit: encode --record: %s" % (clip, err[-400:])):
+        if check(rc == 0, "%s %s: encode --record: %s" % (clip, label, err[-400:])):
             a = decoded_tracks(cli, clip, comps, work)
             b = decoded_tracks(cli, ed, comps, work)
-            if check(a is not None and b is not None and len(a) == len(b), "%s edit: decode" % clip):
+            if check(a is not None and b is not None and len(a) == len(b), "%s %s: decode" % (clip, label)):
                 differ = [t for t in range(len(a)) if a[t] != b[t]]
-                check(differ == [edit_track], "%s edit of %s (track %d): tracks that differ: %s" %
-                      (clip, bone, edit_track, differ[:10]))
-                stats.setdefault("edit", {"clips": 0, "only_edited": 0})
-                stats["edit"]["clips"] += 1
-                stats["edit"]["only_edited"] += differ == [edit_track]
+                check(differ == [edit_track], "%s %s of %s (track %d): tracks that differ: %s" %
+                      (clip, label, bone, edit_track, differ[:10]))
+                stats.setdefault(label, {"clips": 0, "only_edited": 0})
+                stats[label]["clips"] += 1
+                stats[label]["only_edited"] += differ == [edit_track]
     print("%s: %d frames at %g fps, %d tracks, root motion %s; Blender runs: %s" %
           (name, frames, fps, len(tracks), "yes" if has_rm else "no", "; ".join(log)))
 

@@ -375,13 +375,182 @@ static bool part_untouched(const hks_gltf_animation *ga, uint32_t T, uint32_t t,
 	return *worst <= tol;
 }
 
+/* ---- another key rate (docs/GLTF.md "Frame grid", "Alignment with --like") ----
+ *
+ * A DCC whose scene runs at another rate than the clip (Blender's default 24 fps for a 30 or
+ * 60 fps clip) stores the clip on its own key grid: measured with Blender 3.4, every exported key
+ * is the original's frames linearly interpolated at the key's time, rotations component by
+ * component and then normalized (its f-curves hold quaternion components; the export goes
+ * through a matrix), within 7e-6. The import then resamples those keys at the clip's rate
+ * (hks_gltf_read: linear, slerp for rotations). So an unedited part of such a glTF equals the
+ * original passed through the same two steps, not the original itself; these are the frames
+ * compared against, and a part found untouched takes the original's frames bit for bit. */
+
+/* Value of component row `x` (times in units of the source step) of `src` (n rows of `comps`
+ * floats, `stride` apart): linear, rotations (comps == 4) normalized after the linear mix. */
+static void lerp_at(const float *src, size_t stride, uint32_t n, uint32_t comps, double x, double out[4])
+{
+	double i0 = floor(x);
+	if (i0 < 0)
+		i0 = 0;
+	if (i0 > (double)n - 2)
+		i0 = (double)n - 2;
+	double a = x - i0;
+	a = a < 0 ? 0 : a > 1 ? 1 : a;
+	const float *p = src + (size_t)i0 * stride, *q = p + stride;
+	double sq = 0;
+	for (uint32_t k = 0; k < comps; k++) {
+		out[k] = (1 - a) * (double)p[k] + a * (double)q[k];
+		sq += out[k] * out[k];
+	}
+	if (comps == 4 && sq > 0)
+		for (uint32_t k = 0; k < 4; k++)
+			out[k] /= sqrt(sq);
+}
+
+/* The slerp of unit quaternions p, q at a (shortest arc), as the glTF reader's LINEAR rotation. */
+static void slerp4(const double p[4], const double q0[4], double a, double out[4])
+{
+	double q[4], d = p[0] * q0[0] + p[1] * q0[1] + p[2] * q0[2] + p[3] * q0[3];
+	for (int k = 0; k < 4; k++)
+		q[k] = d < 0 ? -q0[k] : q0[k];
+	d = fabs(d);
+	double wp = 1 - a, wq = a;
+	if (d < 1 - 1e-9) {
+		double th = acos(d > 1 ? 1 : d), s = sin(th);
+		wp = sin((1 - a) * th) / s;
+		wq = sin(a * th) / s;
+	}
+	for (int k = 0; k < 4; k++)
+		out[k] = wp * p[k] + wq * q[k];
+}
+
+/* The original's transforms as a glTF on ga's key grid gives them back after the import's
+ * resampling (above). NULL when the grid is the frames' own, or on no memory. `orig_step`: the
+ * original's frame step. The keys are at key_step apart from the first frame, up to key_span;
+ * frame f at f * frame_duration, the last at key_span when the import snapped it. */
+static float *regrid_original(const hks_gltf_animation *ga, uint32_t T, const float *orig, double orig_step)
+{
+	if (!ga->off_grid || !(ga->key_step > 0) || !(orig_step > 0) || ga->num_frames < 2)
+		return NULL;
+	uint32_t n = ga->num_frames;
+	double nk = floor(ga->key_span / ga->key_step + 0.5) + 1;
+	if (!(nk >= 2) || nk > 4.0 * n + 1024)
+		return NULL;
+	uint32_t K = (uint32_t)nk;
+	size_t stride = (size_t)T * HKS_TRACK_SAMPLE_FLOATS;
+	float *out = calloc((size_t)n * stride + 1, sizeof(float));
+	double *keys = calloc((size_t)K * 4 + 1, sizeof(double));
+	float *unit = calloc((size_t)n * 4 + 1, sizeof(float)); /* one track's rotations, unit and continuous */
+	if (!out || !keys || !unit) {
+		free(out);
+		free(keys);
+		free(unit);
+		return NULL;
+	}
+	static const uint32_t k0[3] = {0, 3, 7}, nc[3] = {3, 4, 3};
+	for (uint32_t t = 0; t < T; t++)
+		for (int p = 0; p < 3; p++) {
+			const float *src = orig + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0[p];
+			size_t sstride = stride;
+			if (nc[p] == 4) {
+				/* the glTF holds the decoded rotations normalized; the DCC's keys follow one sign */
+				for (uint32_t f = 0; f < n; f++) {
+					const float *q = src + (size_t)f * stride;
+					double sq = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+					double m = sq > 0 ? 1 / sqrt(sq) : 1;
+					if (f) {
+						const float *u = unit + (size_t)(f - 1) * 4;
+						if ((double)u[0] * q[0] + (double)u[1] * q[1] + (double)u[2] * q[2] + (double)u[3] * q[3] < 0)
+							m = -m;
+					}
+					for (int k = 0; k < 4; k++)
+						unit[(size_t)f * 4 + k] = (float)((double)q[k] * m);
+				}
+				src = unit;
+				sstride = 4;
+			}
+			for (uint32_t k = 0; k < K; k++)
+				lerp_at(src, sstride, n, nc[p], (double)k * ga->key_step / orig_step, keys + (size_t)k * 4);
+			for (uint32_t f = 0; f < n; f++) {
+				double tm = ga->end_snapped && f == n - 1 ? ga->key_span : (double)f * (double)ga->frame_duration;
+				double x = tm / ga->key_step, i0 = floor(x);
+				i0 = i0 < 0 ? 0 : i0 > (double)K - 2 ? (double)K - 2 : i0;
+				double a = x - i0, v[4];
+				a = a < 0 ? 0 : a > 1 ? 1 : a;
+				const double *kp = keys + (size_t)i0 * 4, *kq = kp + 4;
+				if (nc[p] == 4) {
+					slerp4(kp, kq, a, v);
+					/* the sign of the original's frame, as the glTF's frames get it */
+					const float *o = orig + (size_t)f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + 3;
+					if (v[0] * o[0] + v[1] * o[1] + v[2] * o[2] + v[3] * o[3] < 0)
+						for (int k = 0; k < 4; k++)
+							v[k] = -v[k];
+				} else
+					for (uint32_t k = 0; k < nc[p]; k++)
+						v[k] = (1 - a) * kp[k] + a * kq[k];
+				for (uint32_t k = 0; k < nc[p]; k++)
+					out[(size_t)f * stride + (size_t)t * HKS_TRACK_SAMPLE_FLOATS + k0[p] + k] = (float)v[k];
+			}
+		}
+	free(keys);
+	free(unit);
+	return out;
+}
+
+/* The root motion samples (x, y, z, heading w about up) as the same key grid gives them back:
+ * the node's rotation is about `up` alone, so its keys mix (cos w/2, sin w/2) linearly and
+ * normalize; the import's slerp between two keys is linear in the angle. */
+static bool regrid_root_motion(const hks_gltf_animation *ga, const float (*samples)[4], double orig_step,
+                               float (*out)[4])
+{
+	uint32_t n = ga->num_frames;
+	double nk = floor(ga->key_span / ga->key_step + 0.5) + 1;
+	if (!ga->off_grid || !(ga->key_step > 0) || !(orig_step > 0) || n < 2 || !(nk >= 2) || nk > 4.0 * n + 1024)
+		return false;
+	uint32_t K = (uint32_t)nk;
+	double(*keys)[4] = calloc((size_t)K + 1, sizeof(double[4]));
+	if (!keys)
+		return false;
+	for (uint32_t k = 0; k < K; k++) {
+		double x = (double)k * ga->key_step / orig_step, i0 = floor(x);
+		i0 = i0 < 0 ? 0 : i0 > (double)n - 2 ? (double)n - 2 : i0;
+		double a = x - i0;
+		a = a < 0 ? 0 : a > 1 ? 1 : a;
+		const float *p = samples[(size_t)i0], *q = samples[(size_t)i0 + 1];
+		for (int c = 0; c < 3; c++)
+			keys[k][c] = (1 - a) * p[c] + a * q[c];
+		double hp = 0.5 * (double)p[3], hq = 0.5 * (double)q[3];
+		double cq = cos(hq), sq = sin(hq);
+		if (cos(hp) * cq + sin(hp) * sq < 0) { /* the shorter arc, as a continuous export */
+			cq = -cq;
+			sq = -sq;
+		}
+		keys[k][3] = 2 * atan2((1 - a) * sin(hp) + a * sq, (1 - a) * cos(hp) + a * cq);
+	}
+	for (uint32_t f = 0; f < n; f++) {
+		double tm = ga->end_snapped && f == n - 1 ? ga->key_span : (double)f * (double)ga->frame_duration;
+		double x = tm / ga->key_step, i0 = floor(x);
+		i0 = i0 < 0 ? 0 : i0 > (double)K - 2 ? (double)K - 2 : i0;
+		double a = x - i0;
+		a = a < 0 ? 0 : a > 1 ? 1 : a;
+		const double *p = keys[(size_t)i0], *q = keys[(size_t)i0 + 1];
+		for (int c = 0; c < 3; c++)
+			out[f][c] = (float)((1 - a) * p[c] + a * q[c]);
+		out[f][3] = (float)(p[3] + a * remainder(q[3] - p[3], 6.283185307179586));
+	}
+	free(keys);
+	return true;
+}
+
 /* Per frame, the quaternion sign of the original's decoded frame (the same rotation:
  * a DCC's sign choice must not change the bytes); then every part (translation,
  * rotation, scale of a track; a float track) that equals the original's frames within
  * `tol` takes the original's values bit for bit, so that the encoder (and --record)
  * sees exactly the original's frames there. */
 static align_report align_with_original(hks_gltf_animation *ga, uint32_t T, uint32_t F, const float *orig_tr,
-                                        const float *orig_fl, double tol, const uint8_t *scale_from_like)
+                                        const float *orig_fl, double tol, const uint8_t *scale_from_like,
+                                        const float *regridded)
 {
 	align_report r;
 	memset(&r, 0, sizeof(r));
@@ -402,7 +571,8 @@ static align_report align_with_original(hks_gltf_animation *ga, uint32_t T, uint
 		uint32_t same = 0;
 		for (int p = 0; p < 3; p++) {
 			double worst = 0;
-			bool untouched = part_untouched(ga, T, t, k0[p], nc[p], orig_tr, tol, &worst);
+			/* on another key grid: against the original as that grid gives it back */
+			bool untouched = part_untouched(ga, T, t, k0[p], nc[p], regridded ? regridded : orig_tr, tol, &worst);
 			if (!untouched && p == 2 && scale_from_like && scale_from_like[t]) {
 				/* a scale the glTF cannot carry (scale_unrepresentable): --like's, not the approximation */
 				r.scales_from_like++;
@@ -826,9 +996,12 @@ int cli_encode_gltf(int argc, char **argv)
 			snprintf(keep, sizeof(keep), ", or pass --fps %.4g to keep the glTF's rate", key_fps);
 		fprintf(stderr,
 		        "hkspline encode: warning: the glTF's keys are %.4g fps apart, the target rate (%s) is %.4g fps: "
-		        "resampled, which smooths the motion; to avoid it set Blender's scene frame rate to %.4g before "
+		        "resampled, which smooths the motion%s; to avoid it set Blender's scene frame rate to %.4g before "
 		        "importing (Output Properties > Frame Rate)%s\n",
-		        key_fps, rate_from, target_fps, target_fps, keep);
+		        key_fps, rate_from, target_fps,
+		        opt.like ? " of edited parts (unedited ones are recognized on the glTF's grid and keep --like's frames)"
+		                 : "",
+		        target_fps, keep);
 	}
 	if (opt.like && (ga->num_frames != (uint32_t)oa->spline.num_frames || ga->duration != oa->duration))
 		fprintf(stderr,
@@ -853,7 +1026,9 @@ int cli_encode_gltf(int argc, char **argv)
 		uint8_t *scale_from_like = calloc((size_t)T + 1, 1);
 		for (uint32_t t = 0; scale_from_like && t < T; t++)
 			scale_from_like[t] = scale_unrepresentable(ga, sk, track_to_bone[t]);
-		align_report ar = align_with_original(ga, T, F, orig_tr, orig_fl, untouched_tol, scale_from_like);
+		float *regridded = regrid_original(ga, T, orig_tr, (double)frame_duration);
+		align_report ar = align_with_original(ga, T, F, orig_tr, orig_fl, untouched_tol, scale_from_like, regridded);
+		free(regridded);
 		free(scale_from_like);
 		if (ar.scales_from_like)
 			fprintf(stderr,
@@ -877,12 +1052,19 @@ int cli_encode_gltf(int argc, char **argv)
 		if (ga->has_root_motion && oa->reference_frame >= 0 && (uint32_t)oa->reference_frame < file->num_reference_frames) {
 			const hks_reference_frame *rf = &file->reference_frames[oa->reference_frame];
 			bool same = rf->num_samples == ga->num_frames;
+			/* on another key grid: against the samples as that grid gives them back */
+			float(*ref)[4] = same ? calloc((size_t)ga->num_frames + 1, sizeof(float[4])) : NULL;
+			const float(*want)[4] = ref && regrid_root_motion(ga, (const float(*)[4])rf->samples,
+			                                                  (double)frame_duration, ref)
+			                            ? (const float(*)[4])ref
+			                            : (const float(*)[4])rf->samples;
 			/* the heading (w) is an angle: compared modulo 2 pi (the glTF rotation gives -pi for pi) */
 			for (uint32_t f = 0; same && f < ga->num_frames; f++)
 				for (int k = 0; k < 4 && same; k++) {
-					double d = (double)ga->root_motion[f][k] - (double)rf->samples[f][k];
+					double d = (double)ga->root_motion[f][k] - (double)want[f][k];
 					same = fabs(k == 3 ? remainder(d, 6.283185307179586) : d) <= untouched_tol;
 				}
+			free(ref);
 			if (same)
 				memcpy(ga->root_motion, rf->samples, (size_t)ga->num_frames * sizeof(float[4]));
 			fprintf(stderr, "hkspline encode: root motion %s\n",
