@@ -780,6 +780,60 @@ static void expect_statuses(const char *const *forms, size_t n, const char *arg,
 	}
 }
 
+/* BINDER:MEMBER (session 19 Windows trial): a member's full name holds a ':' ("N:\\...") and
+ * split BINDER:MEMBER at the wrong place; two members with one base name could not be named at
+ * all (the base name said "has no member"); a member that is no Havok file said "has no member". */
+static void test_member_names(void **state)
+{
+	(void)state;
+	size_t size = 0;
+	uint8_t *sample = hks_test_read_file(path_in("tree/sub/sample.hkx"), &size);
+	assert_non_null(sample);
+	hks_bnd4 *bnd = NULL;
+	hks_error err;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\m\\one\\a000_000100.hkx", 1, 0x40, sample, size, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\m\\two\\a000_000100.hkx", 2, 0x40, sample, size, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\m\\a000_000200.hkx", 3, 0x40, sample, size, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, "N:\\m\\c.tae", 4, 0x40, "TAE ", 4, &err), HKS_OK);
+	uint8_t *bytes = NULL;
+	size_t bsize = 0;
+	assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &bsize, &err), HKS_OK);
+	char dir[2048];
+	snprintf(dir, sizeof(dir), "%s", path_in("mn"));
+	char cmd[8192], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	write_bytes(path_in("mn/m.anibnd"), bytes, bsize);
+	hks_buffer_free(NULL, bytes, bsize);
+	hks_bnd4_free(bnd);
+	free(sample);
+	const char *b = path_in("mn/m.anibnd");
+	static const struct {
+		const char *cmd, *member, *expect;
+		int status;
+	} cases[] = {
+	    {"info", "N:\\m\\two\\a000_000100.hkx", "a000_000100.hkx", 0},
+	    {"info", "n:\\M\\ONE\\a000_000100.hkx", "a000_000100.hkx", 0},
+	    {"info", "a000_000200.hkx", "a000_000200.hkx", 0},
+	    {"info", "a000_000100.hkx", "give the full name", 2},
+	    {"info", "c.tae", "is not a Havok file", 1},
+	    {"info", "a999.hkx", "has no member", 1},
+	    {"decode", "N:\\m\\two\\a000_000100.hkx", "\"frames\"", 0},
+	    {"decode", "c.tae", "is not a Havok file", 1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "'%s' %s '%s:%s'%s 2>&1", cli, cases[i].cmd, b, cases[i].member,
+		         strcmp(cases[i].cmd, "decode") ? "" : " -o -");
+		int st = run(cmd, &out);
+		if (st != cases[i].status || !strstr(out, cases[i].expect))
+			fail_msg("%s: status %d (want %d), output lacks '%s':\n%.600s", cmd, st, cases[i].status,
+			         cases[i].expect, out);
+		free(out);
+	}
+}
+
 /* docs/CLI.md "Exit statuses": an input that cannot be read, parsed or used is status 1 for every
  * command (decode, error, encode, repack, recompress, stats and bench said 2 where info and check
  * said 1); usage errors stay 2. A file without a spline animation is refused by recompress -o /
@@ -956,6 +1010,7 @@ int main(void)
 	    cmocka_unit_test(test_encode_json_donor),
 	    cmocka_unit_test(test_encode_json_no_container),
 	    cmocka_unit_test(test_exit_statuses),
+	    cmocka_unit_test(test_member_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,4 +31,13 @@ static inline bool hks_sniff_is_havok(hks_container c)
 	       c == HKS_CONTAINER_XML;
 }
 
+/* The unit of member MEMBER of the binder at BINDER (the path as given to
+ * hks_loader_add_path): MEMBER is its full entry name or its base name, in any case.
+ * HKS_E_ARGUMENT when a base name names several entries (the full name is needed),
+ * HKS_E_NOT_FOUND when the binder has no such entry, or when the entry is no Havok
+ * file (a .tae): each with a message saying which. (src/io/loader.c) */
+struct hks_loader;
+hks_result hks_loader_member_unit(struct hks_loader *loader, const char *binder, const char *member, size_t *unit,
+                                  hks_error *err);
+
 #endif

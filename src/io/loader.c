@@ -38,6 +38,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 /* Decompressed binders kept resident for the next member (bytes). Units of
  * one binder are consecutive, so a small budget avoids re-decompressing. */
@@ -1301,6 +1302,44 @@ static hks_result add_failed_unit(hks_loader *L, const char *path, const hks_err
 	if (!s.deferred->file[0])
 		snprintf(s.deferred->file, sizeof(s.deferred->file), "%s", path);
 	return add_unit(L, &s);
+}
+
+hks_result hks_loader_member_unit(hks_loader *L, const char *binder, const char *member, size_t *unit, hks_error *err)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, err); /* no file in the record: the messages name the binder */
+	const archive *a = NULL;
+	uint32_t ai = 0;
+	for (size_t i = L->num_archives; i-- > 0 && !a;)
+		if (L->archives[i] && !strcmp(L->archives[i]->disk_path, binder)) {
+			a = L->archives[i];
+			ai = (uint32_t)i;
+		}
+	if (!a || a->kind != ARCHIVE_BINDER)
+		return hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "%s has no member '%s' (it is no binder)", binder, member);
+	/* the full entry name first; else the base name, which must name one entry */
+	uint32_t hit = NONE, bases = 0;
+	for (uint32_t j = 0; j < a->num_members && hit == NONE; j++)
+		if (!strcasecmp(a->member_names[j], member))
+			hit = j;
+	if (hit == NONE)
+		for (uint32_t j = 0; j < a->num_members; j++)
+			if (!strcasecmp(base_name(a->member_names[j]), member) && bases++ == 0)
+				hit = j;
+	if (bases > 1)
+		return hks_fail(&ctx, HKS_E_ARGUMENT, -1,
+		                "'%s' names %u members of %s; give the full name, as 'hkspline info %s' lists them", member,
+		                bases, binder, binder);
+	if (hit == NONE)
+		return hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "%s has no member '%s'", binder, member);
+	for (size_t u = 0; u < L->num_units; u++)
+		if (L->units[u].archive == ai && L->units[u].member_index == hit) {
+			*unit = u;
+			return HKS_OK;
+		}
+	return hks_fail(&ctx, HKS_E_NOT_FOUND, -1,
+	                "member '%s' of %s is not a Havok file ('hkspline bnd extract' gives its bytes)",
+	                a->member_names[hit], binder);
 }
 
 /* Display path of a binder member: "binder:basename", or "binder:full name"

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "platform.h"
+#include "io_internal.h"
 
 #include <stdlib.h>
 #include <strings.h>
@@ -23,12 +24,28 @@ hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit
 	char *prefix = NULL;
 	hks_result r = hks_loader_add_path(loader, in, err);
 	if (r != HKS_OK) {
-		const char *colon = strrchr(in, ':');
-		if (!colon || colon == in)
-			return r;
-		prefix = hks_platform_strndup(in, (size_t)(colon - in));
-		if (!prefix)
-			return hks_fail_nomem(&ctx, strlen(in));
+		/* BINDER:MEMBER. The binder is the shortest prefix before a ':' that is a file: a member's
+		 * full name holds a ':' of its own ("N:\\...\\a000_000100.hkx"), and a Windows path one
+		 * before ("C:\\mods\\c1060.anibnd.dcx"). Without such a file, the last ':' (its error). */
+		const char *colon = NULL;
+		for (const char *c = in[0] ? strchr(in + 1, ':') : NULL; c && !colon; c = strchr(c + 1, ':')) {
+			char *p = hks_platform_strndup(in, (size_t)(c - in));
+			if (!p)
+				return hks_fail_nomem(&ctx, strlen(in));
+			if (hks_platform_path_kind(p) == HKS_PATH_FILE) {
+				colon = c;
+				prefix = p;
+			} else
+				free(p);
+		}
+		if (!colon) {
+			colon = strrchr(in, ':');
+			if (!colon || colon == in)
+				return r;
+			prefix = hks_platform_strndup(in, (size_t)(colon - in));
+			if (!prefix)
+				return hks_fail_nomem(&ctx, strlen(in));
+		}
 		member = colon + 1;
 		hks_error_clear(err);
 		r = hks_loader_add_path(loader, prefix, err);
@@ -39,17 +56,13 @@ hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit
 	}
 	size_t n = hks_loader_count(loader), found = n;
 	if (member) {
-		size_t mlen = strlen(member);
-		for (size_t i = 0; i < n && found == n; i++) {
-			const char *p = hks_loader_path(loader, i);
-			size_t plen = p ? strlen(p) : 0;
-			if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
-				found = i;
-		}
-		if (found == n)
-			r = hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "%s has no member '%s'", prefix, member);
-		/* a binder that cannot be opened (KRAK without Oodle, damaged) is one failed unit under its
-		 * own path: its error says why, where "has no member" misled (session 18 new-user trial) */
+		size_t unit = n;
+		r = hks_loader_member_unit(loader, prefix, member, &unit, err);
+		if (r == HKS_OK)
+			found = unit;
+		/* a binder that cannot be opened (KRAK without Oodle, damaged, unreadable) is one failed
+		 * unit under its own path: its error says why, where "has no member" misled (session 18
+		 * new-user trial) */
 		for (size_t i = 0; i < n && found == n; i++) {
 			const char *p = hks_loader_path(loader, i);
 			if (!p || strcmp(p, prefix) != 0)

@@ -446,42 +446,22 @@ static void usage(FILE *out)
 
 /* A PATH the loader does not take as it is, read as BINDER:MEMBER: the
  * binder's units are added, and the range they take and the member's index
- * are kept in `pick` (the other members are not shown). Returns false after
- * printing why. */
+ * are kept in `pick` (the other members are not shown). Returns the exit
+ * status (0, or 1 / 2 after printing why). */
 typedef struct member_pick {
 	size_t first, count, chosen;
 } member_pick;
 
-static bool add_member_path(hks_loader *loader, const char *in, const hks_error *first_err, member_pick *pick)
+static int add_member_path(hks_loader *loader, const char *in, member_pick *pick)
 {
-	const char *colon = strrchr(in, ':');
-	if (!colon || colon == in || !colon[1]) {
-		cli_print_error(first_err);
-		return false;
-	}
-	char *prefix = hks_platform_strndup(in, (size_t)(colon - in));
-	const char *member = colon + 1;
-	hks_error err;
 	pick->first = hks_loader_count(loader);
-	pick->count = 0;
-	if (!prefix || hks_loader_add_path(loader, prefix, &err) != HKS_OK) {
-		cli_print_error(first_err);
-		free(prefix);
-		return false;
-	}
-	size_t n = hks_loader_count(loader), mlen = strlen(member);
-	pick->count = n - pick->first;
-	pick->chosen = n;
-	for (size_t i = pick->first; i < n && pick->chosen == n; i++) {
-		const char *p = hks_loader_path(loader, i);
-		size_t plen = p ? strlen(p) : 0;
-		if (plen > mlen && p[plen - mlen - 1] == ':' && !strcasecmp(p + plen - mlen, member))
-			pick->chosen = i;
-	}
-	if (pick->chosen == n)
-		fprintf(stderr, "hkspline info: %s has no member '%s'\n", prefix, member);
-	free(prefix);
-	return pick->chosen != n;
+	size_t unit = 0;
+	/* hks_loader_open_unit: a member's full name (with its own ':') or base name, a binder that
+	 * cannot be opened named with its own error, a member that is no Havok file said so */
+	int st = cli_open_unit(loader, in, "info", &unit);
+	pick->count = hks_loader_count(loader) - pick->first;
+	pick->chosen = st == 0 ? unit : SIZE_MAX; /* on failure none of the binder's units is shown */
+	return st;
 }
 
 int cmd_info(int argc, char **argv)
@@ -512,8 +492,9 @@ int cmd_info(int argc, char **argv)
 		}
 		member_pick *pk = &picks[num_picks];
 		memset(pk, 0, sizeof(*pk));
-		if (!add_member_path(loader, args.paths[i], &err, pk))
-			job.status = 1;
+		int st = add_member_path(loader, args.paths[i], pk);
+		if (st > job.status)
+			job.status = st;
 		if (pk->count) /* the binder's units: only the member (if found) is shown */
 			num_picks++;
 	}
