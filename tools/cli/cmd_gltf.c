@@ -794,18 +794,13 @@ int cli_encode_gltf(int argc, char **argv)
 	hks_file *file = NULL;
 	uint32_t ai = 0;
 	if (!opt.like && opt.into && opt.name) {
-		/* replacing a member that exists: that member is the original, as if --like BINDER:NAME.
-		 * NAME by its base name: a full member name ("N:\\GR\\...\\a000_000100.hkx") holds a ':'
-		 * that BINDER:MEMBER would split at, and --name matches base names as well */
-		const char *base = opt.name;
-		for (const char *c = opt.name; *c; c++)
-			if (*c == '\\' || *c == '/' || *c == ':')
-				base = c + 1;
-		size_t n = strlen(opt.into) + strlen(base) + 2;
+		/* replacing a member that exists: that member is the original, as if --like BINDER:NAME
+		 * (a full NAME's own ':' is fine: BINDER:MEMBER splits after the binder file) */
+		size_t n = strlen(opt.into) + strlen(opt.name) + 2;
 		into_member = malloc(n);
 		if (!into_member)
 			goto done;
-		snprintf(into_member, n, "%s:%s", opt.into, base);
+		snprintf(into_member, n, "%s:%s", opt.into, opt.name);
 		if (member_has_spline(&lo, into_member)) {
 			opt.like = into_member;
 			fprintf(stderr, "hkspline encode: --like %s (the member --into replaces)\n", into_member);
