@@ -922,6 +922,14 @@ static void test_exit_statuses(void **state)
 		free(b);
 	}
 	free(b0);
+	/* -o and --record naming one new file in two spellings: refused, nothing written (the record
+	 * replaced the output and the command said nothing; session 19 Windows trial) */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s' --record '%s/xs/./same.bin' 2>&1", cli,
+	         path_in("tree/sub/sample.hkx"), path_in("xs/same.bin"), tmp_root);
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "same file"));
+	free(out);
+	assert_int_equal(access(path_in("xs/same.bin"), F_OK), -1);
 	/* bnd pack -o inside DIR: refused (it overwrote a member file) */
 	snprintf(cmd, sizeof(cmd), "'%s' bnd extract '%s' -o '%s' >/dev/null && '%s' bnd pack '%s' -o '%s' 2>&1", cli,
 	         path_in("xs/b.anibnd"), path_in("xs/bx"), cli, path_in("xs/bx"), path_in("xs/bx/a.hkx"));

@@ -69,6 +69,10 @@ int cli_open_unit(hks_loader *loader, const char *in, const char *cmd, size_t *u
  * could not be read, parsed or resolved (a missing file or member, a damaged file, a compendium not
  * found), 2 for a usage error (an ambiguous member name), no memory or an internal failure. */
 int cli_input_status(hks_result r);
+/* Whether two output paths name one file: equal strings; one existing regular file (same
+ * device and inode); or, when neither exists yet, the same name in the same folder however
+ * the folder is spelled ("w/same.bin", "w/./same.bin", and on Windows "W\\SAME.BIN"). */
+bool cli_same_target(const char *a, const char *b);
 /* Why unit `unit` did not load: its error record, else hks_loader_load's result `r` ("hkspline CMD: ..."). */
 void cli_print_load_failure(const hks_loader *loader, size_t unit, const hks_loaded *ld, hks_result r, const char *cmd);
 /* The one-line error summary `encode` prints per animation: the packed result

@@ -215,6 +215,41 @@ void cli_print_load_failure(const hks_loader *loader, size_t unit, const hks_loa
 		fprintf(stderr, "hkspline %s: %s: %s\n", cmd, hks_loader_path(loader, unit), hks_result_name(r));
 }
 
+/* The folder part of PATH (what stat needs: "." for a bare name, "/" or "C:\\" kept whole) into
+ * buf; returns the base name within PATH. */
+static const char *split_folder(const char *path, char *buf, size_t size)
+{
+	const char *sep = hks_platform_last_separator(path);
+	if (!sep && HKS_PLATFORM_WINDOWS && path[0] && path[1] == ':') {
+		snprintf(buf, size, "%.2s.", path); /* "C:name": the drive's current folder */
+		return path + 2;
+	}
+	if (!sep) {
+		snprintf(buf, size, ".");
+		return path;
+	}
+	size_t keep = (size_t)(sep - path);
+	if (keep == 0 || (HKS_PLATFORM_WINDOWS && keep == 2 && path[1] == ':'))
+		keep++; /* the root */
+	snprintf(buf, size, "%.*s", (int)keep, path);
+	return sep + 1;
+}
+
+bool cli_same_target(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return true;
+	hks_path_info x, y;
+	bool ex = hks_platform_stat(a, &x) == 0, ey = hks_platform_stat(b, &y) == 0;
+	if (ex || ey)
+		return ex && ey && x.kind == HKS_PATH_FILE && y.kind == HKS_PATH_FILE && x.dev == y.dev && x.ino == y.ino;
+	char da[4096], db[4096];
+	const char *ba = split_folder(a, da, sizeof(da)), *bb = split_folder(b, db, sizeof(db));
+	bool same_name = HKS_PLATFORM_WINDOWS ? !strcasecmp(ba, bb) : !strcmp(ba, bb);
+	return same_name && hks_platform_stat(da, &x) == 0 && hks_platform_stat(db, &y) == 0 && x.dev == y.dev &&
+	       x.ino == y.ino;
+}
+
 int cli_input_status(hks_result r)
 {
 	return r == HKS_E_ARGUMENT || r == HKS_E_NOMEM || r == HKS_E_INTERNAL ? 2 : 1;

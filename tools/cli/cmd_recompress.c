@@ -293,16 +293,6 @@ static void rc_deliver(void *ctx, size_t u)
 	U->log.text = U->line = NULL;
 }
 
-/* Two output paths that name one file: equal strings, or one existing file (same device and inode). */
-static bool same_file(const char *a, const char *b)
-{
-	if (!strcmp(a, b))
-		return true;
-	hks_path_info x, y;
-	return hks_platform_stat(a, &x) == 0 && hks_platform_stat(b, &y) == 0 && x.kind == HKS_PATH_FILE &&
-	       y.kind == HKS_PATH_FILE && x.dev == y.dev && x.ino == y.ino;
-}
-
 /* Write the re-compressed file and its record (either may be NULL) to temporaries, then rename
  * both: a failure before the renames leaves both targets as they were (src/io/atomic.c). */
 static bool write_pair(const char *out_path, const uint8_t *out, size_t out_size, const char *rec_path,
@@ -452,7 +442,7 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 			return opened;
 		}
 	}
-	if (out_path && rec_path && same_file(out_path, rec_path)) {
+	if (out_path && rec_path && cli_same_target(out_path, rec_path)) {
 		fprintf(stderr, "hkspline recompress: -o and --record name the same file (%s): one would overwrite the other\n",
 		        rec_path);
 		hks_loader_free(loader);
@@ -466,9 +456,9 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 		char *prefix = input_prefix(in, c == in ? strlen(in) : (size_t)(c - in));
 		if (!prefix)
 			break;
-		if (rec_path && same_file(rec_path, prefix))
+		if (rec_path && cli_same_target(rec_path, prefix))
 			clash = "--record names the input";
-		else if (out_path && same_file(out_path, prefix) && cli_is_container_file(prefix))
+		else if (out_path && cli_same_target(out_path, prefix) && cli_is_container_file(prefix))
 			clash = "-o names the binder / DCX holding the input (it would become a bare .hkx)";
 		free(prefix);
 	}
