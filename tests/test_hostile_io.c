@@ -460,6 +460,56 @@ static void test_cli_into_backup_and_lock(void **state)
 	free(orig);
 }
 
+/* encode --into a binder whose folder is read-only: refused before anything is written, status 2
+ * (-o was written, then the binder's temporary failed; session 19 Windows trial). Root ignores
+ * folder modes, so as root the CLI runs as `nobody` through runuser when it can, else skips. */
+static void test_cli_into_read_only_folder(void **state)
+{
+	(void)state;
+	const char *cli = cli_path();
+	if (!cli) {
+		printf("HKSPLINE_CLI not set: CLI part not run\n");
+		return;
+	}
+	char dir[] = "/tmp/hks_ro_XXXXXX", cmd[8192];
+	assert_non_null(mkdtemp(dir));
+	const char *as = "";
+	if (geteuid() == 0) {
+		snprintf(cmd, sizeof(cmd), "chmod 755 '%s' && runuser -u nobody -- '%s' --help >/dev/null 2>&1", dir, cli);
+		if (sh(cmd) != 0) {
+			printf("SKIPPED read-only --into: root, and the CLI cannot run as nobody here\n");
+			snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+			(void)sh(cmd);
+			return;
+		}
+		as = "runuser -u nobody -- ";
+	}
+	char make_sample[1024];
+	snprintf(make_sample, sizeof(make_sample), "%s", cli);
+	char *slash = strrchr(make_sample, '/');
+	assert_non_null(slash);
+	snprintf(slash + 1, sizeof(make_sample) - (size_t)(slash + 1 - make_sample), "make_sample");
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && mkdir ro out && chmod 777 out && '%s' s.hkx >/dev/null && '%s' decode s.hkx -o s.json >/dev/null "
+	         "&& chmod 644 s.hkx s.json",
+	         dir, make_sample, cli);
+	assert_int_equal(sh(cmd), 0);
+	char binder[600];
+	snprintf(binder, sizeof(binder), "%s/ro/c.anibnd", dir);
+	size_t size = 0;
+	uint8_t *orig = make_binder(binder, 3, 100, &size);
+	snprintf(cmd, sizeof(cmd), "chmod 555 '%s/ro' && chmod 644 '%s' && cd '%s' && %s'%s' encode s.json -o out/o.hkx --into "
+	         "ro/c.anibnd --name a000_000100.hkx >/dev/null 2>out/err.txt; s=$?; grep -q 'temporary' out/err.txt && exit $s",
+	         dir, binder, dir, as, cli);
+	assert_int_equal(sh(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "%s/out/o.hkx", dir);
+	assert_int_equal(access(cmd, F_OK), -1);
+	assert_file_is(binder, orig, size);
+	free(orig);
+	snprintf(cmd, sizeof(cmd), "chmod 755 '%s/ro' && rm -rf '%s'", dir, dir);
+	assert_int_equal(sh(cmd), 0);
+}
+
 /* M3: `bnd extract` of hostile member names into the binder's own folder: every file lands inside
  * the folder (listed afterwards), names never collide (Unicode case folding), the binder is not
  * overwritten, and pack(extract(x)) == x. */
@@ -558,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_lock_serializes_processes),
 		cmocka_unit_test(test_cli_replace_under_file_size_limit),
 		cmocka_unit_test(test_cli_into_backup_and_lock),
+		cmocka_unit_test(test_cli_into_read_only_folder),
 		cmocka_unit_test(test_cli_extract_hostile_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

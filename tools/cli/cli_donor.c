@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "platform.h"
 
 /* ---- skeleton, binding and donor: the library's (src/io/skeleton.c, decoded.c, donor.c) ---- */
 
@@ -210,6 +211,20 @@ static int check_replaceable(const char *binder, const char *member)
 
 static int place_into(const char *binder, const char *name, const uint8_t *bytes, size_t size, bool dry_run);
 
+/* 0 when a temporary can be made beside BINDER (what replacing it takes), else 2 after printing
+ * why: a read-only folder is found before -o is written, not after (session 19 trial) */
+static int binder_writable(const char *binder)
+{
+	hks_atomic_file *f = NULL;
+	hks_error err;
+	if (hks_atomic_open(binder, NULL, &f, &err) != HKS_OK) {
+		cli_print_error(&err);
+		return 2;
+	}
+	hks_atomic_abort(f);
+	return 0;
+}
+
 int cli_place_into_binder(const char *binder, const char *name, const uint8_t *bytes, size_t size)
 {
 	return place_into(binder, name, bytes, size, false);
@@ -233,9 +248,14 @@ static int place_into(const char *binder, const char *name, const uint8_t *bytes
 	hks_file_lock *lock = NULL;
 	hks_result lr = hks_lock_file(binder, &o, &lock, &err);
 	if (lr != HKS_OK) {
-		/* a binder that is missing or cannot be opened is a failed input (docs/CLI.md "Exit statuses") */
+		/* a binder that is missing or cannot be read is a failed input (docs/CLI.md "Exit
+		 * statuses"); one that reads but cannot be locked (Windows locks through a BINDER.lock
+		 * beside it: a read-only folder) cannot be written: status 2 */
 		cli_print_error(&err);
-		return cli_input_status(lr);
+		FILE *probe = lr == HKS_E_NOT_FOUND ? NULL : hks_platform_fopen(binder, "rb");
+		if (probe)
+			fclose(probe);
+		return probe ? 2 : cli_input_status(lr);
 	}
 	uint8_t *raw = cli_read_file(binder, &raw_size), *plain = NULL, *out = NULL;
 	hks_bnd4 *bnd = NULL;
@@ -276,7 +296,7 @@ static int place_into(const char *binder, const char *name, const uint8_t *bytes
 		if (check_replaceable(binder, bnd->entries[index].name) != 0)
 			goto out;
 		if (dry_run) {
-			rc = 0;
+			rc = binder_writable(binder);
 			goto out;
 		}
 		/* a member stored DCX-compressed stays so: the new bytes compressed like it (as bnd replace) */
@@ -292,7 +312,7 @@ static int place_into(const char *binder, const char *name, const uint8_t *bytes
 		}
 	} else if (fr == HKS_E_NOT_FOUND) {
 		if (dry_run) {
-			rc = 0;
+			rc = binder_writable(binder);
 			goto out;
 		}
 		/* a new member: the full name, ID and flags follow the binder's other .hkx members */
