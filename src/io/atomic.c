@@ -161,6 +161,24 @@ static void release(hks_atomic_file *f)
 	hks_free(&ctx, f, sizeof(*f));
 }
 
+#ifdef _WIN32
+/* Whether PATH's last component is one of Windows' reserved device names, which name the device
+ * in every folder and with any extension ("NUL", "nul.json", "C:\\x\\COM1.txt"). */
+static bool windows_device_name(const char *path)
+{
+	const char *sep = hks_platform_last_separator(path);
+	const char *base = sep ? sep + 1 : (path[0] && path[1] == ':' ? path + 2 : path);
+	size_t n = 0;
+	while (base[n] && base[n] != '.' && base[n] != ' ' && base[n] != ':')
+		n++;
+	static const char *const plain[] = {"CON", "PRN", "AUX", "NUL"};
+	for (size_t i = 0; i < 4; i++)
+		if (n == 3 && !_strnicmp(base, plain[i], 3))
+			return true;
+	return n == 4 && (!_strnicmp(base, "COM", 3) || !_strnicmp(base, "LPT", 3)) && base[3] >= '1' && base[3] <= '9';
+}
+#endif
+
 hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks_atomic_file **out, hks_error *err)
 {
 	hks_ctx ctx;
@@ -206,6 +224,26 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 		}
 		f->direct = 1;
 		f->stream = fopen(f->target, "wb");
+		if (!f->stream) {
+			int e = errno;
+			hks_fail(&ctx, HKS_E_IO, -1, "cannot open: %s", strerror(e));
+			release(f);
+			return HKS_E_IO;
+		}
+		*out = f;
+		return HKS_OK;
+	}
+#else
+	/* Windows: a folder is refused as above (the rename said "Permission denied"); a device name
+	 * (NUL, CON, COM1, "NUL.json": any folder, any extension) is written in place, as /dev/null */
+	if (hks_platform_path_kind(f->target) == HKS_PATH_DIR) {
+		hks_fail(&ctx, HKS_E_IO, -1, "is a folder");
+		release(f);
+		return HKS_E_IO;
+	}
+	if (windows_device_name(f->target)) {
+		f->direct = 1;
+		f->stream = hks_platform_fopen(f->target, "wb");
 		if (!f->stream) {
 			int e = errno;
 			hks_fail(&ctx, HKS_E_IO, -1, "cannot open: %s", strerror(e));
@@ -385,8 +423,9 @@ hks_result hks_atomic_commit(hks_atomic_file *f, hks_error *err)
 		r = hks_fail(&ctx, HKS_E_IO, (int64_t)f->written, "an earlier write failed (the target is unchanged)");
 	else if (fflush(f->stream) != 0 || ferror(f->stream))
 		r = hks_fail(&ctx, HKS_E_IO, -1, "write failed: %s (the target is unchanged)", strerror(errno));
-	else if (hks_platform_sync_file(f->stream) != 0 && errno != EINVAL && errno != EROFS)
-		/* EINVAL / EROFS: a file that cannot be synced (a pipe, a read-only mount's device) */
+	else if (!f->direct && hks_platform_sync_file(f->stream) != 0 && errno != EINVAL && errno != EROFS)
+		/* EINVAL / EROFS: a file that cannot be synced (a read-only mount's device). A device or
+		 * pipe written in place is not synced (Windows' NUL fails FlushFileBuffers) */
 		r = hks_fail(&ctx, HKS_E_IO, -1, "sync failed: %s (the target is unchanged)", strerror(errno));
 	if (f->direct) {
 		/* not a regular file: written in place, nothing to rename */
