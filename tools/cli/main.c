@@ -116,6 +116,22 @@ static int split_path_options(int *argc, char ***argv, char ***split)
 	return 0;
 }
 
+/* Windows' command line reads \" as a quote inside an argument: "My Mods\" (a folder as cmd and
+ * PowerShell complete it) swallows the closing quote and the next argument. A failed command whose
+ * arguments hold a '"' says so (session 19 Windows trial: "cannot create folder" and no hint). */
+static void quote_hint(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++)
+		if (strchr(argv[i], '"')) {
+			fprintf(stderr,
+			        "hkspline: note: argument %d holds a '\"' (%s): a quoted path ending in a backslash, as in "
+			        "\"My Mods\\\", ends in \\\" on Windows, which keeps the quote; drop the last backslash "
+			        "(\"My Mods\")\n",
+			        i - 1, argv[i]);
+			return;
+		}
+}
+
 int main(int argc, char **argv)
 {
 	hks_platform_init_process(&argc, &argv);
@@ -150,6 +166,8 @@ int main(int argc, char **argv)
 			if (split_path_options(&argc, &argv, &split) != 0)
 				return 2;
 			int status = finish_stdout(cli_oodle_finish(commands[i].run(argc - 1, argv + 1)));
+			if (status != 0 && HKS_PLATFORM_WINDOWS)
+				quote_hint(argc, argv);
 			free(split);
 			return status;
 		}
