@@ -555,8 +555,17 @@ const char *hks_platform_dlerror(char *buf, size_t size)
 	DWORD n = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, g_dl_error, 0, w, 512, NULL);
 	while (n > 0 && (w[n - 1] == L'\n' || w[n - 1] == L'\r' || w[n - 1] == L' ' || w[n - 1] == L'.'))
 		w[--n] = 0;
-	if (!n || !narrow(w, buf, size))
+	if (!n || !narrow(w, buf, size)) {
 		snprintf(buf, size, "Windows error %lu", (unsigned long)g_dl_error);
+		return buf;
+	}
+	/* an insert the message asks for ("%1 is not a valid Win32 application"): the library */
+	char *ins = strstr(buf, "%1");
+	if (ins) {
+		char tail[512];
+		snprintf(tail, sizeof(tail), "%s", ins + 2);
+		snprintf(ins, size - (size_t)(ins - buf), "the library%s", tail);
+	}
 	return buf;
 }
 

@@ -244,7 +244,7 @@ static int find_in(const char *dir, char *out, size_t out_size)
 		return 0;
 	size_t n = strlen(dir);
 	int sep = n > 0 && !hks_platform_is_separator(dir[n - 1]);
-	int w = snprintf(out, out_size, "%s%s%s", dir, sep ? "/" : "", best);
+	int w = snprintf(out, out_size, "%s%s%s", dir, sep ? (HKS_PLATFORM_WINDOWS ? "\\" : "/") : "", best);
 	return w > 0 && (size_t)w < out_size && hks_platform_path_kind(out) == HKS_PATH_FILE;
 }
 
@@ -267,7 +267,7 @@ int hks_oodle_find(const char *near, char *out, size_t out_size)
 	char *dir = (char *)malloc(n + 3);
 	if (!dir)
 		return 0;
-	snprintf(dir, n + 3, "%s%s%s", cwd, cwd[0] ? "/" : "", near);
+	snprintf(dir, n + 3, "%s%s%s", cwd, cwd[0] ? (HKS_PLATFORM_WINDOWS ? "\\" : "/") : "", near);
 	/* A BINDER:MEMBER name: the binder (a drive letter "C:" is not one). */
 	if (hks_platform_path_kind(dir) == HKS_PATH_NONE) {
 		char *colon = strrchr(dir, ':');
