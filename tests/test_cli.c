@@ -922,6 +922,12 @@ static void test_exit_statuses(void **state)
 		free(b);
 	}
 	free(b0);
+	/* encode without what --into needs: the missing option is named (only the usage was printed) */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s/xs/s.json' --into '%s/xs/b.anibnd' -o '%s/xs/o.hkx' 2>&1", cli, tmp_root,
+	         tmp_root, tmp_root);
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "missing --name"));
+	free(out);
 	/* -o and --record naming one new file in two spellings: refused, nothing written (the record
 	 * replaced the output and the command said nothing; session 19 Windows trial) */
 	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s' --record '%s/xs/./same.bin' 2>&1", cli,

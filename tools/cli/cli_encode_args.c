@@ -169,6 +169,18 @@ int cli_encode_args_parse(cli_encode_args *e, int argc, char **argv, int *i)
 	return 1;
 }
 
+bool cli_encode_args_complete(const cli_encode_args *a, const char *in)
+{
+	const char *missing = !in                   ? "an input file (IN)"
+	                      : !a->out             ? "-o OUT (the file written; with --into it is written too)"
+	                      : a->into && !a->name ? "--name NAME (the member --into replaces or adds)"
+	                      : a->name && !a->into ? "--into BINDER (the binder --name names a member of)"
+	                                            : NULL;
+	if (missing)
+		fprintf(stderr, "hkspline encode: missing %s\n\n", missing);
+	return !missing;
+}
+
 int cli_encode_write_file(const cli_encode_args *opt, hks_file *file, uint8_t **bytes, size_t *size)
 {
 	*bytes = NULL;

@@ -393,7 +393,7 @@ int cmd_encode(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!in || !opt.out || (opt.into && !opt.name) || (opt.name && !opt.into)) {
+	if (!cli_encode_args_complete(&opt, in)) {
 		usage(stderr);
 		goto done;
 	}

@@ -777,7 +777,7 @@ int cli_encode_gltf(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!in || !opt.out || (opt.into && !opt.name) || (opt.name && !opt.into)) {
+	if (!cli_encode_args_complete(&opt, in)) {
 		encode_usage(stderr);
 		goto done;
 	}
