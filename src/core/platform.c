@@ -37,6 +37,12 @@ const char *hks_platform_last_separator(const char *path)
 	return last;
 }
 
+char hks_platform_separator_for(const char *dir)
+{
+	const char *last = HKS_PLATFORM_WINDOWS && dir ? hks_platform_last_separator(dir) : NULL;
+	return HKS_PLATFORM_WINDOWS ? (last ? *last : '\\') : '/';
+}
+
 hks_path_kind hks_platform_path_kind(const char *path)
 {
 	hks_path_info info;

@@ -67,6 +67,9 @@ char *hks_platform_getcwd(char *buf, size_t size);
 bool hks_platform_is_separator(char c);
 /* The last separator of `path`, or NULL. */
 const char *hks_platform_last_separator(const char *path);
+/* The separator to join a name to DIR with: '/' on POSIX; on Windows the one DIR already uses
+ * last (so that a printed path does not mix the two), '\\' when it has none. */
+char hks_platform_separator_for(const char *dir);
 
 /* ---- file locks (advisory, whole file) ---- */
 

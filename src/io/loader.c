@@ -436,13 +436,9 @@ static char *join_into(char *p, const char *dir, const char *name)
 	size_t a = strlen(dir), b = strlen(name);
 	if (p) {
 		bool slash = a > 0 && !hks_platform_is_separator(dir[a - 1]);
-		/* Windows: the separator DIR itself uses ("Z:\\mods" + '\\'), so that a display path does
-		 * not mix the two; '\\' for a bare name */
-		const char *last = HKS_PLATFORM_WINDOWS ? hks_platform_last_separator(dir) : NULL;
-		char sep = HKS_PLATFORM_WINDOWS ? (last ? *last : '\\') : '/';
 		memcpy(p, dir, a);
 		if (slash)
-			p[a++] = sep;
+			p[a++] = hks_platform_separator_for(dir);
 		memcpy(p + a, name, b + 1);
 	}
 	return p;

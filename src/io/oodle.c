@@ -244,7 +244,8 @@ static int find_in(const char *dir, char *out, size_t out_size)
 		return 0;
 	size_t n = strlen(dir);
 	int sep = n > 0 && !hks_platform_is_separator(dir[n - 1]);
-	int w = snprintf(out, out_size, "%s%s%s", dir, sep ? (HKS_PLATFORM_WINDOWS ? "\\" : "/") : "", best);
+	char joint[2] = {sep ? hks_platform_separator_for(dir) : '\0', '\0'};
+	int w = snprintf(out, out_size, "%s%s%s", dir, joint, best);
 	return w > 0 && (size_t)w < out_size && hks_platform_path_kind(out) == HKS_PATH_FILE;
 }
 
@@ -267,7 +268,8 @@ int hks_oodle_find(const char *near, char *out, size_t out_size)
 	char *dir = (char *)malloc(n + 3);
 	if (!dir)
 		return 0;
-	snprintf(dir, n + 3, "%s%s%s", cwd, cwd[0] ? (HKS_PLATFORM_WINDOWS ? "\\" : "/") : "", near);
+	char joint[2] = {cwd[0] ? hks_platform_separator_for(cwd) : '\0', '\0'};
+	snprintf(dir, n + 3, "%s%s%s", cwd, joint, near);
 	/* A BINDER:MEMBER name: the binder (a drive letter "C:" is not one). */
 	if (hks_platform_path_kind(dir) == HKS_PATH_NONE) {
 		char *colon = strrchr(dir, ':');
