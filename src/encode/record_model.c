@@ -127,9 +127,9 @@ typedef struct knot_model {
 	slot above[1000][KNOT_STEPS];    /* the symbols of the previous entry of the same part kind at this frame and
 	                                    the next, and the last one */
 	slot dense;                      /* per entry: coded frame by frame (the body's edits allow it) or not */
-	int32_t weight[4][KNOT_STEPS][MIXER_INPUTS]; /* by the run's length (0..3) and the decision */
+	int32_t weight[18][KNOT_STEPS][MIXER_INPUTS]; /* by the run's length (0..3; v13: 0..17) and the decision */
 	int32_t weight_by_last[10][KNOT_STEPS][MIXER_INPUTS]; /* a second mixer: by the last symbol and the decision */
-	int prior;                /* v13: fresh `one` and `two` slots start from knot_prior */
+	int v13;                  /* v13: fresh `one` and `two` slots start from knot_prior; runs up to 17 select weights */
 	uint8_t previous[4][257]; /* the symbols of the previous entry of each part kind (9: none) */
 	uint8_t current[257];     /* this entry's so far */
 	unsigned recent_symbols[4], run_length, run_symbol, frame, part;
@@ -234,7 +234,7 @@ static void knot_and_gap_models_start(model *m)
 					m->gaps.weight[a][b][c][i] = 16384; /* 0.25 in 16.16 */
 	memset(m->knots.previous, 9, sizeof(m->knots.previous));
 	memset(m->knots.current, 9, sizeof(m->knots.current));
-	for (unsigned r = 0; r < 4; r++)
+	for (unsigned r = 0; r < 18; r++)
 		for (unsigned k = 0; k < KNOT_STEPS; k++)
 			for (unsigned i = 0; i < 6; i++)
 				m->knots.weight[r][k][i] = 9830; /* 0.15 in 16.16 */
@@ -244,10 +244,10 @@ static void knot_and_gap_models_start(model *m)
 				m->knots.weight_by_last[r][k][i] = 9830;
 	if (!m->v13)
 		return;
-	m->knots.prior = 1;
+	m->knots.v13 = 1;
 	for (unsigned k = 0; k < KNOT_STEPS; k++)
 		for (unsigned i = 0; i < 7; i++) {
-			for (unsigned r = 0; r < 4; r++)
+			for (unsigned r = 0; r < 18; r++)
 				m->knots.weight[r][k][i] = knot_start_weight[k][i];
 			for (unsigned r = 0; r < 10; r++)
 				m->knots.weight_by_last[r][k][i] = knot_start_weight_by_last[k][i];
@@ -609,7 +609,8 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 	const uint8_t *pv = k->previous[k->part];
 	slot *inputs[6] = {k->recent[recent], k->three[h[0] + 10u * (h[1] + 10u * h[2])], k->two[h[0] + 10u * h[1]],
 	                   k->one[h[0]], k->run[run], k->above[pv[f] + 10u * (pv[f + 1] + 10u * h[0])]};
-	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->run_length < 3 ? k->run_length : 3];
+	/* the first mixer's weight set: by the run's length, up to 3 (v13: up to 17) */
+	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->v13 ? k->run_length : k->run_length < 3 ? k->run_length : 3];
 	unsigned v = 512;
 	for (unsigned step = 0; step < KNOT_STEPS; step++) {
 		if (!w->budget) { /* only a stream no encoder wrote gets here: the rest of the entry is 0 */
@@ -618,7 +619,7 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 		}
 		w->budget--;
 		int32_t in[MIXER_INPUTS] = {0};
-		for (unsigned i = 2; k->prior && i < 4; i++) { /* v13: a fresh `two` or `one` slot starts from the prior */
+		for (unsigned i = 2; k->v13 && i < 4; i++) { /* v13: a fresh `two` or `one` slot starts from the prior */
 			slot *s = &inputs[i][step];
 			if (!s->seen && !s->prob) {
 				unsigned p = knot_prior[h[0]][step];
