@@ -14,7 +14,8 @@
 
 static uint32_t rng_state;
 /* The record version the bodies are written and coded in: 10 (one correction list), 11 (the hidden points'
- * list first, docs/RECORD.md "Point residuals") or 12 (the head of "Version 12"); the tests run over all three. */
+ * list first, docs/RECORD.md "Point residuals"), 12 (the head of "Version 12") or 13 (version 12's body, the
+ * model of "Version 13"); the tests run over all four. */
 static unsigned version = HKS_RECORD_VERSION;
 
 static uint32_t rng(void)
@@ -296,6 +297,10 @@ static void test_hostile_streams(void **state)
  * and the model learning two typical heads first; the entries are coded as in version 11 */
 #define PINNED_SIZE_V12 221
 #define PINNED_HASH_V12 UINT64_C(0x06959864cec04382)
+/* version 13: version 12's body; the model's start weights and priors, its final mixer, its mixers' learning
+ * rates and its slots' count limit differ (docs/RECORD.md "Version 13") */
+#define PINNED_SIZE_V13 217
+#define PINNED_HASH_V13 UINT64_C(0x78e6f9958915d65b)
 /* hks_rec_refit_inv_length of a payload laid out as version 10 (in[0] the try byte), with a range byte
  * inserted after the try for version 11; the length it measures, less that byte (0 stays 0). `avail` of the
  * n bytes are available. */
@@ -377,10 +382,13 @@ static void test_pinned_coding(void **state)
 	} else if (version == 11) {
 		assert_int_equal(out.size, PINNED_SIZE_V11);
 		assert_true(h == PINNED_HASH_V11);
-	} else {
-		assert_int_equal(version, 12);
+	} else if (version == 12) {
 		assert_int_equal(out.size, PINNED_SIZE_V12);
 		assert_true(h == PINNED_HASH_V12);
+	} else {
+		assert_int_equal(version, 13);
+		assert_int_equal(out.size, PINNED_SIZE_V13);
+		assert_true(h == PINNED_HASH_V13);
 	}
 	hks_bytebuf_free(&out);
 	hks_bytebuf_free(&body);
@@ -407,6 +415,13 @@ static int version_12(void **state)
 	return 0;
 }
 
+static int version_13(void **state)
+{
+	(void)state;
+	version = 13;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +437,10 @@ int main(void)
 		cmocka_unit_test_setup(test_hostile_streams, version_12),
 		cmocka_unit_test_setup(test_pinned_coding, version_12),
 		cmocka_unit_test_setup(test_refit_inv_length, version_12),
+		cmocka_unit_test_setup(test_round_trips, version_13),
+		cmocka_unit_test_setup(test_hostile_streams, version_13),
+		cmocka_unit_test_setup(test_pinned_coding, version_13),
+		cmocka_unit_test_setup(test_refit_inv_length, version_13),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

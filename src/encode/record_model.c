@@ -46,6 +46,7 @@ enum {
 #define TABLE_BITS_MIN 10
 #define TABLE_BITS_MAX 18
 #define MIXER_INPUTS (MODELS + 1)
+#define FINAL_INPUTS 3 /* v13: the final mixer's inputs, the two mixers' outputs and a bias */
 
 /* 4096 / (1 + e^(-d/256)) at d = -2048, -1920, ..., 2048, rounded */
 static const int16_t squash_points[33] = {1,    2,    4,    6,    10,   17,   27,   45,   74,   120,  194,
@@ -80,9 +81,22 @@ static int32_t mixer_dot(const int32_t *w, const int32_t *input)
 	return d > 2047 ? 2047 : d < -2047 ? -2047 : d;
 }
 
+/* v13: the final mixer's output, as mixer_dot's */
+static int32_t final_dot(const int32_t *w, const int32_t *input)
+{
+	int32_t d = 0;
+	for (unsigned i = 0; i < FINAL_INPUTS; i++)
+		d += shift_down(w[i], 8) * input[i];
+	d = shift_down(d, 8);
+	return d > 2047 ? 2047 : d < -2047 ? -2047 : d;
+}
+
 /* Weights stay within +-128 (16.16). The dot product takes them to 8 fraction bits first, so every term
  * (below 2^15 · 2^11) and the sum of eight fit 32 bits, and the loops vectorize. */
 #define WEIGHT_LIMIT (1 << 23)
+
+#define COUNT_LIMIT 60      /* a slot's updates that set its rate (up to version 12) */
+#define COUNT_LIMIT_V13 255 /* since version 13 */
 
 /* A context's slot: P(bit = 1) in 1/65536 and the updates so far (up to COUNT_LIMIT), which set the
  * adaptation rate. The 15 slots of a context's half byte share one 64-byte group (one cache line). */
@@ -113,8 +127,9 @@ typedef struct knot_model {
 	slot above[1000][KNOT_STEPS];    /* the symbols of the previous entry of the same part kind at this frame and
 	                                    the next, and the last one */
 	slot dense;                      /* per entry: coded frame by frame (the body's edits allow it) or not */
-	int32_t weight[4][KNOT_STEPS][MIXER_INPUTS]; /* by the run's length (0..3) and the decision */
+	int32_t weight[18][KNOT_STEPS][MIXER_INPUTS]; /* by the run's length (0..3; v13: 0..17) and the decision */
 	int32_t weight_by_last[10][KNOT_STEPS][MIXER_INPUTS]; /* a second mixer: by the last symbol and the decision */
+	int v13;                  /* v13: fresh `one` and `two` slots start from knot_prior; runs up to 17 select weights */
 	uint8_t previous[4][257]; /* the symbols of the previous entry of each part kind (9: none) */
 	uint8_t current[257];     /* this entry's so far */
 	unsigned recent_symbols[4], run_length, run_symbol, frame, part;
@@ -138,7 +153,7 @@ typedef struct model {
 	unsigned table_bits;
 	int32_t weight[2][256][MIXER_INPUTS];
 	int16_t stretch[4096];
-	uint16_t rate[64];
+	uint16_t rate[COUNT_LIMIT_V13 + 1];
 	uint32_t history[F_COUNT]; /* each field's last four bytes */
 	uint32_t context[MODELS];  /* the byte's contexts, before the bits of the byte itself */
 	uint32_t group[MODELS];    /* the half byte's slot group per model */
@@ -146,13 +161,53 @@ typedef struct model {
 	int32_t input[MIXER_INPUTS];
 	int32_t dot[2];
 	int16_t squashed[4095]; /* squash(d) for d = -2047..2047 */
+	/* v13: a slot counts up to count_limit updates (COUNT_LIMIT before); the byte mixers' weight sets count
+	 * their updates (up to 255), which sets their learning rate; a final mixer per field and half byte weighs
+	 * the two mixers' outputs */
+	unsigned count_limit, v13;
+	uint8_t mixer_seen[2][256];
+	uint8_t mixer_rate[256]; /* 55 + 5120 / (n + 64) */
+	int32_t final_weight[F_COUNT * 2][FINAL_INPUTS];
+	int32_t final_input[FINAL_INPUTS];
+	int32_t final_dot;
+	unsigned final_set;
 	knot_model knots;
 	gap_model gaps;
 	unsigned field, partial, nibble, previous, before_previous; /* partial byte and half byte with a leading
 	                                                               1; the body's two previous bytes */
 } model;
 
-#define COUNT_LIMIT 60
+
+/* ---- v13: start values (docs/RECORD.md "Version 13") ----
+ * Fitted on the Sekiro bodies of the development corpus only (Elden Ring and the binders were held out from
+ * the fit): the knot mixers' start weights (16.16; the six slot inputs and the bias) per decision, averaged over
+ * the records' final weights when each record started from the previous one's; the byte mixers' start weights
+ * the same way, the first mixer's per bit of the byte; and P(1) in 1/4096 per last symbol and decision of the
+ * knot chain, counted over all of Sekiro's knot symbols, which fresh `one` and `two` slots start from. */
+static const int32_t knot_start_weight[KNOT_STEPS][7] = {
+	{25244, 12544, 28266, -19161, -6238, 23598, 37339},   {17091, 25395, 17518, -5618, -5888, 23305, -57166},
+	{16298, 29342, 78735, -3315, 9371, 13738, -127555},   {16048, 16275, 36248, -27518, 157, 9039, -90329},
+	{33734, 55018, 19345, -33562, 9296, 9998, -26638},    {12231, -526, 23091, 21700, 227, 4416, 56241},
+	{13402, 21734, 33669, 79927, 31985, 26917, 90649}};
+static const int32_t knot_start_weight_by_last[KNOT_STEPS][7] = {
+	{19244, 14546, 54630, -26902, -11392, 18565, 41318},  {21562, 20051, 34526, -11572, -11186, 16924, -63628},
+	{17207, 22648, 61919, -2528, 3174, 11885, -51165},    {13825, 20580, 37870, -15479, -4816, 6090, -71844},
+	{19522, 53405, 43100, 2401, 6548, 10556, -19190},     {16735, 4872, 17009, 6571, 872, 5282, 19489},
+	{1748, 3205, 24813, 25070, 5757, 2873, 894}};
+static const int32_t byte_start_weight[8][MIXER_INPUTS] = { /* the first mixer, by the bits of the byte so far */
+	{21104, 17947, 8045, 22792, -10224, 20015, 7735, -226335}, {20981, 24515, -4196, 28423, -20831, 31118, -2981, -253099},
+	{11852, 20709, 6064, 29454, -3140, 25049, -8850, -256111}, {14206, 26192, 6997, 24037, -6314, 26240, 5002, -278398},
+	{13217, 23486, 8953, 23059, -3163, 24028, 9180, -229016},  {34541, 15749, 12599, 17176, -7827, 16695, 14233, -118813},
+	{34768, 19131, 17759, 16791, -4341, 20047, 17234, -70663}, {43550, 24448, 18398, 17399, -5786, 19930, 14847, -1292}};
+static const int32_t byte_start_weight_by_previous[MIXER_INPUTS] = { /* the second mixer, every set */
+	30326, 24157, 3334, 15304, 7371, 21179, 2534, -85988};
+#define KNOT_PRIOR_SEEN 20 /* the updates a prior counts as (its slot then adapts at 1/21.5 first) */
+static const uint16_t knot_prior[10][KNOT_STEPS] = { /* by the last symbol (9: none); clamped to 16..4080 */
+	{3725, 1577, 743, 1321, 1665, 3190, 4095}, {2933, 968, 0, 2299, 4094, 3185, 2048},
+	{2636, 942, 2456, 1260, 1198, 2198, 4094}, {2101, 2015, 0, 1859, 4095, 2048, 2048},
+	{2107, 204, 2729, 940, 804, 2100, 4095},   {1349, 1887, 0, 1209, 4095, 2048, 2048},
+	{1833, 1855, 2555, 1510, 932, 1718, 4095}, {2048, 2048, 2048, 2048, 2048, 2048, 2048},
+	{2048, 2048, 2048, 2048, 2048, 2048, 2048}, {4095, 2048, 2048, 2048, 2048, 2048, 2048}};
 
 static unsigned table_bits(size_t body_size)
 {
@@ -179,7 +234,7 @@ static void knot_and_gap_models_start(model *m)
 					m->gaps.weight[a][b][c][i] = 16384; /* 0.25 in 16.16 */
 	memset(m->knots.previous, 9, sizeof(m->knots.previous));
 	memset(m->knots.current, 9, sizeof(m->knots.current));
-	for (unsigned r = 0; r < 4; r++)
+	for (unsigned r = 0; r < 18; r++)
 		for (unsigned k = 0; k < KNOT_STEPS; k++)
 			for (unsigned i = 0; i < 6; i++)
 				m->knots.weight[r][k][i] = 9830; /* 0.15 in 16.16 */
@@ -187,6 +242,16 @@ static void knot_and_gap_models_start(model *m)
 		for (unsigned k = 0; k < KNOT_STEPS; k++)
 			for (unsigned i = 0; i < 6; i++)
 				m->knots.weight_by_last[r][k][i] = 9830;
+	if (!m->v13)
+		return;
+	m->knots.v13 = 1;
+	for (unsigned k = 0; k < KNOT_STEPS; k++)
+		for (unsigned i = 0; i < 7; i++) {
+			for (unsigned r = 0; r < 18; r++)
+				m->knots.weight[r][k][i] = knot_start_weight[k][i];
+			for (unsigned r = 0; r < 10; r++)
+				m->knots.weight_by_last[r][k][i] = knot_start_weight_by_last[k][i];
+		}
 }
 
 static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version)
@@ -196,6 +261,8 @@ static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version)
 	if (!m)
 		return NULL;
 	m->table_bits = bits;
+	m->v13 = version >= 13;
+	m->count_limit = m->v13 ? COUNT_LIMIT_V13 : COUNT_LIMIT;
 	slot *slots = (slot *)(void *)((uint8_t *)(m + 1) + (64u - (uintptr_t)(m + 1) % 64u) % 64u);
 	for (unsigned t = 0; t < MODELS; t++) {
 		m->table[t] = slots + ((size_t)t << bits);
@@ -205,6 +272,27 @@ static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version)
 		for (unsigned c = 0; c < 256; c++)
 			for (unsigned i = 0; i < MIXER_INPUTS; i++)
 				m->weight[k][c][i] = 13107; /* 0.2 in 16.16 */
+	memset(m->mixer_seen, 0, sizeof(m->mixer_seen));
+	for (unsigned n = 0; n < 256; n++)
+		m->mixer_rate[n] = (uint8_t)(55u + 5120u / (n + 64u));
+	memset(m->final_weight, 0, sizeof(m->final_weight));
+	m->final_dot = 0;
+	m->final_set = 0;
+	memset(m->final_input, 0, sizeof(m->final_input));
+	if (m->v13) {
+		for (unsigned c = 0; c < 256; c++) {
+			unsigned bits_seen = 0; /* of partial byte c (a leading 1, then the bits) */
+			while (c >> (bits_seen + 1))
+				bits_seen++;
+			for (unsigned i = 0; i < MIXER_INPUTS; i++) {
+				if (c)
+					m->weight[0][c][i] = byte_start_weight[bits_seen][i];
+				m->weight[1][c][i] = byte_start_weight_by_previous[i];
+			}
+		}
+		for (unsigned f = 0; f < F_COUNT * 2; f++)
+			m->final_weight[f][0] = m->final_weight[f][1] = 32768; /* the mean, 0.5 each */
+	}
 	int next = 0;
 	for (int d = -2047; d <= 2047; d++) {
 		int p = squash(d);
@@ -215,7 +303,7 @@ static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version)
 	}
 	for (int i = next; i < 4096; i++)
 		m->stretch[i] = 2047;
-	for (unsigned n = 0; n < 64; n++)
+	for (unsigned n = 0; n <= COUNT_LIMIT_V13; n++)
 		m->rate[n] = (uint16_t)(131072u / (2u * n + 3u)); /* 65536 / (n + 1.5) */
 	memset(m->history, 0, sizeof(m->history));
 	m->field = 0;
@@ -275,13 +363,30 @@ static int model_predict(model *m)
 	m->input[MODELS] = 77; /* a bias input: 0.3 in stretch units */
 	m->dot[0] = mixer_dot(m->weight[0][m->partial], m->input);
 	m->dot[1] = mixer_dot(m->weight[1][c1], m->input);
-	return m->squashed[(m->dot[0] + m->dot[1]) / 2 + 2047];
+	if (!m->v13)
+		return m->squashed[(m->dot[0] + m->dot[1]) / 2 + 2047];
+	/* v13: the final mixer of the field and half byte instead of the mean */
+	m->final_set = m->field * 2u + (m->partial >= 16);
+	m->final_input[0] = m->dot[0];
+	m->final_input[1] = m->dot[1];
+	m->final_input[2] = 77; /* bias */
+	m->final_dot = final_dot(m->final_weight[m->final_set], m->final_input);
+	return m->squashed[m->final_dot + 2047];
 }
 
 static int32_t clamp_weight(int32_t v)
 {
 	v = v < WEIGHT_LIMIT ? v : WEIGHT_LIMIT;
 	return v > -WEIGHT_LIMIT ? v : -WEIGHT_LIMIT;
+}
+
+/* One mixer's step against its error at a learning rate of rate / 4096 (|input · err · rate| < 2^31 for rate
+ * up to 256). */
+static void mixer_train_at(int32_t *restrict w, const int32_t *restrict input, int32_t err, int32_t rate)
+{
+	int32_t e = err * rate;
+	for (unsigned i = 0; i < MIXER_INPUTS; i++)
+		w[i] = clamp_weight(w[i] + shift_down(input[i] * e, 16));
 }
 
 /* One mixer's step against its error: a learning rate of about 0.013 (|input · err · 55| < 2^29). */
@@ -292,7 +397,7 @@ static void mixer_train(int32_t *restrict w, const int32_t *restrict input, int3
 		w[i] = clamp_weight(w[i] + shift_down(input[i] * e, 16));
 }
 
-/* A slot's step toward the bit: at the rate 1/(n + 1.5) for its first COUNT_LIMIT updates */
+/* A slot's step toward the bit: at the rate 1/(n + 1.5) for its first count_limit updates */
 static void slot_learn(const model *m, slot *s, int bit)
 {
 	uint32_t r = m->rate[s->seen], p = s->prob ^ 0x8000u;
@@ -301,15 +406,30 @@ static void slot_learn(const model *m, slot *s, int bit)
 	else
 		p -= (p * r) >> 16;
 	s->prob = (uint16_t)(p ^ 0x8000u);
-	if (s->seen < COUNT_LIMIT)
+	if (s->seen < m->count_limit)
 		s->seen++;
 }
 
 static void model_update(model *m, int bit)
 {
 	uint32_t c1 = m->history[m->field] & 255;
-	mixer_train(m->weight[0][m->partial], m->input, (bit << 12) - m->squashed[m->dot[0] + 2047]);
-	mixer_train(m->weight[1][c1], m->input, (bit << 12) - m->squashed[m->dot[1] + 2047]);
+	if (m->v13) {
+		/* a weight set learns at 55 + 5120 / (n + 64) / 4096, n its updates so far (up to 255): about 0.033
+		 * at first, 0.013 later */
+		uint8_t *seen[2] = {&m->mixer_seen[0][m->partial], &m->mixer_seen[1][c1]};
+		int32_t *weights[2] = {m->weight[0][m->partial], m->weight[1][c1]};
+		for (unsigned k = 0; k < 2; k++) {
+			mixer_train_at(weights[k], m->input, (bit << 12) - m->squashed[m->dot[k] + 2047], m->mixer_rate[*seen[k]]);
+			if (*seen[k] < 255)
+				(*seen[k])++;
+		}
+		int32_t *fw = m->final_weight[m->final_set], e = ((bit << 12) - m->squashed[m->final_dot + 2047]) * 40;
+		for (unsigned i = 0; i < FINAL_INPUTS; i++)
+			fw[i] = clamp_weight(fw[i] + shift_down(m->final_input[i] * e, 16));
+	} else {
+		mixer_train(m->weight[0][m->partial], m->input, (bit << 12) - m->squashed[m->dot[0] + 2047]);
+		mixer_train(m->weight[1][c1], m->input, (bit << 12) - m->squashed[m->dot[1] + 2047]);
+	}
 	for (unsigned t = 0; t < MODELS; t++)
 		slot_learn(m, m->current[t], bit);
 	m->partial = m->partial << 1 | (unsigned)bit;
@@ -489,7 +609,8 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 	const uint8_t *pv = k->previous[k->part];
 	slot *inputs[6] = {k->recent[recent], k->three[h[0] + 10u * (h[1] + 10u * h[2])], k->two[h[0] + 10u * h[1]],
 	                   k->one[h[0]], k->run[run], k->above[pv[f] + 10u * (pv[f + 1] + 10u * h[0])]};
-	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->run_length < 3 ? k->run_length : 3];
+	/* the first mixer's weight set: by the run's length, up to 3 (v13: up to 17) */
+	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->v13 ? k->run_length : k->run_length < 3 ? k->run_length : 3];
 	unsigned v = 512;
 	for (unsigned step = 0; step < KNOT_STEPS; step++) {
 		if (!w->budget) { /* only a stream no encoder wrote gets here: the rest of the entry is 0 */
@@ -498,6 +619,15 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 		}
 		w->budget--;
 		int32_t in[MIXER_INPUTS] = {0};
+		for (unsigned i = 2; k->v13 && i < 4; i++) { /* v13: a fresh `two` or `one` slot starts from the prior */
+			slot *s = &inputs[i][step];
+			if (!s->seen && !s->prob) {
+				unsigned p = knot_prior[h[0]][step];
+				p = p < 16 ? 16 : p > 4080 ? 4080 : p;
+				s->prob = (uint16_t)((p << 4) ^ 0x8000u);
+				s->seen = KNOT_PRIOR_SEEN;
+			}
+		}
 		for (unsigned i = 0; i < 6; i++)
 			in[i] = m->stretch[(inputs[i][step].prob ^ 0x8000u) >> 4];
 		in[6] = 77; /* bias */
