@@ -366,7 +366,9 @@ static void test_recompress_corpus(void **state)
 		/* session 16: record v11, the hidden points' corrections in a list of their own, a per-entry choice
 		 * of the smooth prior for degree-3 knot edits, knot edits and correction gaps coded frame by frame
 		 * and slot by slot (2.26 / 1.82 % before, 2.02 / 1.63 % after) */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 2.04 : 1.65));
+		/* session 19: record v13, the body coder's start values and final mixer (1.97 / 1.58 % before,
+		 * 1.93 / 1.53 % after; hk_2010 1.43 %) */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.95 : 1.56));
 		assert_true(g->refit_inv_smooth > 0); /* the smooth prior's entries apply exactly above */
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 63.5 : 68.8));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
