@@ -213,35 +213,23 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 		release(f);
 		return hks_fail_nomem(&ctx, strlen(path));
 	}
-#ifndef _WIN32
 	/* An existing target that is not a regular file (/dev/null, /dev/stdout, a FIFO) cannot be
-	 * replaced by a rename (that would put a regular file in its place): write it in place. */
-	if (stat(f->target, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			hks_fail(&ctx, HKS_E_IO, -1, "is a folder");
-			release(f);
-			return HKS_E_IO;
-		}
-		f->direct = 1;
-		f->stream = fopen(f->target, "wb");
-		if (!f->stream) {
-			int e = errno;
-			hks_fail(&ctx, HKS_E_IO, -1, "cannot open: %s", strerror(e));
-			release(f);
-			return HKS_E_IO;
-		}
-		*out = f;
-		return HKS_OK;
-	}
+	 * replaced by a rename (that would put a regular file in its place): it is written in place. On
+	 * Windows that is a device name (NUL, CON, COM1, "NUL.json": any folder, any extension). A folder
+	 * is refused (on Windows the rename said "Permission denied"). */
+#ifndef _WIN32
+	bool exists = stat(f->target, &st) == 0;
+	bool is_folder = exists && S_ISDIR(st.st_mode), in_place = exists && !S_ISREG(st.st_mode) && !is_folder;
 #else
-	/* Windows: a folder is refused as above (the rename said "Permission denied"); a device name
-	 * (NUL, CON, COM1, "NUL.json": any folder, any extension) is written in place, as /dev/null */
-	if (hks_platform_path_kind(f->target) == HKS_PATH_DIR) {
+	bool is_folder = hks_platform_path_kind(f->target) == HKS_PATH_DIR;
+	bool in_place = !is_folder && windows_device_name(f->target);
+#endif
+	if (is_folder) {
 		hks_fail(&ctx, HKS_E_IO, -1, "is a folder");
 		release(f);
 		return HKS_E_IO;
 	}
-	if (windows_device_name(f->target)) {
+	if (in_place) {
 		f->direct = 1;
 		f->stream = hks_platform_fopen(f->target, "wb");
 		if (!f->stream) {
@@ -253,7 +241,6 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 		*out = f;
 		return HKS_OK;
 	}
-#endif
 	/* The temporary file: ".NAME.tmp-XXXXXX" beside the target (a dot file: folder walks skip it).
 	 * Its slot is claimed first and this thread's signals wait until the path is in it: a
 	 * SIGINT between the creation and the registration left it behind (test_sigint_mid_write
