@@ -222,7 +222,8 @@ hks_result hks_atomic_open(const char *path, const hks_atomic_options *opts, hks
 	bool is_folder = exists && S_ISDIR(st.st_mode), in_place = exists && !S_ISREG(st.st_mode) && !is_folder;
 #else
 	bool is_folder = hks_platform_path_kind(f->target) == HKS_PATH_DIR;
-	bool in_place = !is_folder && windows_device_name(f->target);
+	/* (a real file of such a name, which newer Windows allow with an extension, is replaced as any) */
+	bool in_place = !is_folder && windows_device_name(f->target) && hks_platform_path_kind(f->target) != HKS_PATH_FILE;
 #endif
 	if (is_folder) {
 		hks_fail(&ctx, HKS_E_IO, -1, "is a folder");

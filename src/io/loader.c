@@ -1304,7 +1304,10 @@ static hks_result add_failed_unit(hks_loader *L, const char *path, const hks_err
 	return add_unit(L, &s);
 }
 
-hks_result hks_loader_member_unit(hks_loader *L, const char *binder, const char *member, size_t *unit, hks_error *err)
+static hks_mutex *mutex_of(const hks_loader *L);
+
+static hks_result member_unit_locked(hks_loader *L, const char *binder, const char *member, size_t *unit,
+                                     hks_error *err)
 {
 	hks_ctx ctx;
 	hks_ctx_init(&ctx, NULL, 0, err); /* no file in the record: the messages name the binder */
@@ -1322,9 +1325,9 @@ hks_result hks_loader_member_unit(hks_loader *L, const char *binder, const char 
 	for (uint32_t j = 0; j < a->num_members && hit == NONE; j++)
 		if (!strcasecmp(a->member_names[j], member))
 			hit = j;
-	if (hit == NONE)
+	if (hit == NONE) /* base names on both sides, as hks_bnd4_find ("sub\\a.hkx" names a.hkx) */
 		for (uint32_t j = 0; j < a->num_members; j++)
-			if (!strcasecmp(base_name(a->member_names[j]), member) && bases++ == 0)
+			if (!strcasecmp(base_name(a->member_names[j]), base_name(member)) && bases++ == 0)
 				hit = j;
 	if (bases > 1)
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1,
@@ -1340,6 +1343,14 @@ hks_result hks_loader_member_unit(hks_loader *L, const char *binder, const char 
 	return hks_fail(&ctx, HKS_E_NOT_FOUND, -1,
 	                "member '%s' of %s is not a Havok file ('hkspline bnd extract' gives its bytes)",
 	                a->member_names[hit], binder);
+}
+
+hks_result hks_loader_member_unit(hks_loader *L, const char *binder, const char *member, size_t *unit, hks_error *err)
+{
+	hks_mutex_lock(mutex_of(L));
+	hks_result r = member_unit_locked(L, binder, member, unit, err);
+	hks_mutex_unlock(mutex_of(L));
+	return r;
 }
 
 /* Display path of a binder member: "binder:basename", or "binder:full name"

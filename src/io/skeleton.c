@@ -11,6 +11,17 @@
 #include <stdlib.h>
 #include <strings.h>
 
+/* Whether PATH starts as a BND4 binder or a DCX does (CONTAINERS.md §6, §7). */
+static bool is_archive_file(const char *path)
+{
+	uint8_t head[4] = {0};
+	FILE *f = hks_platform_fopen(path, "rb");
+	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+	if (f)
+		fclose(f);
+	return n == 4 && (!memcmp(head, "BND4", 4) || !memcmp(head, "DCX\0", 4));
+}
+
 hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit, hks_error *err)
 {
 	hks_error local;
@@ -24,28 +35,30 @@ hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit
 	char *prefix = NULL;
 	hks_result r = hks_loader_add_path(loader, in, err);
 	if (r != HKS_OK) {
-		/* BINDER:MEMBER. The binder is the shortest prefix before a ':' that is a file: a member's
-		 * full name holds a ':' of its own ("N:\\...\\a000_000100.hkx"), and a Windows path one
-		 * before ("C:\\mods\\c1060.anibnd.dcx"). Without such a file, the last ':' (its error). */
-		const char *colon = NULL;
+		/* BINDER:MEMBER. The binder is the shortest prefix before a ':' that is a binder or DCX file
+		 * (else the shortest that is a file): a member's full name holds a ':' of its own
+		 * ("N:\\...\\a000_000100.hkx"), and a Windows path one before ("C:\\mods\\c1060.anibnd.dcx").
+		 * Without such a file, the last ':' (its error). */
+		const char *colon = NULL, *file_colon = NULL;
 		for (const char *c = in[0] ? strchr(in + 1, ':') : NULL; c && !colon; c = strchr(c + 1, ':')) {
 			char *p = hks_platform_strndup(in, (size_t)(c - in));
 			if (!p)
 				return hks_fail_nomem(&ctx, strlen(in));
 			if (hks_platform_path_kind(p) == HKS_PATH_FILE) {
-				colon = c;
-				prefix = p;
-			} else
-				free(p);
+				if (is_archive_file(p))
+					colon = c;
+				else if (!file_colon)
+					file_colon = c;
+			}
+			free(p);
 		}
-		if (!colon) {
-			colon = strrchr(in, ':');
-			if (!colon || colon == in)
-				return r;
-			prefix = hks_platform_strndup(in, (size_t)(colon - in));
-			if (!prefix)
-				return hks_fail_nomem(&ctx, strlen(in));
-		}
+		if (!colon)
+			colon = file_colon ? file_colon : strrchr(in, ':');
+		if (!colon || colon == in)
+			return r;
+		prefix = hks_platform_strndup(in, (size_t)(colon - in));
+		if (!prefix)
+			return hks_fail_nomem(&ctx, strlen(in));
 		member = colon + 1;
 		hks_error_clear(err);
 		r = hks_loader_add_path(loader, prefix, err);
