@@ -11,15 +11,16 @@
 #include <stdlib.h>
 #include <strings.h>
 
-/* Whether PATH starts as a BND4 binder or a DCX does (CONTAINERS.md §6, §7). */
+/* Whether PATH is a BND4 binder or a DCX by its first bytes (hks_detect_container). */
 static bool is_archive_file(const char *path)
 {
-	uint8_t head[4] = {0};
+	uint8_t head[8] = {0};
 	FILE *f = hks_platform_fopen(path, "rb");
 	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
 	if (f)
 		fclose(f);
-	return n == 4 && (!memcmp(head, "BND4", 4) || !memcmp(head, "DCX\0", 4));
+	hks_container c = hks_detect_container(head, n);
+	return c == HKS_CONTAINER_BND4 || c == HKS_CONTAINER_DCX;
 }
 
 hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit, hks_error *err)

@@ -73,6 +73,10 @@ int cli_input_status(hks_result r);
  * device and inode); or, when neither exists yet, the same name in the same folder however
  * the folder is spelled ("w/same.bin", "w/./same.bin", and on Windows "W\\SAME.BIN"). */
 bool cli_same_target(const char *a, const char *b);
+/* The folder of PATH into buf, as stat takes it: "." for a bare name, a root with its separator
+ * ("/", "C:\\"), "C:." for Windows' "C:name" (the drive's current folder). Returns PATH's base
+ * name. */
+const char *cli_split_folder(const char *path, char *buf, size_t size);
 /* Why unit `unit` did not load: its error record, else hks_loader_load's result `r` ("hkspline CMD: ..."). */
 void cli_print_load_failure(const hks_loader *loader, size_t unit, const hks_loaded *ld, hks_result r, const char *cmd);
 /* The one-line error summary `encode` prints per animation: the packed result

@@ -121,10 +121,11 @@ bool cli_is_container_file(const char *path)
 	FILE *f = hks_platform_fopen(path, "rb");
 	if (!f)
 		return false;
-	unsigned char m[4] = {0, 0, 0, 0};
-	size_t n = fread(m, 1, 4, f);
+	unsigned char m[8] = {0};
+	size_t n = fread(m, 1, sizeof(m), f);
 	fclose(f);
-	return n == 4 && (!memcmp(m, "BND4", 4) || !memcmp(m, "DCX\0", 4));
+	hks_container c = hks_detect_container(m, n);
+	return c == HKS_CONTAINER_BND4 || c == HKS_CONTAINER_DCX;
 }
 
 bool cli_write_file(const char *path, const void *data, size_t size)
@@ -215,9 +216,7 @@ void cli_print_load_failure(const hks_loader *loader, size_t unit, const hks_loa
 		fprintf(stderr, "hkspline %s: %s: %s\n", cmd, hks_loader_path(loader, unit), hks_result_name(r));
 }
 
-/* The folder part of PATH (what stat needs: "." for a bare name, "/" or "C:\\" kept whole) into
- * buf; returns the base name within PATH. */
-static const char *split_folder(const char *path, char *buf, size_t size)
+const char *cli_split_folder(const char *path, char *buf, size_t size)
 {
 	const char *sep = hks_platform_last_separator(path);
 	if (!sep && HKS_PLATFORM_WINDOWS && path[0] && path[1] == ':') {
@@ -244,7 +243,7 @@ bool cli_same_target(const char *a, const char *b)
 	if (ex || ey)
 		return ex && ey && x.kind == HKS_PATH_FILE && y.kind == HKS_PATH_FILE && x.dev == y.dev && x.ino == y.ino;
 	char da[4096], db[4096];
-	const char *ba = split_folder(a, da, sizeof(da)), *bb = split_folder(b, db, sizeof(db));
+	const char *ba = cli_split_folder(a, da, sizeof(da)), *bb = cli_split_folder(b, db, sizeof(db));
 	bool same_name = HKS_PLATFORM_WINDOWS ? !strcasecmp(ba, bb) : !strcmp(ba, bb);
 	return same_name && hks_platform_stat(da, &x) == 0 && hks_platform_stat(db, &y) == 0 && x.dev == y.dev &&
 	       x.ino == y.ino;

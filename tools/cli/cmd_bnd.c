@@ -921,21 +921,13 @@ static bool out_inside_folder(const char *dir, const char *out)
 	if (hks_platform_stat(dir, &d) != 0)
 		return false;
 	enum { MAX_DEPTH = 64 };
-	size_t n = strlen(out);
+	char folder[4096];
+	(void)cli_split_folder(out, folder, sizeof(folder)); /* OUT's folder, a root with its separator */
+	size_t n = strlen(folder);
 	char *path = (char *)malloc(n + 3 * MAX_DEPTH + 8);
 	if (!path)
 		return false;
-	memcpy(path, out, n + 1);
-	char *slash = (char *)hks_platform_last_separator(path);
-	/* the folder of OUT; a root keeps its separator ("/", and on Windows "C:\\": "C:" alone
-	 * names the drive's current folder, not its root) */
-	bool root = slash == path || (HKS_PLATFORM_WINDOWS && slash == path + 2 && path[1] == ':');
-	if (slash)
-		slash[root ? 1 : 0] = '\0';
-	else if (HKS_PLATFORM_WINDOWS && n >= 2 && path[1] == ':')
-		strcpy(path + 2, "."); /* "C:out.dcx": the drive's current folder, "C:." (then "C:./..") */
-	else
-		strcpy(path, ".");
+	memcpy(path, folder, n + 1);
 	bool inside = false;
 	for (int depth = 0; depth < MAX_DEPTH && !inside; depth++) {
 		if (hks_platform_stat(path, &cur) != 0)
