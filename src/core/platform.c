@@ -193,6 +193,21 @@ FILE *hks_platform_fopen(const char *path, const char *mode)
 	return f;
 }
 
+FILE *hks_platform_fopen_new(const char *path)
+{
+	wchar_t *w = widen(path);
+	if (!w)
+		return NULL;
+	int fd = _wopen(w, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
+	free(w);
+	if (fd < 0)
+		return NULL;
+	FILE *f = _fdopen(fd, "wb");
+	if (!f)
+		_close(fd);
+	return f;
+}
+
 char *hks_platform_getcwd(char *buf, size_t size)
 {
 	wchar_t w[4096];
@@ -702,6 +717,17 @@ FILE *hks_platform_fopen(const char *path, const char *mode)
 	char m[8];
 	binary_mode(mode, m);
 	return fopen(path, m);
+}
+
+FILE *hks_platform_fopen_new(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "wb");
+	if (!f)
+		close(fd);
+	return f;
 }
 
 char *hks_platform_getcwd(char *buf, size_t size)

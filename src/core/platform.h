@@ -46,6 +46,9 @@ int hks_platform_stat(const char *path, hks_path_info *out);
 hks_path_kind hks_platform_path_kind(const char *path);
 /* fopen with a UTF-8 path; "b" is added to the mode when missing. */
 FILE *hks_platform_fopen(const char *path, const char *mode);
+/* A file created anew for writing (binary): fails when anything, a dangling link included, is at `path`
+ * (POSIX O_EXCL, Windows _O_EXCL), so it never writes through a link or over a file someone else made. */
+FILE *hks_platform_fopen_new(const char *path);
 /* Create one folder (mode 0777 before umask on POSIX). EEXIST when it exists. */
 int hks_platform_mkdir(const char *path);
 /* Delete a file. */

@@ -367,17 +367,8 @@ static hks_result keep_backup(hks_ctx *ctx, const char *target)
 #endif
 	/* no hard links here: copy, into a file created anew (O_EXCL: never through a link that
 	 * appeared at TARGET.bak, never over a file someone else made there) */
-	FILE *in = hks_platform_fopen(target, "rb"), *out = NULL;
-#ifndef _WIN32
-	if (in) {
-		int fd = open(bak, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		out = fd >= 0 ? fdopen(fd, "wb") : NULL;
-		if (fd >= 0 && !out)
-			close(fd);
-	}
-#else
-	out = in ? hks_platform_fopen(bak, "wb") : NULL;
-#endif
+	FILE *in = hks_platform_fopen(target, "rb");
+	FILE *out = in ? hks_platform_fopen_new(bak) : NULL;
 	bool created = out != NULL;
 	bool ok = in && out;
 	char buf[8192];
