@@ -304,6 +304,10 @@ static void test_find_and_auto(void **state)
 	assert_true(hks_oodle_find(TMP "/game/chr", found, sizeof(found)));
 	assert_non_null(strstr(found, want));
 	assert_true(hks_oodle_find(TMP "/game/chr/x.anibnd.dcx:a000_000000.hkx", found, sizeof(found)));
+	/* a member's full name holds a drive's ':' too: the binder is the shortest prefix that is a file */
+	assert_true(hks_oodle_find(TMP "/game/chr/sub/c3160.anibnd.dcx:N:\\FDP\\a000_000000.hkx", found, sizeof(found)));
+	assert_non_null(strstr(found, want));
+	assert_false(hks_oodle_find("/", found, sizeof(found)) && strstr(found, want));
 	assert_false(hks_oodle_find(TMP "/nolib/c.anibnd.dcx", found, sizeof(found)));
 
 	hks_oodle *o = NULL;

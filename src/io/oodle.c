@@ -270,11 +270,16 @@ int hks_oodle_find(const char *near, char *out, size_t out_size)
 		return 0;
 	char joint[2] = {cwd[0] ? hks_platform_separator_for(cwd) : '\0', '\0'};
 	snprintf(dir, n + 3, "%s%s%s", cwd, joint, near);
-	/* A BINDER:MEMBER name: the binder (a drive letter "C:" is not one). */
+	/* A BINDER:MEMBER name: the binder is the shortest prefix before a ':' that is a file, as the
+	 * loader splits it (docs/CLI.md; a member's full name holds a drive's ':' too, and a drive letter
+	 * "C:" is not a binder). */
 	if (hks_platform_path_kind(dir) == HKS_PATH_NONE) {
-		char *colon = strrchr(dir, ':');
-		if (colon && colon - dir > 1)
+		for (char *colon = strlen(dir) > 2 ? strchr(dir + 2, ':') : NULL; colon; colon = strchr(colon + 1, ':')) {
 			*colon = '\0';
+			if (hks_platform_path_kind(dir) == HKS_PATH_FILE)
+				break;
+			*colon = ':';
+		}
 	}
 	int is_dir = hks_platform_path_kind(dir) == HKS_PATH_DIR;
 	int found = 0;
