@@ -551,7 +551,7 @@ static void test_edit_units(void **state)
 	size_t stride = senv && atoi(senv) >= 1 ? (size_t)atoi(senv) : 32;
 	hks_loader *loader = open_corpus();
 	size_t n = hks_loader_count(loader), seen = 0;
-	uint64_t anims = 0, applies = 0, entries = 0, refitted = 0, unchanged = 0;
+	uint64_t anims = 0, applies = 0, entries = 0, refitted = 0, unchanged = 0, inverted_units = 0;
 	for (size_t u = 0; u < n; u++) {
 		hks_loaded *ld = load_file(loader, u);
 		if (!ld)
@@ -578,17 +578,19 @@ static void test_edit_units(void **state)
 			hks_rec_anim ra;
 			assert_int_equal(hks_rec_read(&ctx, arena, rec, rec_size, &ra), HKS_OK);
 			uint32_t per = 3 * anim->number_of_transform_tracks + anim->number_of_float_tracks;
-			/* per unit: 1 a hash-free entry, 2 one that patches a prediction */
+			/* per unit: 1 a hash-free entry, 2 one that patches a prediction, 4 a hash-free INVERTED entry
+			 * (version 14: an inversion of the edited frames with the entry's bounds or mask) */
 			uint8_t *has = (uint8_t *)calloc(per + 1, 1);
 			assert_non_null(has);
 			for (uint32_t i = 0; ra.kind == HKS_REC_ANIM_PREDICTED && i < ra.num_entries; i++) {
 				const hks_rec_entry *e = &ra.entries[i];
 				if (!e->full_hash)
 					has[e->index % per] |= (uint8_t)(1u | (e->kind == HKS_REC_ENTRY_DIFF ||
-					                                       e->kind == HKS_REC_ENTRY_REFIT_PATCHED ? 2u : 0u));
+					                                       e->kind == HKS_REC_ENTRY_REFIT_PATCHED ? 2u : 0u) |
+					                                 (e->kind == HKS_REC_ENTRY_INVERTED ? 4u : 0u));
 			}
 			anims++;
-			unsigned patched = 0, plain = 0;
+			unsigned patched = 0, plain = 0, inverted = 0;
 			/* the frames decoded once; each edit starts from a copy of them */
 			frames fr;
 			assert_true(decode_frames(anim, &fr));
@@ -600,8 +602,11 @@ static void test_edit_units(void **state)
 			memcpy(t0, fr.t, tn * sizeof(float));
 			memcpy(f0, fr.f, fn * sizeof(float));
 			for (uint32_t unit = 0; unit < per; unit++) {
-				if (!has[unit] || (has[unit] & 2 ? patched++ >= 6 : plain++ >= 2))
+				if (!has[unit] || (has[unit] & 2   ? patched++ >= 6
+				                   : has[unit] & 4 ? inverted++ >= 4
+				                                   : plain++ >= 2))
 					continue;
+				inverted_units += (has[unit] & 6) == 4;
 				for (int edit = 0; edit < 4; edit++) {
 					memcpy(fr.t, t0, tn * sizeof(float));
 					memcpy(fr.f, f0, fn * sizeof(float));
@@ -637,10 +642,11 @@ static void test_edit_units(void **state)
 	}
 	hks_loader_free(loader);
 	printf("edits: every %zu-th of %zu spline animations: %llu recorded, %llu edited applies (%llu edits changed "
-	       "nothing) of %llu entries, %llu refitted\n", stride, seen, (unsigned long long)anims,
-	       (unsigned long long)applies, (unsigned long long)unchanged, (unsigned long long)entries,
-	       (unsigned long long)refitted);
+	       "nothing) of %llu entries, %llu refitted; %llu units with a hash-free INVERTED entry edited\n", stride,
+	       seen, (unsigned long long)anims, (unsigned long long)applies, (unsigned long long)unchanged,
+	       (unsigned long long)entries, (unsigned long long)refitted, (unsigned long long)inverted_units);
 	assert_true(applies > 0);
+	assert_true(inverted_units > 0);
 }
 
 int main(void)

@@ -2488,6 +2488,19 @@ typedef struct builder {
 	uint32_t num_entries, cap;
 } builder;
 
+/* Whether an INVERTED entry keeps its unit's hash. Up to version 13 always: an inversion decodes to
+ * whatever frames it is made from, so the hash was what kept it off edited frames. Since version 14 it
+ * keeps none when the original part decodes to the frames (docs/RECORD.md "Hash"): apply then takes the
+ * entry only when the part it builds, the inversion of the unit's frames with the entry's bounds or mask,
+ * decodes to those frames bit for bit. On unedited frames that is the original; on edited frames it is
+ * an exact encoding of the edited frames or nothing (the fresh fit stays), as for every hash-free entry.
+ * The 4 hash bytes are incompressible. */
+static int inverted_needs_hash(predictor *pr, uint32_t b, unsigned kind, uint32_t track, const hks_stored_part *op,
+                               uint8_t mb)
+{
+	return rec_version(pr->rec) < HKS_REC_VERSION_HASHLESS_INVERTED || !part_decodes_to_frames(pr, b, kind, track, op, mb);
+}
+
 static hks_result add_entry(builder *bd, const hks_rec_entry *e, const hks_bytebuf *payload)
 {
 	if (bd->num_entries == bd->cap) {
@@ -2633,7 +2646,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
 						                   track);
 						e.kind = HKS_REC_ENTRY_INVERTED;
-						e.full_hash = 1; /* the inversion decodes to any frames it is made from */
+						e.full_hash = inverted_needs_hash(pr, b, kind, track, op, mb);
 						best.size = 0;
 						rep->inverted_parts++;
 						if (ospline)
@@ -2686,7 +2699,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
 							                   track);
 							e.kind = HKS_REC_ENTRY_INVERTED;
-							e.full_hash = 1;
+							e.full_hash = inverted_needs_hash(pr, b, kind, track, op, mb);
 							if (what == 1)
 								rep->inverted_mask_parts++;
 							else

@@ -27,6 +27,9 @@ enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 #define HKS_REC_HEAD_STEPS 0x80u          /* a prediction's ladder steps and override flags follow (else
                                              HKS_REC_IMPLIED_STEPS and HKS_REC_IMPLIED_OVERRIDES) */
 #define HKS_REC_IMPLIED_STEPS 1u
+/* The first version whose INVERTED entries keep no unit hash: apply takes such an entry when the part it
+ * builds decodes to the unit's frames, as every other hash-free entry (docs/RECORD.md "Hash"). */
+#define HKS_REC_VERSION_HASHLESS_INVERTED 14u
 #define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
        HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
