@@ -748,6 +748,42 @@ static void test_edited_unit_verified(void **state)
 	       units, g_edit_applied);
 }
 
+/* Version 14: INVERTED entries keep no unit hash (docs/RECORD.md "INVERTED entries without a hash"); version 13
+ * kept one on each. The synthetic clip's record at both versions, parsed: the same entries, the hashes only
+ * where the version keeps them, and each applied to the frames gives the original (test_edited_unit_verified
+ * edits the units of the hash-free ones). */
+static void test_inverted_entries_hash(void **state)
+{
+	(void)state;
+	static synth s;
+	static decoded d;
+	synth_build(&s);
+	decode(&s.anim, &d);
+	unsigned inverted[2] = {0, 0}, hashed[2] = {0, 0};
+	for (unsigned k = 0; k < 2; k++) {
+		unsigned version = k ? HKS_RECORD_VERSION : 13u;
+		size_t size = 0;
+		uint8_t *rec = recompress_old_applied(&s, &d.in, 0, 2, HKS_CPU_INTEL, version, &size);
+		hks_error err;
+		hks_ctx ctx;
+		hks_rec_anim ra;
+		hks_arena *arena = read_record(rec, size, &ctx, &err, &ra);
+		for (uint32_t i = 0; i < ra.num_entries; i++)
+			if (ra.entries[i].kind == HKS_REC_ENTRY_INVERTED) {
+				inverted[k]++;
+				hashed[k] += ra.entries[i].full_hash;
+			}
+		hks_arena_free(arena);
+		hks_buffer_free(NULL, rec, size);
+	}
+	printf("INVERTED entries: %u (version 13, %u with a hash), %u (version %u, %u with a hash)\n", inverted[0],
+	       hashed[0], inverted[1], HKS_RECORD_VERSION, hashed[1]);
+	assert_true(inverted[0] > 0);
+	assert_int_equal(inverted[1], inverted[0]);
+	assert_int_equal(hashed[0], inverted[0]);
+	assert_int_equal(hashed[1], HKS_RECORD_VERSION >= HKS_REC_VERSION_HASHLESS_INVERTED ? 0u : inverted[1]);
+}
+
 /* A verbatim record whose data is empty and ends the input: applying it read
  * one byte past the input (fuzz_record, CI of session 5). The record is copied
  * into a buffer of exactly its size so ASan sees any read beyond it. */
@@ -1023,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(test_exact_round_trip),
 		cmocka_unit_test(test_truncated_and_corrupted),
 		cmocka_unit_test(test_edited_unit_verified),
+		cmocka_unit_test(test_inverted_entries_hash),
 		cmocka_unit_test(test_unbuildable_entry),
 		cmocka_unit_test(test_edit_keeps_other_parts),
 		cmocka_unit_test(test_verbatim_empty_data_at_end),
