@@ -13,6 +13,9 @@
  * counts, kinds and mask bytes it has already decoded), so the body layout is
  * v8's, unchanged; only its coding differs.
  *
+ * Since version 14 the model starts from a state trained on Sekiro's record
+ * bodies (record_prior.c, written by tools/make_record_prior.c; "Version 14").
+ *
  * Everything is integer arithmetic with fixed tables, so the coded bytes are
  * the same on every compiler and machine. The decoder never fails on hostile
  * input: it always produces exactly the announced body size, and the caller
@@ -397,7 +400,6 @@ static void prior_apply(model *m, const hks_rec_prior *prior)
 		}
 	}
 }
-
 
 static uint32_t mix32(uint32_t h)
 {
