@@ -325,8 +325,9 @@ static void test_exact_round_trip(void **state)
 		assert_true(v11_size > size); /* version 12's head is smaller */
 		hks_buffer_free(NULL, v11, v11_size);
 		/* version 12 (version 13's body, coded by version 12's model) is still written and applied: stored, it is
-		 * this record with another version byte; coded, a body relabelled between 12 and 13 is decoded by the
-		 * other model: refused, or other data, never the original with its hash (docs/RECORD.md "Version 13") */
+		 * this record with another version byte; coded, a body relabelled between 12 and the current version is
+		 * decoded by the other model: refused, or other data, never the original with its hash (docs/RECORD.md
+		 * "Version 13") */
 		size_t v12_size = 0;
 		uint8_t *v12 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 12, &v12_size);
 		if (v & 1) {
@@ -336,7 +337,7 @@ static void test_exact_round_trip(void **state)
 			for (unsigned k = 0; k < 2; k++) {
 				uint8_t *r = k ? v12 : rec;
 				uint8_t was = r[4];
-				r[4] = (uint8_t)(k ? 13 : 12);
+				r[4] = (uint8_t)(k ? HKS_RECORD_VERSION : 12);
 				hks_result res = hks_recompress_apply(&d.in, r, k ? v12_size : size, NULL, &out, &ar, &err);
 				if (res == HKS_OK) {
 					assert_false(same_data(out, &s.anim.spline) && ar.data_matches);
@@ -349,6 +350,32 @@ static void test_exact_round_trip(void **state)
 			}
 		}
 		hks_buffer_free(NULL, v12, v12_size);
+		/* version 13 (version 14's body, coded by version 13's model without the trained start state) is still
+		 * written and applied: stored, it is this record with another version byte; coded, a body relabelled
+		 * between 13 and 14 is decoded by the other model: refused, or other data, never the original with its
+		 * hash (docs/RECORD.md "Version 14") */
+		size_t v13_size = 0;
+		uint8_t *v13 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 13, &v13_size);
+		if (v & 1) {
+			assert_int_equal(v13_size, size);
+			assert_int_equal(memcmp(v13 + 5, rec + 5, size - 5), 0);
+		} else {
+			for (unsigned k = 0; k < 2; k++) {
+				uint8_t *r = k ? v13 : rec;
+				uint8_t was = r[4];
+				r[4] = (uint8_t)(k ? 14 : 13);
+				hks_result res = hks_recompress_apply(&d.in, r, k ? v13_size : size, NULL, &out, &ar, &err);
+				if (res == HKS_OK) {
+					assert_false(same_data(out, &s.anim.spline) && ar.data_matches);
+					hks_packed_spline_free(out);
+					out = NULL;
+				} else {
+					assert_int_equal(res, HKS_E_MALFORMED);
+				}
+				r[4] = was;
+			}
+		}
+		hks_buffer_free(NULL, v13, v13_size);
 		/* version 11 entries: REFIT_INV entries that name the smooth prior (bit 7 of the try byte) */
 		{
 			hks_ctx rctx;

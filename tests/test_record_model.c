@@ -14,8 +14,9 @@
 
 static uint32_t rng_state;
 /* The record version the bodies are written and coded in: 10 (one correction list), 11 (the hidden points'
- * list first, docs/RECORD.md "Point residuals"), 12 (the head of "Version 12") or 13 (version 12's body, the
- * model of "Version 13"); the tests run over all four. */
+ * list first, docs/RECORD.md "Point residuals"), 12 (the head of "Version 12"), 13 (version 12's body, the
+ * model of "Version 13") or 14 (the same with the trained start state of "Version 14"); the tests run over all
+ * five. */
 static unsigned version = HKS_RECORD_VERSION;
 
 static uint32_t rng(void)
@@ -301,6 +302,10 @@ static void test_hostile_streams(void **state)
  * rates and its slots' count limit differ (docs/RECORD.md "Version 13") */
 #define PINNED_SIZE_V13 217
 #define PINNED_HASH_V13 UINT64_C(0x78e6f9958915d65b)
+/* version 14: version 13's body and model, started from the state trained on Sekiro's bodies
+ * (src/encode/record_prior.c, docs/RECORD.md "Version 14") */
+#define PINNED_SIZE_V14 222
+#define PINNED_HASH_V14 UINT64_C(0x6c6ed4ac6cb192dc)
 /* hks_rec_refit_inv_length of a payload laid out as version 10 (in[0] the try byte), with a range byte
  * inserted after the try for version 11; the length it measures, less that byte (0 stays 0). `avail` of the
  * n bytes are available. */
@@ -385,10 +390,13 @@ static void test_pinned_coding(void **state)
 	} else if (version == 12) {
 		assert_int_equal(out.size, PINNED_SIZE_V12);
 		assert_true(h == PINNED_HASH_V12);
-	} else {
-		assert_int_equal(version, 13);
+	} else if (version == 13) {
 		assert_int_equal(out.size, PINNED_SIZE_V13);
 		assert_true(h == PINNED_HASH_V13);
+	} else {
+		assert_int_equal(version, 14);
+		assert_int_equal(out.size, PINNED_SIZE_V14);
+		assert_true(h == PINNED_HASH_V14);
 	}
 	hks_bytebuf_free(&out);
 	hks_bytebuf_free(&body);
@@ -422,6 +430,31 @@ static int version_13(void **state)
 	return 0;
 }
 
+static int version_14(void **state)
+{
+	(void)state;
+	version = 14;
+	return 0;
+}
+
+/* Version 14's start state: every number names a statistic of the model, in increasing order (the model
+ * applies the list in one pass), and it is not empty */
+static void test_prior_well_formed(void **state)
+{
+	(void)state;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, NULL);
+	assert_true(hks_rec_prior_v14.slots > 0);
+	assert_true(hks_rec_prior_v14.values > 0);
+	assert_true(hks_rec_prior_check(&ctx, &hks_rec_prior_v14));
+	hks_rec_prior_slot bad_slot[2] = {hks_rec_prior_v14.slot[1], hks_rec_prior_v14.slot[0]};
+	hks_rec_prior unsorted = {bad_slot, 2, NULL, 0};
+	assert_false(hks_rec_prior_check(&ctx, &unsorted));
+	hks_rec_prior_value past[1] = {{UINT32_MAX, 0}};
+	hks_rec_prior beyond = {NULL, 0, past, 1};
+	assert_false(hks_rec_prior_check(&ctx, &beyond));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +474,11 @@ int main(void)
 		cmocka_unit_test_setup(test_hostile_streams, version_13),
 		cmocka_unit_test_setup(test_pinned_coding, version_13),
 		cmocka_unit_test_setup(test_refit_inv_length, version_13),
+		cmocka_unit_test_setup(test_round_trips, version_14),
+		cmocka_unit_test_setup(test_hostile_streams, version_14),
+		cmocka_unit_test_setup(test_pinned_coding, version_14),
+		cmocka_unit_test_setup(test_refit_inv_length, version_14),
+		cmocka_unit_test(test_prior_well_formed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,6 +111,52 @@ hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, 
 hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, unsigned version, uint8_t *body,
                                 size_t size, int *whole);
 
+/* v14: a start state of the body coder's model (docs/RECORD.md "Version 14"): the slots and values of the
+ * knot, gap and mixer statistics that differ from a fresh version 13 model's, by their numbers in
+ * record_model.c's state tables, in increasing order. */
+typedef struct hks_rec_prior_slot {
+	uint32_t index;
+	uint16_t prob; /* as the slot stores it (P(1) in 1/65536, XOR 0x8000) */
+	uint16_t seen;
+} hks_rec_prior_slot;
+typedef struct hks_rec_prior_value {
+	uint32_t index;
+	int32_t value;
+} hks_rec_prior_value;
+typedef struct hks_rec_prior {
+	const hks_rec_prior_slot *slot;
+	uint32_t slots;
+	const hks_rec_prior_value *value;
+	uint32_t values;
+} hks_rec_prior;
+/* Version 14's, trained on Sekiro's bodies (record_prior.c, written by tools/make_record_prior.c) */
+extern const hks_rec_prior hks_rec_prior_v14;
+
+/* The parts of the model a start state sets (tools/make_record_prior.c) */
+#define HKS_REC_PRIOR_KNOT_SLOTS 0x01u
+#define HKS_REC_PRIOR_GAP_SLOTS 0x02u
+#define HKS_REC_PRIOR_KNOT_WEIGHTS 0x04u
+#define HKS_REC_PRIOR_GAP_WEIGHTS 0x08u
+#define HKS_REC_PRIOR_BYTE_MIXERS 0x10u  /* the weights and their update counts */
+#define HKS_REC_PRIOR_FINAL_MIXER 0x20u
+#define HKS_REC_PRIOR_VERSION 14u        /* the record version whose model is trained */
+typedef struct hks_rec_prior_options {
+	unsigned groups;         /* HKS_REC_PRIOR_* */
+	unsigned seen_cap;       /* the updates a trained slot counts as, at most (1..255) */
+	unsigned mixer_seen_cap; /* the updates a trained byte mixer weight set counts as, at most (0..255) */
+} hks_rec_prior_options;
+/* Developer (tools/make_record_prior.c): code the bodies in turn, each record's model started from where the
+ * previous one ended in opt->groups, and give the final state's differences from a fresh model (free with
+ * hks_rec_prior_free). */
+hks_result hks_rec_prior_train(hks_ctx *ctx, const uint8_t *const *body, const size_t *size, size_t n,
+                               const hks_rec_prior_options *opt, hks_rec_prior *out);
+void hks_rec_prior_free(hks_ctx *ctx, hks_rec_prior *p);
+/* Whether every number of a start state names a statistic of the model, in increasing order (the tests) */
+int hks_rec_prior_check(hks_ctx *ctx, const hks_rec_prior *p);
+/* hks_rec_model_encode with another start state than the version's (measuring a trained one) */
+hks_result hks_rec_model_encode_prior(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
+                                      const hks_rec_prior *prior, hks_bytebuf *out);
+
 /* The length of the REFIT_INV payload (v8, docs/RECORD.md "Byte layout") that starts at p, for part kind
  * `part` (0 T, 1 R, 2 S, 3 F), read from its own bytes (they are self-delimiting); 0 when it does not end
  * within avail bytes. record_model.c: the coder's walk of the payload, run without a model, so that the

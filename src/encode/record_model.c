@@ -13,6 +13,9 @@
  * counts, kinds and mask bytes it has already decoded), so the body layout is
  * v8's, unchanged; only its coding differs.
  *
+ * Since version 14 the model starts from a state trained on Sekiro's record
+ * bodies (record_prior.c, written by tools/make_record_prior.c; "Version 14").
+ *
  * Everything is integer arithmetic with fixed tables, so the coded bytes are
  * the same on every compiler and machine. The decoder never fails on hostile
  * input: it always produces exactly the announced body size, and the caller
@@ -254,7 +257,9 @@ static void knot_and_gap_models_start(model *m)
 		}
 }
 
-static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version)
+static void prior_apply(model *m, const hks_rec_prior *prior);
+
+static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version, const hks_rec_prior *prior)
 {
 	unsigned bits = table_bits(body_size);
 	model *m = (model *)hks_malloc(ctx, model_bytes(bits));
@@ -311,7 +316,89 @@ static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version)
 	m->previous = m->before_previous = 0;
 	if (version >= 11) /* only version 11 uses them: a record of an earlier version does not clear them */
 		knot_and_gap_models_start(m);
+	if (prior)
+		prior_apply(m, prior);
 	return m;
+}
+
+/* ---- v14: a trained start state (docs/RECORD.md "Version 14") ----
+ * The state's statistics are numbered: first every slot of the knot model's tables and of the gap model (the
+ * slot space), then every weight of the knot, gap, byte and final mixers and the byte mixers' update counts (the
+ * value space), each in the order of the tables below. A start state (hks_rec_prior) lists the numbers whose
+ * values differ from a fresh version 13 model's, with their values. */
+typedef struct state_table {
+	void *base;
+	uint32_t count, group; /* group: HKS_REC_PRIOR_* */
+} state_table;
+
+#define SLOT_TABLES 11
+#define VALUE_TABLES 5
+#define STATE_SEEN_COUNT (2u * 256u) /* the byte mixers' update counts, after the weights */
+
+static void state_slot_tables(model *m, state_table t[SLOT_TABLES])
+{
+	knot_model *k = &m->knots;
+	gap_model *g = &m->gaps;
+	const state_table tables[SLOT_TABLES] = {
+		{k->recent, KNOT_RECENT * KNOT_STEPS, HKS_REC_PRIOR_KNOT_SLOTS},
+		{k->three, 1000 * KNOT_STEPS, HKS_REC_PRIOR_KNOT_SLOTS},
+		{k->two, 100 * KNOT_STEPS, HKS_REC_PRIOR_KNOT_SLOTS},
+		{k->one, 10 * KNOT_STEPS, HKS_REC_PRIOR_KNOT_SLOTS},
+		{k->run, 180 * KNOT_STEPS, HKS_REC_PRIOR_KNOT_SLOTS},
+		{k->above, 1000 * KNOT_STEPS, HKS_REC_PRIOR_KNOT_SLOTS},
+		{&k->dense, 1, HKS_REC_PRIOR_KNOT_SLOTS},
+		{g->near, 2 * 2 * 3 * 8, HKS_REC_PRIOR_GAP_SLOTS},
+		{g->far, 2 * 2 * 3 * 16, HKS_REC_PRIOR_GAP_SLOTS},
+		{g->both, 2 * 2 * 8 * 16, HKS_REC_PRIOR_GAP_SLOTS},
+		{g->flags, 2 * 2, HKS_REC_PRIOR_GAP_SLOTS},
+	};
+	memcpy(t, tables, sizeof(tables));
+}
+
+/* The int32 weights (the byte mixers' update counts, uint8, come after them) */
+static void state_value_tables(model *m, state_table t[VALUE_TABLES])
+{
+	const state_table tables[VALUE_TABLES] = {
+		{m->knots.weight, 18 * KNOT_STEPS * MIXER_INPUTS, HKS_REC_PRIOR_KNOT_WEIGHTS},
+		{m->knots.weight_by_last, 10 * KNOT_STEPS * MIXER_INPUTS, HKS_REC_PRIOR_KNOT_WEIGHTS},
+		{m->gaps.weight, 2 * 2 * 3 * MIXER_INPUTS, HKS_REC_PRIOR_GAP_WEIGHTS},
+		{m->weight, 2 * 256 * MIXER_INPUTS, HKS_REC_PRIOR_BYTE_MIXERS},
+		{m->final_weight, F_COUNT * 2 * FINAL_INPUTS, HKS_REC_PRIOR_FINAL_MIXER},
+	};
+	memcpy(t, tables, sizeof(tables));
+}
+
+static void prior_apply(model *m, const hks_rec_prior *prior)
+{
+	state_table t[SLOT_TABLES];
+	unsigned n = SLOT_TABLES, i = 0;
+	state_slot_tables(m, t);
+	uint32_t first = 0; /* the number of table i's first slot */
+	for (uint32_t e = 0; e < prior->slots; e++) {
+		const hks_rec_prior_slot *p = &prior->slot[e];
+		while (i < n && p->index - first >= t[i].count)
+			first += t[i++].count;
+		if (i == n)
+			break;
+		slot *s = (slot *)t[i].base + (p->index - first);
+		s->prob = p->prob;
+		s->seen = p->seen;
+	}
+	state_table v[VALUE_TABLES];
+	state_value_tables(m, v);
+	n = VALUE_TABLES;
+	i = 0;
+	first = 0;
+	for (uint32_t e = 0; e < prior->values; e++) {
+		const hks_rec_prior_value *p = &prior->value[e];
+		while (i < n && p->index - first >= v[i].count)
+			first += v[i++].count;
+		if (i < n) {
+			((int32_t *)v[i].base)[p->index - first] = p->value;
+		} else if (p->index - first < STATE_SEEN_COUNT) {
+			(&m->mixer_seen[0][0])[p->index - first] = (uint8_t)p->value;
+		}
+	}
 }
 
 static uint32_t mix32(uint32_t h)
@@ -1067,14 +1154,26 @@ static void model_prime_head(model *m)
 	}
 }
 
-/* A walker over `size` body bytes with a fresh model. */
-static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t size, unsigned version)
+/* The start state of a record of `version`: none before version 14 */
+static const hks_rec_prior *version_prior(unsigned version)
+{
+	return version >= 14 ? &hks_rec_prior_v14 : NULL;
+}
+
+static void state_copy(model *to, model *from, unsigned groups);
+
+/* A walker over `size` body bytes with a fresh model, started from `prior` and then (training) from the
+ * statistics of `carry` in `groups`. */
+static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t size, unsigned version,
+                               const hks_rec_prior *prior, model *carry, unsigned groups)
 {
 	memset(w, 0, sizeof(*w));
 	w->version = version;
-	w->m = model_create(ctx, size, version);
+	w->m = model_create(ctx, size, version, prior);
 	if (!w->m)
 		return hks_fail_nomem(ctx, model_bytes(table_bits(size)));
+	if (carry)
+		state_copy(w->m, carry, groups);
 	if (version >= 12)
 		model_prime_head(w->m);
 	w->body = body;
@@ -1084,10 +1183,12 @@ static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t si
 	return HKS_OK;
 }
 
-hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version, hks_bytebuf *out)
+static hks_result model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
+                               const hks_rec_prior *prior, model *carry, unsigned groups, hks_bytebuf *out)
 {
 	walker w;
-	HKS_TRY(walker_start(ctx, &w, (uint8_t *)body, size, version)); /* the body is only read when encoding */
+	/* the body is only read when encoding */
+	HKS_TRY(walker_start(ctx, &w, (uint8_t *)body, size, version, prior, carry, groups));
 	w.out = out;
 	walk_body(&w);
 	code_check(&w, body_check(body, size));
@@ -1096,15 +1197,28 @@ hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, 
 	uint8_t last = (uint8_t)(w.low >> 24);
 	if (w.res == HKS_OK)
 		w.res = hks_bytebuf_append(out, &last, 1);
+	if (carry)
+		state_copy(carry, w.m, groups);
 	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
 	return w.res;
+}
+
+hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version, hks_bytebuf *out)
+{
+	return model_encode(ctx, body, size, version, version_prior(version), NULL, 0, out);
+}
+
+hks_result hks_rec_model_encode_prior(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
+                                      const hks_rec_prior *prior, hks_bytebuf *out)
+{
+	return model_encode(ctx, body, size, version, prior, NULL, 0, out);
 }
 
 hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, unsigned version, uint8_t *body,
                                 size_t size, int *whole)
 {
 	walker w;
-	HKS_TRY(walker_start(ctx, &w, body, size, version));
+	HKS_TRY(walker_start(ctx, &w, body, size, version, version_prior(version), NULL, 0));
 	w.decoding = 1;
 	w.in = in;
 	w.in_size = in_size;
@@ -1117,4 +1231,139 @@ hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size,
 	*whole = w.pos == size && w.in_pos == in_size + 3u && check == body_check(body, size);
 	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
 	return HKS_OK;
+}
+
+/* ---- v14: training the start state (tools/make_record_prior.c) ---- */
+
+/* The statistics of `groups` (HKS_REC_PRIOR_*) from one model to another */
+static void state_copy(model *to, model *from, unsigned groups)
+{
+	state_table t[SLOT_TABLES], f[SLOT_TABLES], tv[VALUE_TABLES], fv[VALUE_TABLES];
+	state_slot_tables(to, t);
+	state_slot_tables(from, f);
+	for (unsigned i = 0; i < SLOT_TABLES; i++)
+		if (t[i].group & groups)
+			memcpy(t[i].base, f[i].base, t[i].count * sizeof(slot));
+	state_value_tables(to, tv);
+	state_value_tables(from, fv);
+	for (unsigned i = 0; i < VALUE_TABLES; i++)
+		if (tv[i].group & groups)
+			memcpy(tv[i].base, fv[i].base, tv[i].count * sizeof(int32_t));
+	if (groups & HKS_REC_PRIOR_BYTE_MIXERS)
+		memcpy(to->mixer_seen, from->mixer_seen, sizeof(to->mixer_seen));
+}
+
+hks_result hks_rec_prior_train(hks_ctx *ctx, const uint8_t *const *body, const size_t *size, size_t n,
+                               const hks_rec_prior_options *opt, hks_rec_prior *out)
+{
+	memset(out, 0, sizeof(*out));
+	model *carry = model_create(ctx, 1, HKS_REC_PRIOR_VERSION, NULL);
+	model *fresh = model_create(ctx, 1, HKS_REC_PRIOR_VERSION, NULL);
+	hks_result r = carry && fresh ? HKS_OK : hks_fail_nomem(ctx, model_bytes(TABLE_BITS_MIN));
+	hks_bytebuf scratch;
+	hks_bytebuf_init(&scratch, ctx);
+	for (size_t i = 0; r == HKS_OK && i < n; i++) {
+		scratch.size = 0;
+		r = model_encode(ctx, body[i], size[i], HKS_REC_PRIOR_VERSION, NULL, carry, opt->groups, &scratch);
+	}
+	hks_bytebuf_free(&scratch);
+	state_table t[SLOT_TABLES], f[SLOT_TABLES], tv[VALUE_TABLES], fv[VALUE_TABLES];
+	uint32_t slots = 0, values = 0;
+	for (unsigned pass = 0; r == HKS_OK && pass < 2; pass++) {
+		if (pass) { /* the second pass fills what the first counted */
+			out->slot = (hks_rec_prior_slot *)hks_calloc(ctx, slots ? slots : 1, sizeof(*out->slot));
+			out->value = (hks_rec_prior_value *)hks_calloc(ctx, values ? values : 1, sizeof(*out->value));
+			if (!out->slot || !out->value) {
+				r = hks_fail_nomem(ctx, 0);
+				break;
+			}
+		}
+		hks_rec_prior_slot *ps = (hks_rec_prior_slot *)(uintptr_t)out->slot;
+		hks_rec_prior_value *pv = (hks_rec_prior_value *)(uintptr_t)out->value;
+		uint32_t ns = 0, nv = 0, index = 0;
+		state_slot_tables(carry, t);
+		state_slot_tables(fresh, f);
+		for (unsigned i = 0; i < SLOT_TABLES; i++)
+			for (uint32_t j = 0; j < t[i].count; j++, index++) {
+				const slot *a = (const slot *)t[i].base + j, *b = (const slot *)f[i].base + j;
+				if (!(t[i].group & opt->groups) || (a->prob == b->prob && a->seen == b->seen))
+					continue;
+				if (pass) {
+					ps[ns].index = index;
+					ps[ns].prob = a->prob;
+					ps[ns].seen = (uint16_t)(a->seen < opt->seen_cap ? a->seen : opt->seen_cap);
+				}
+				ns++;
+			}
+		index = 0;
+		state_value_tables(carry, tv);
+		state_value_tables(fresh, fv);
+		for (unsigned i = 0; i < VALUE_TABLES; i++)
+			for (uint32_t j = 0; j < tv[i].count; j++, index++) {
+				int32_t a = ((const int32_t *)tv[i].base)[j], b = ((const int32_t *)fv[i].base)[j];
+				if (!(tv[i].group & opt->groups) || a == b)
+					continue;
+				if (pass) {
+					pv[nv].index = index;
+					pv[nv].value = a;
+				}
+				nv++;
+			}
+		for (uint32_t j = 0; j < STATE_SEEN_COUNT; j++, index++) {
+			unsigned a = (&carry->mixer_seen[0][0])[j], b = (&fresh->mixer_seen[0][0])[j];
+			a = a < opt->mixer_seen_cap ? a : opt->mixer_seen_cap;
+			if (!(opt->groups & HKS_REC_PRIOR_BYTE_MIXERS) || a == b)
+				continue;
+			if (pass) {
+				pv[nv].index = index;
+				pv[nv].value = (int32_t)a;
+			}
+			nv++;
+		}
+		slots = ns;
+		values = nv;
+	}
+	if (r == HKS_OK) {
+		out->slots = slots;
+		out->values = values;
+	} else {
+		hks_rec_prior_free(ctx, out);
+	}
+	if (carry)
+		hks_free(ctx, carry, model_bytes(carry->table_bits));
+	if (fresh)
+		hks_free(ctx, fresh, model_bytes(fresh->table_bits));
+	return r;
+}
+
+void hks_rec_prior_free(hks_ctx *ctx, hks_rec_prior *p)
+{
+	if (p->slot)
+		hks_free(ctx, (void *)(uintptr_t)p->slot, (p->slots ? p->slots : 1) * sizeof(*p->slot));
+	if (p->value)
+		hks_free(ctx, (void *)(uintptr_t)p->value, (p->values ? p->values : 1) * sizeof(*p->value));
+	memset(p, 0, sizeof(*p));
+}
+
+int hks_rec_prior_check(hks_ctx *ctx, const hks_rec_prior *p)
+{
+	model *m = model_create(ctx, 1, HKS_REC_PRIOR_VERSION, NULL); /* only the tables' sizes are read */
+	if (!m)
+		return 0;
+	state_table t[SLOT_TABLES], v[VALUE_TABLES];
+	state_slot_tables(m, t);
+	state_value_tables(m, v);
+	hks_free(ctx, m, model_bytes(m->table_bits));
+	uint64_t slots = 0, values = STATE_SEEN_COUNT;
+	for (unsigned i = 0; i < SLOT_TABLES; i++)
+		slots += t[i].count;
+	for (unsigned i = 0; i < VALUE_TABLES; i++)
+		values += v[i].count;
+	for (uint32_t i = 0; i < p->slots; i++)
+		if (p->slot[i].index >= slots || (i && p->slot[i].index <= p->slot[i - 1].index) || p->slot[i].seen > 255)
+			return 0;
+	for (uint32_t i = 0; i < p->values; i++)
+		if (p->value[i].index >= values || (i && p->value[i].index <= p->value[i - 1].index))
+			return 0;
+	return 1;
 }
