@@ -369,8 +369,9 @@ static void test_recompress_corpus(void **state)
 		/* session 19: record v13, the body coder's start values and final mixer (1.97 / 1.58 % before,
 		 * 1.93 / 1.53 % after; hk_2010 1.43 %) */
 		/* session 20: record v14, the body coder's start state trained on Sekiro's bodies (1.79 / 1.39 % after;
-		 * hk_2010 1.35 %) */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.81 : 1.41));
+		 * hk_2010 1.35 %), and INVERTED entries without hashes with the state trained again (1.74 / 1.35 %;
+		 * hk_2010 1.23 %) */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.76 : 1.37));
 		assert_true(g->refit_inv_smooth > 0); /* the smooth prior's entries apply exactly above */
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 63.5 : 68.8));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
