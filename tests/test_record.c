@@ -290,6 +290,38 @@ static size_t stored_body_at(const uint8_t *rec, size_t size)
 	return at + 1;
 }
 
+/* A record of an older version written beside this version's (`rec`, `size`) for the same clip and options, applied
+ * exactly (recompress_old_applied). Stored (no_zlib), it is `rec` but for the version byte and the INVERTED
+ * entries' hashes; coded, each relabelled as the other is decoded by the other model: refused, or other data,
+ * never the original with its hash. */
+static void old_version_beside(const synth *s, const decoded *d, int no_zlib, unsigned ladder, hks_cpu_model cpu,
+                               unsigned old_version, uint8_t *rec, size_t size)
+{
+	size_t old_size = 0;
+	uint8_t *old = recompress_old_applied(s, &d->in, no_zlib, ladder, cpu, old_version, &old_size);
+	if (no_zlib) {
+		same_but_inverted_hashes(old, old_size, rec, size);
+	} else {
+		for (unsigned k = 0; k < 2; k++) {
+			uint8_t *r = k ? old : rec;
+			uint8_t was = r[4];
+			r[4] = (uint8_t)(k ? HKS_RECORD_VERSION : old_version);
+			hks_packed_spline *out = NULL;
+			hks_record_apply_report ar;
+			hks_error err;
+			hks_result res = hks_recompress_apply(&d->in, r, k ? old_size : size, NULL, &out, &ar, &err);
+			if (res == HKS_OK) {
+				assert_false(same_data(out, &s->anim.spline) && ar.data_matches);
+				hks_packed_spline_free(out);
+			} else {
+				assert_int_equal(res, HKS_E_MALFORMED);
+			}
+			r[4] = was;
+		}
+	}
+	hks_buffer_free(NULL, old, old_size);
+}
+
 static void test_exact_round_trip(void **state)
 {
 	(void)state;
@@ -368,57 +400,11 @@ static void test_exact_round_trip(void **state)
 		uint8_t *v11 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 11, &v11_size);
 		assert_true(v11_size > size); /* version 12's head is smaller */
 		hks_buffer_free(NULL, v11, v11_size);
-		/* version 12 (version 13's body, coded by version 12's model) is still written and applied: stored, it is
-		 * this record with another version byte but for the INVERTED entries' hashes (same_but_inverted_hashes); coded, a body relabelled between 12 and the current version is
-		 * decoded by the other model: refused, or other data, never the original with its hash (docs/RECORD.md
-		 * "Version 13") */
-		size_t v12_size = 0;
-		uint8_t *v12 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 12, &v12_size);
-		if (v & 1) {
-			same_but_inverted_hashes(v12, v12_size, rec, size);
-		} else {
-			for (unsigned k = 0; k < 2; k++) {
-				uint8_t *r = k ? v12 : rec;
-				uint8_t was = r[4];
-				r[4] = (uint8_t)(k ? HKS_RECORD_VERSION : 12);
-				hks_result res = hks_recompress_apply(&d.in, r, k ? v12_size : size, NULL, &out, &ar, &err);
-				if (res == HKS_OK) {
-					assert_false(same_data(out, &s.anim.spline) && ar.data_matches);
-					hks_packed_spline_free(out);
-					out = NULL;
-				} else {
-					assert_int_equal(res, HKS_E_MALFORMED);
-				}
-				r[4] = was;
-			}
-		}
-		hks_buffer_free(NULL, v12, v12_size);
-		/* version 13 (version 14's body but for the INVERTED entries' hashes, coded by version 13's model without
-		 * the trained start state) is still written and applied: stored, it is this record with another version
-		 * byte and those hashes; coded, a body relabelled
-		 * between 13 and 14 is decoded by the other model: refused, or other data, never the original with its
-		 * hash (docs/RECORD.md "Version 14") */
-		size_t v13_size = 0;
-		uint8_t *v13 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 13, &v13_size);
-		if (v & 1) {
-			same_but_inverted_hashes(v13, v13_size, rec, size);
-		} else {
-			for (unsigned k = 0; k < 2; k++) {
-				uint8_t *r = k ? v13 : rec;
-				uint8_t was = r[4];
-				r[4] = (uint8_t)(k ? 14 : 13);
-				hks_result res = hks_recompress_apply(&d.in, r, k ? v13_size : size, NULL, &out, &ar, &err);
-				if (res == HKS_OK) {
-					assert_false(same_data(out, &s.anim.spline) && ar.data_matches);
-					hks_packed_spline_free(out);
-					out = NULL;
-				} else {
-					assert_int_equal(res, HKS_E_MALFORMED);
-				}
-				r[4] = was;
-			}
-		}
-		hks_buffer_free(NULL, v13, v13_size);
+		/* versions 12 (version 13's body, coded by version 12's model; docs/RECORD.md "Version 13") and 13
+		 * (version 14's body but for the INVERTED entries' hashes, coded without the trained start state;
+		 * "Version 14") are still written and applied beside this version */
+		old_version_beside(&s, &d, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 12, rec, size);
+		old_version_beside(&s, &d, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 13, rec, size);
 		/* version 11 entries: REFIT_INV entries that name the smooth prior (bit 7 of the try byte) */
 		{
 			hks_ctx rctx;
