@@ -2494,11 +2494,13 @@ typedef struct builder {
  * entry only when the part it builds, the inversion of the unit's frames with the entry's bounds or mask,
  * decodes to those frames bit for bit. On unedited frames that is the original; on edited frames it is
  * an exact encoding of the edited frames or nothing (the fresh fit stays), as for every hash-free entry.
- * The 4 hash bytes are incompressible. */
+ * The 4 hash bytes are incompressible. `verified`: the original is the inversion itself, which the
+ * inverter verified on these frames, so the sampler need not run again. */
 static int inverted_needs_hash(predictor *pr, uint32_t b, unsigned kind, uint32_t track, const hks_stored_part *op,
-                               uint8_t mb)
+                               uint8_t mb, int verified)
 {
-	return rec_version(pr->rec) < HKS_REC_VERSION_HASHLESS_INVERTED || !part_decodes_to_frames(pr, b, kind, track, op, mb);
+	return rec_version(pr->rec) < HKS_REC_VERSION_HASHLESS_INVERTED ||
+	       (!verified && !part_decodes_to_frames(pr, b, kind, track, op, mb));
 }
 
 static hks_result add_entry(builder *bd, const hks_rec_entry *e, const hks_bytebuf *payload)
@@ -2646,7 +2648,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
 						                   track);
 						e.kind = HKS_REC_ENTRY_INVERTED;
-						e.full_hash = inverted_needs_hash(pr, b, kind, track, op, mb);
+						e.full_hash = inverted_needs_hash(pr, b, kind, track, op, mb, 1);
 						best.size = 0;
 						rep->inverted_parts++;
 						if (ospline)
@@ -2699,7 +2701,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							e.hash = unit_hash(pr->in, orig->blocks[b].first_frame, orig->blocks[b].num_frames, kind,
 							                   track);
 							e.kind = HKS_REC_ENTRY_INVERTED;
-							e.full_hash = inverted_needs_hash(pr, b, kind, track, op, mb);
+							e.full_hash = inverted_needs_hash(pr, b, kind, track, op, mb, 0);
 							if (what == 1)
 								rep->inverted_mask_parts++;
 							else

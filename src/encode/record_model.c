@@ -1157,7 +1157,7 @@ static void model_prime_head(model *m)
 /* The start state of a record of `version`: none before version 14 */
 static const hks_rec_prior *version_prior(unsigned version)
 {
-	return version >= 14 ? &hks_rec_prior_v14 : NULL;
+	return version >= HKS_REC_PRIOR_VERSION ? &hks_rec_prior_v14 : NULL;
 }
 
 static void state_copy(model *to, model *from, unsigned groups);
@@ -1273,6 +1273,8 @@ hks_result hks_rec_prior_train(hks_ctx *ctx, const uint8_t *const *body, const s
 		if (pass) { /* the second pass fills what the first counted */
 			out->slot = (hks_rec_prior_slot *)hks_calloc(ctx, slots ? slots : 1, sizeof(*out->slot));
 			out->value = (hks_rec_prior_value *)hks_calloc(ctx, values ? values : 1, sizeof(*out->value));
+			out->slots = slots; /* the counts hks_rec_prior_free frees with, also when one allocation failed */
+			out->values = values;
 			if (!out->slot || !out->value) {
 				r = hks_fail_nomem(ctx, 0);
 				break;
@@ -1323,12 +1325,8 @@ hks_result hks_rec_prior_train(hks_ctx *ctx, const uint8_t *const *body, const s
 		slots = ns;
 		values = nv;
 	}
-	if (r == HKS_OK) {
-		out->slots = slots;
-		out->values = values;
-	} else {
+	if (r != HKS_OK)
 		hks_rec_prior_free(ctx, out);
-	}
 	if (carry)
 		hks_free(ctx, carry, model_bytes(carry->table_bits));
 	if (fresh)
