@@ -132,10 +132,16 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 	int K = n + p + 1;
 	float *Br = ws->Br;
 	float *temp = ws->temp_err;
+	int *ks = ws->knot_sample;
 	int removed = 0;
 
-	for (int r = 0; r <= K; r++)
+	/* The sample range of a basis function's support comes from its end knots; knots only leave U (A5.8
+	 * shifts the ones after a removed knot down by one), so each knot's first sample is found once and
+	 * shifted with it. */
+	for (int r = 0; r <= K; r++) {
 		Br[r] = FLT_MAX;
+		ks[r] = first_at_or_above(m, ub, U[r]);
+	}
 	compute_bounds(Br, p + 1, K - p - 1, n, p, U, P, cfg);
 
 	while (n > p) {
@@ -167,8 +173,8 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 			f = (1.0f - alpha) * Br[r];
 		}
 		/* The samples in N_{i,p}'s half-open support [U[i], U[i+p+1]). */
-		int lo_k = first_at_or_above(m, ub, U[i]);
-		int hi_k = first_at_or_above(m, ub, U[i + p + 1]) - 1;
+		int lo_k = ks[i];
+		int hi_k = ks[i + p + 1] - 1;
 		float max_err = 0.0f;
 		int k = lo_k;
 		for (; k + 3 <= hi_k; k += 4) { /* four samples at a time, the same values */
@@ -202,6 +208,7 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 		n--;
 		K--;
 		removed++;
+		memmove(&ks[r], &ks[r + 1], (size_t)(K - r + 1) * sizeof(int));
 		if (n == p) /* only p + 1 control points: no interior knot left */
 			break;
 		memmove(&Br[r], &Br[r + 1], (size_t)(K - r + 1) * sizeof(float));

@@ -22,6 +22,7 @@ struct hks_fit_workspace {
 	hks_fit_v4 Qw[HKS_FIT_MAX_POINTS];
 	/* knot removal (§7.3) */
 	float Br[HKS_FIT_MAX_KNOTS];
+	int knot_sample[HKS_FIT_MAX_KNOTS]; /* per knot slot: the first sample index at or above the knot */
 	float temp_err[HKS_FIT_MAX_FRAMES];
 	/* the least-squares system (§7.6), built by hks_fit_lsq_build */
 	int lsq_n, lsq_p, lsq_m;
