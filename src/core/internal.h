@@ -138,6 +138,16 @@ static inline uint32_t hks_f32_bits(float f)
 	memcpy(&u, &f, 4);
 	return u;
 }
+/* hks_dequantize_scalar (decode/quantization.c, FORMAT.md §3.1) inline, for the re-compressor's searches,
+ * which call it in their innermost loops: the same f32 operations in the same order (1/65535 and 1/255 as
+ * their binary32 patterns), so the same bits. */
+static inline float hks_dequantize_scalar_inline(unsigned quantization, uint32_t value, float min, float max)
+{
+	const float scale = hks_f32_from_bits(quantization ? 0x37800080u : 0x3B808081u);
+	float s = (float)value * scale;
+	float d = max - min;
+	return (s * d) + min;
+}
 static inline void hks_put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline void hks_put_le32(uint8_t *p, uint32_t v)
 {

@@ -17,9 +17,7 @@
 #include <immintrin.h>
 #endif
 
-/* FORMAT.md §3.1: 1/65535 and 1/255 as f32. */
-#define HKS_BITS_INV_65535 0x37800080u
-#define HKS_BITS_INV_255 0x3B808081u
+/* FORMAT.md §3.1's 1/65535 and 1/255 as f32: in hks_dequantize_scalar_inline (internal.h). */
 /* FORMAT.md §3.7: Polar32 constants. */
 #define HKS_BITS_INV_1023 0x3A802008u
 #define HKS_BITS_INV_511 0x3B004020u
@@ -33,10 +31,7 @@
 
 float hks_dequantize_scalar(unsigned quantization, uint32_t value, float min, float max)
 {
-	const float scale = hks_f32_from_bits(quantization ? HKS_BITS_INV_65535 : HKS_BITS_INV_255);
-	float s = (float)value * scale;
-	float d = max - min;
-	return (s * d) + min;
+	return hks_dequantize_scalar_inline(quantization, value, min, max);
 }
 
 /*

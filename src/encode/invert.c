@@ -915,7 +915,7 @@ int hks_invert_lane_matches(const hks_stored_part *p, unsigned l, unsigned slot,
 		while (span < n && f >= p->knots[span + 1])
 			span++;
 		for (; done <= span; done++)
-			P[done] = hks_dequantize_scalar(p->quantization, p->control_points[(size_t)done * p->spline_lanes + slot],
+			P[done] = hks_dequantize_scalar_inline(p->quantization, p->control_points[(size_t)done * p->spline_lanes + slot],
 			                                p->min[l], p->max[l]);
 		float N[4];
 		hks_sample_basis(deg, span, (float)f, Uf, N);
@@ -967,7 +967,7 @@ hks_result hks_invert_lane_integers(hks_ctx *ctx, const hks_stored_part *p, cons
 		for (unsigned w = 0; w < LANE_DP_W && !any; w++) {
 			int q = (int)cp[(size_t)i * p->spline_lanes + slot] + off[w];
 			any = q >= 0 && q <= (int)top &&
-			      hks_f32_bits(N[k] * hks_dequantize_scalar(p->quantization, (uint32_t)q, p->min[l], p->max[l])) ==
+			      hks_f32_bits(N[k] * hks_dequantize_scalar_inline(p->quantization, (uint32_t)q, p->min[l], p->max[l])) ==
 			          hks_f32_bits(want);
 		}
 		if (!any)
@@ -992,7 +992,7 @@ hks_result hks_invert_lane_integers(hks_ctx *ctx, const hks_stored_part *p, cons
 		for (unsigned w = 0; w < LANE_DP_W; w++) {
 			int q = (int)cp[(size_t)i * p->spline_lanes + slot] + off[w];
 			val[(size_t)i * LANE_DP_W + w] = q < 0 || q > (int)top ? NAN
-			                                 : hks_dequantize_scalar(p->quantization, (uint32_t)q, p->min[l], p->max[l]);
+			                                 : hks_dequantize_scalar_inline(p->quantization, (uint32_t)q, p->min[l], p->max[l]);
 		}
 	/* the first deg points: every candidate combination (no span is complete yet) */
 	for (unsigned st = 0; st < S; st++) {

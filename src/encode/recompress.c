@@ -1221,7 +1221,7 @@ static uint16_t best_q(unsigned quant, double x, float lo, float hi)
 	for (long q = q0 - 1; q <= q0 + 1; q++) {
 		if (q < 0 || q > (long)top)
 			continue;
-		double e = fabs((double)hks_dequantize_scalar(quant, (uint32_t)q, lo, hi) - x);
+		double e = fabs((double)hks_dequantize_scalar_inline(quant, (uint32_t)q, lo, hi) - x);
 		if (best < 0 || e < bd) {
 			best = q;
 			bd = e;
@@ -1601,7 +1601,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 							 * are not degree 1 stop at their first point) */
 							unsigned f = knots[i + 1];
 							if (knots[i + deg] == f && f < owned) {
-								float x = v[(size_t)f * lanes + l], d = hks_dequantize_scalar(p.quantization, q, lo, hi);
+								float x = v[(size_t)f * lanes + l], d = hks_dequantize_scalar_inline(p.quantization, q, lo, hi);
 								if (fabsf(d - x) > near_tol)
 									shown = 0; /* NaN compares false: not rejected here */
 							}

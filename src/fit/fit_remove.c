@@ -138,9 +138,21 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 	/* The sample range of a basis function's support comes from its end knots; knots only leave U (A5.8
 	 * shifts the ones after a removed knot down by one), so each knot's first sample is found once and
 	 * shifted with it. */
+	int k_at = 0;
+	bool ascending = true;
 	for (int r = 0; r <= K; r++) {
 		Br[r] = FLT_MAX;
-		ks[r] = first_at_or_above(m, ub, U[r]);
+		float x = U[r];
+		if (ascending && x == x && (r == 0 || x >= U[r - 1])) {
+			/* knots in order: a walk along the samples gives first_at_or_above's index (every sample
+			 * before the previous knot's index is below that knot, so below this one) */
+			while (k_at <= m && ub[k_at] < x)
+				k_at++;
+			ks[r] = k_at;
+		} else {
+			ascending = false;
+			ks[r] = first_at_or_above(m, ub, x);
+		}
 	}
 	compute_bounds(Br, p + 1, K - p - 1, n, p, U, P, cfg);
 
