@@ -227,21 +227,24 @@ static void basis_run(const uint8_t *U, unsigned n1, unsigned deg, uint32_t f0, 
 #if defined(__SSE2__)
 	int n = (int)n1 - 1, p = (int)deg;
 	const __m128d zero = _mm_setzero_pd();
+	double Ud[HKS_INVERT_MAX_POINTS + 4]; /* the knots as doubles, converted once (exact: small integers) */
+	for (int k = 0; k <= n + p + 1; k++)
+		Ud[k] = (double)U[k];
 	for (; f + 1 < f1; f += 2) {
 		double lo[2][4], ro[2][4];
 		for (unsigned k = 0; k < 2; k++) {
 			double u = (double)(f + k);
-			if (u < (double)U[n + 1]) {
+			if (u < Ud[n + 1]) {
 				s = s > p ? s : p;
-				while (s < n && !(u < (double)U[s + 1]))
+				while (s < n && !(u < Ud[s + 1]))
 					s++;
 			} else {
 				s = n;
 			}
 			sf[f + k - f0] = s;
 			for (int j = 1; j <= p; j++) {
-				lo[k][j] = u - (double)U[s + 1 - j];
-				ro[k][j] = (double)U[s + j] - u;
+				lo[k][j] = u - Ud[s + 1 - j];
+				ro[k][j] = Ud[s + j] - u;
 			}
 		}
 		__m128d N[4], left[4], right[4];
