@@ -725,23 +725,10 @@ static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, 
  */
 #define REFIT_MAX 256
 
-static int basis_row(const uint8_t *knots, int n_plus_1, int p, double u, double *row, int *span_hint)
-{
-	double N[4];
-	int span = hks_invert_basis_from(knots, (unsigned)n_plus_1, (unsigned)p, u, N, *span_hint); /* invert.c */
-	*span_hint = span;
-	for (int i = 0; i < n_plus_1; i++)
-		row[i] = 0.0;
-	for (int j = 0; j <= p; j++)
-		row[span - p + j] = N[j];
-	return 1;
-}
-
 typedef struct refit_ws {
 	double P[REFIT_MAX][4];
 	double A[REFIT_MAX][REFIT_MAX];
 	double B[REFIT_MAX][4];
-	double row[REFIT_MAX];
 } refit_ws;
 
 /* What fills the control points the frames leave free in the REFIT solve (docs/RECORD.md "Undetermined
@@ -788,17 +775,19 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 	}
 	int span = deg;
 	for (uint32_t k = 0; k < samples; k++) {
-		basis_row(p->knots, n1, deg, (double)k, w->row, &span); /* frames ascend: so do their spans */
+		/* the deg + 1 basis values of point span − deg .. span (frames ascend: so do their spans) */
+		double N[4];
+		span = hks_invert_basis_from(p->knots, (unsigned)n1, (unsigned)deg, (double)k, N, span); /* invert.c */
 		const float *src = kind == 3 ? in->floats + (size_t)(first + k) * in->num_float_tracks + track
 		                              : in->transforms + ((size_t)(first + k) * in->num_transform_tracks + track) *
 		                                                     HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
 		/* only points span − deg .. span have non-zero basis values (the other terms would add zeros) */
 		for (int i = span - deg; i <= span; i++) {
-			double ri = w->row[i];
+			double ri = N[i - (span - deg)];
 			if (ri == 0.0)
 				continue;
 			for (int j = span - deg; j <= span; j++)
-				w->A[i][j] += ri * w->row[j];
+				w->A[i][j] += ri * N[j - (span - deg)];
 			for (unsigned l = 0; l < lanes; l++)
 				w->B[i][l] += ri * (double)src[l];
 		}
