@@ -228,7 +228,7 @@ static void basis_run(const uint8_t *U, unsigned n1, unsigned deg, uint32_t f0, 
 	int n = (int)n1 - 1, p = (int)deg;
 	const __m128d zero = _mm_setzero_pd();
 	double Ud[HKS_INVERT_MAX_POINTS + 4]; /* the knots as doubles, converted once (exact: small integers) */
-	for (int k = 0; k <= n + p + 1; k++)
+	for (int k = 0; f + 1 < f1 && k <= n + p; k++) /* the knots the loop below reads: U[0 .. n + p] */
 		Ud[k] = (double)U[k];
 	for (; f + 1 < f1; f += 2) {
 		double lo[2][4], ro[2][4];

@@ -775,13 +775,13 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 	}
 	int span = deg;
 	for (uint32_t k = 0; k < samples; k++) {
-		/* the deg + 1 basis values of point span − deg .. span (frames ascend: so do their spans) */
+		/* the deg + 1 basis values of points span − deg .. span, the only non-zero ones (frames ascend: so
+		 * do their spans) */
 		double N[4];
 		span = hks_invert_basis_from(p->knots, (unsigned)n1, (unsigned)deg, (double)k, N, span); /* invert.c */
 		const float *src = kind == 3 ? in->floats + (size_t)(first + k) * in->num_float_tracks + track
 		                              : in->transforms + ((size_t)(first + k) * in->num_transform_tracks + track) *
 		                                                     HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
-		/* only points span − deg .. span have non-zero basis values (the other terms would add zeros) */
 		for (int i = span - deg; i <= span; i++) {
 			double ri = N[i - (span - deg)];
 			if (ri == 0.0)
