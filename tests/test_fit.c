@@ -43,6 +43,11 @@ static float lcg_unit(void)
 	lcg_state = lcg_state * 1664525u + 1013904223u;
 	return (float)(lcg_state >> 8) / 16777216.0f;
 }
+static uint32_t lcg(void)
+{
+	lcg_state = lcg_state * 1664525u + 1013904223u;
+	return lcg_state >> 8; /* the low bits of an LCG repeat quickly */
+}
 /* Four draws in lane order (argument evaluation order is unspecified in C, and the
  * test data must not depend on the compiler). */
 static hks_fit_v4 lcg_v4(void)
@@ -247,6 +252,49 @@ static void test_remove_knots_within_bound(void **state)
 
 /* At degree 2, with the KEPT_POINT rule, the accumulated bounds bound the true errors
  * (the spec's rule for p + s odd does not: docs/FIT.md). */
+/* The next knot to remove: the SIMD pass over blocks of 16 must give the index of the plain scan it replaced
+ * (strict "<" from the start, NaN never wins, ties and ±0 to the lowest index), at every length around the
+ * block size, for both starts. */
+static int scan_smallest_bound(const float *Br, int lo, int hi, bool from_max)
+{
+	float m = from_max ? FLT_MAX : Br[lo];
+	int r = lo;
+	if (m != m)
+		return lo;
+	for (int i = lo; i <= hi; i++)
+		if (Br[i] < m) {
+			m = Br[i];
+			r = i;
+		}
+	return r;
+}
+
+static void test_first_smallest_bound(void **state)
+{
+	(void)state;
+	float Br[96];
+	lcg_state = 12345u;
+	for (int it = 0; it < 200000; it++) {
+		int lo = (int)(lcg() % 4u), hi = lo + (int)(lcg() % 80u);
+		unsigned kind = lcg() % 5u;
+		for (int i = 0; i < 96; i++) {
+			unsigned r = lcg() % 100u;
+			float v = (float)(lcg() % 7u);
+			if (kind == 1)
+				v = r < 10 ? NAN : r < 20 ? FLT_MAX : r < 25 ? 0.0f : r < 30 ? -0.0f : (float)(lcg() % 1000u) / 7.0f;
+			else if (kind == 2)
+				v = r < 60 ? FLT_MAX : (float)(lcg() % 3u);
+			else if (kind == 3)
+				v = r < 50 ? 0.0f : -0.0f;
+			else if (kind == 4)
+				v = r < 5 ? NAN : r < 8 ? INFINITY : (float)(lcg() % 20u);
+			Br[i] = v;
+		}
+		for (int fm = 0; fm < 2; fm++)
+			assert_int_equal(hks_fit_first_smallest_bound(Br, lo, hi, fm != 0), scan_smallest_bound(Br, lo, hi, fm != 0));
+	}
+}
+
 static void test_remove_knots_bound_degree2(void **state)
 {
 	fixture *f = *state;
@@ -702,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_knot_bytes),
 		cmocka_unit_test_setup_teardown(test_remove_knots_within_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_knots_bound_degree2, setup, teardown),
+		cmocka_unit_test(test_first_smallest_bound),
 		cmocka_unit_test_setup_teardown(test_well_posed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cg_agrees_with_lapack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_least_squares_recovers_curve, setup, teardown),

@@ -59,67 +59,48 @@ static int first_at_or_above(int m, const float *ub, float x)
 
 /* The knot slot Havok removes next: the first index in lo .. hi with the smallest bound, as a scan
  * with a strict "<" from Br[lo] (or from FLT_MAX, starting at lo) finds it: NaN bounds never win,
- * a NaN Br[lo] keeps lo, equal bounds go to the lowest index. Done as a minimum over four
- * independent lanes, then a search for its first occurrence: the same index without the scan's
- * chain of dependent comparisons (most of the fit's time on long blocks). */
-static int first_smallest_bound(const float *Br, int lo, int hi, bool from_max)
+ * a NaN Br[lo] keeps lo, equal bounds go to the lowest index (+0 and −0 are equal). Done in one pass
+ * over blocks of 16: a block's minimum (NaN never taken) that is strictly below the smallest so far
+ * makes it the block to search, so the block last chosen holds the first occurrence of the minimum;
+ * then a search of that block alone. The same index as the scan, without its chain of dependent
+ * comparisons (most of the fit's time on long blocks). */
+int hks_fit_first_smallest_bound(const float *Br, int lo, int hi, bool from_max)
 {
 	float start = from_max ? FLT_MAX : Br[lo];
 	if (start != start)
 		return lo;
-	int idx = lo;
-	float m0 = start;
+	float cur = start;
+	int idx = lo, block = -1, at = -1; /* the chosen block's start, or the chosen index past the blocks */
 #if defined(__SSE2__)
-	/* minps(x, m) is "x < m ? x : m" lane by lane, NaN x included: the scalar rule below. Four
-	 * accumulators, so that the minimum is not one chain of dependent instructions; the order in
-	 * which values meet does not matter (only a zero's sign could differ, and the search for the
-	 * first equal value below does not see it). */
-	__m128 a0 = _mm_set1_ps(start), a1 = a0, a2 = a0, a3 = a0;
 	for (; idx + 15 <= hi; idx += 16) {
-		a0 = _mm_min_ps(_mm_loadu_ps(Br + idx), a0);
-		a1 = _mm_min_ps(_mm_loadu_ps(Br + idx + 4), a1);
-		a2 = _mm_min_ps(_mm_loadu_ps(Br + idx + 8), a2);
-		a3 = _mm_min_ps(_mm_loadu_ps(Br + idx + 12), a3);
-	}
-	for (; idx + 3 <= hi; idx += 4)
-		a0 = _mm_min_ps(_mm_loadu_ps(Br + idx), a0);
-	/* the accumulators hold no NaN (start is not NaN and minps keeps its second operand for a NaN first):
-	 * their minimum by a tree of minps, then across the four lanes */
-	a0 = _mm_min_ps(_mm_min_ps(a0, a1), _mm_min_ps(a2, a3));
-	a0 = _mm_min_ps(a0, _mm_movehl_ps(a0, a0));
-	a0 = _mm_min_ss(a0, _mm_shuffle_ps(a0, a0, 1));
-	m0 = _mm_cvtss_f32(a0);
-#else
-	float m1 = start, m2 = start, m3 = start;
-	for (; idx + 3 <= hi; idx += 4) {
-		m0 = Br[idx] < m0 ? Br[idx] : m0;
-		m1 = Br[idx + 1] < m1 ? Br[idx + 1] : m1;
-		m2 = Br[idx + 2] < m2 ? Br[idx + 2] : m2;
-		m3 = Br[idx + 3] < m3 ? Br[idx + 3] : m3;
-	}
-	m0 = m1 < m0 ? m1 : m0;
-	m2 = m3 < m2 ? m3 : m2;
-	m0 = m2 < m0 ? m2 : m0;
-#endif
-	for (; idx <= hi; idx++)
-		m0 = Br[idx] < m0 ? Br[idx] : m0;
-	if (!(m0 < start))
-		return lo;
-	idx = lo;
-#if defined(__SSE2__)
-	__m128 want = _mm_set1_ps(m0);
-	for (; idx + 3 <= hi; idx += 4) {
-		int hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(Br + idx), want));
-		if (hit) {
-			while (!(hit & 1)) {
-				hit >>= 1;
-				idx++;
-			}
-			return idx;
+		/* minps(x, m) is "x < m ? x : m": a NaN x keeps m, so no NaN enters the accumulator (cur is
+		 * not NaN); the order in which values meet does not matter (only a zero's sign could differ,
+		 * and "<" and the search below do not see it) */
+		__m128 m = _mm_set1_ps(cur);
+		__m128 a = _mm_min_ps(_mm_loadu_ps(Br + idx), m), b = _mm_min_ps(_mm_loadu_ps(Br + idx + 4), m);
+		a = _mm_min_ps(_mm_loadu_ps(Br + idx + 8), a);
+		b = _mm_min_ps(_mm_loadu_ps(Br + idx + 12), b);
+		a = _mm_min_ps(a, b);
+		a = _mm_min_ps(a, _mm_movehl_ps(a, a));
+		a = _mm_min_ss(a, _mm_shuffle_ps(a, a, 1));
+		float bm = _mm_cvtss_f32(a);
+		if (bm < cur) {
+			cur = bm;
+			block = idx;
 		}
 	}
 #endif
-	while (!(Br[idx] == m0))
+	for (; idx <= hi; idx++)
+		if (Br[idx] < cur) { /* NaN compares false */
+			cur = Br[idx];
+			at = idx;
+		}
+	if (at >= 0)
+		return at;
+	if (block < 0)
+		return lo;
+	idx = block;
+	while (!(Br[idx] == cur))
 		idx++;
 	return idx;
 }
@@ -158,7 +139,7 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *pn, int p, float *U, 
 
 	while (n > p) {
 		/* The first index with the smallest bound: strict "<", ties to the lowest index. */
-		int r = first_smallest_bound(Br, p + 1, K - p - 1, cfg->removal_scan_from_max);
+		int r = hks_fit_first_smallest_bound(Br, p + 1, K - p - 1, cfg->removal_scan_from_max);
 		if (Br[r] == FLT_MAX)
 			break;
 
