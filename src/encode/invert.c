@@ -414,6 +414,35 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 	/* forward and back substitution, the lanes side by side: each lane's operations are those of a
 	 * lane-by-lane solve, in the same order, but the lanes' division chains overlap. The forward
 	 * pass leaves y in B (row i is read only before it is overwritten). */
+	int finite = 1;
+#if defined(__SSE2__)
+	/* two lanes per instruction (a packed operation's lane is the scalar operation); a pair's second lane
+	 * past `lanes` computes garbage that is never stored or read */
+	for (unsigned i = 0; i < n1; i++)
+		for (unsigned l = 0; l < lanes; l += 2) {
+			__m128d s = _mm_loadu_pd(&B[i][l]);
+			for (unsigned d = 1; d <= deg && d <= i; d++)
+				s = _mm_sub_pd(s, _mm_mul_pd(_mm_set1_pd(A[i - d][d]), _mm_loadu_pd(&B[i - d][l])));
+			s = _mm_div_pd(s, _mm_set1_pd(A[i][0]));
+			if (l + 1 < lanes)
+				_mm_storeu_pd(&B[i][l], s);
+			else
+				_mm_storel_pd(&B[i][l], s);
+		}
+	for (unsigned i = n1; i-- > 0;)
+		for (unsigned l = 0; l < lanes; l += 2) {
+			__m128d s = _mm_loadu_pd(&B[i][l]);
+			for (unsigned d = 1; d <= deg && i + d < n1; d++)
+				s = _mm_sub_pd(s, _mm_mul_pd(_mm_set1_pd(A[i][d]), _mm_loadu_pd(&P[i + d][l])));
+			s = _mm_div_pd(s, _mm_set1_pd(A[i][0]));
+			_mm_storel_pd(&P[i][l], s);
+			finite &= isfinite(P[i][l]) != 0;
+			if (l + 1 < lanes) {
+				_mm_storeh_pd(&P[i][l + 1], s);
+				finite &= isfinite(P[i][l + 1]) != 0;
+			}
+		}
+#else
 	for (unsigned i = 0; i < n1; i++) {
 		for (unsigned l = 0; l < lanes; l++) {
 			double s = B[i][l];
@@ -422,7 +451,6 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 			B[i][l] = s / A[i][0];
 		}
 	}
-	int finite = 1;
 	for (unsigned i = n1; i-- > 0;) {
 		for (unsigned l = 0; l < lanes; l++) {
 			double s = B[i][l];
@@ -432,6 +460,7 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 			finite &= isfinite(P[i][l]) != 0;
 		}
 	}
+#endif
 	return finite;
 }
 
