@@ -4,6 +4,7 @@
 #include "invert.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -276,20 +277,21 @@ static void basis_run(const uint8_t *U, unsigned n1, unsigned deg, uint32_t f0, 
 }
 
 /* hks_invert_solve; when Nf / sf are given, the basis values and span of every frame f0 .. f1 − 1 are left
- * there (index f − f0) for the caller's residuals */
+ * there (index f − f0) for the caller's residuals; when vd is given, it holds every frame's lanes as doubles
+ * (vd[f], lanes past `lanes` 0), which the solve then reads instead of converting v's floats */
 static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
                         uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
-                        int *sf);
+                        int *sf, const double (*vd)[4]);
 
 int hks_invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
                      uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge)
 {
-	return invert_solve(U, n1, deg, v, lanes, f0, f1, P, visible, mode, ridge, NULL, NULL);
+	return invert_solve(U, n1, deg, v, lanes, f0, f1, P, visible, mode, ridge, NULL, NULL, NULL);
 }
 
 static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float *v, unsigned lanes, uint32_t f0,
                         uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
-                        int *sf)
+                        int *sf, const double (*vd)[4])
 {
 	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || lanes > 4 || f1 <= f0 ||
 	    f1 - f0 > HKS_INVERT_MAX_FRAMES)
@@ -321,8 +323,14 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
 		 * stores (no store forwarding across them). The right-hand side r, lane by lane as below: the frame,
 		 * less the fixed points' shares in order (lanes past `lanes` are never read). */
 		const float *vf = v + (size_t)f * lanes;
-		__m128d r01 = _mm_set_pd(lanes > 1 ? (double)vf[1] : 0.0, lanes > 0 ? (double)vf[0] : 0.0);
-		__m128d r23 = _mm_set_pd(lanes > 3 ? (double)vf[3] : 0.0, lanes > 2 ? (double)vf[2] : 0.0);
+		__m128d r01, r23;
+		if (vd) { /* converted once by the caller, long before: loads that wait for no store */
+			r01 = _mm_loadu_pd(vd[f]);
+			r23 = _mm_loadu_pd(vd[f] + 2);
+		} else {
+			r01 = _mm_set_pd(lanes > 1 ? (double)vf[1] : 0.0, lanes > 0 ? (double)vf[0] : 0.0);
+			r23 = _mm_set_pd(lanes > 3 ? (double)vf[3] : 0.0, lanes > 2 ? (double)vf[2] : 0.0);
+		}
 		for (unsigned a = 0; mode && a <= deg; a++)
 			if (!visible[(unsigned)s - deg + a]) {
 				const double *Pa = P[(unsigned)s - deg + a];
@@ -562,6 +570,7 @@ typedef struct knots3_state {
 	uint8_t mult[HKS_INVERT_MAX_FRAMES];
 	uint32_t L; /* the last frame at which the curve is only C0 (a triple knot, or the start, or the window) */
 	hks_invert_memo *memo;
+	double vd[HKS_INVERT_MAX_FRAMES][4]; /* the frames' lanes as doubles, lanes past `lanes` 0 (last: not cleared) */
 } knots3_state;
 
 /* ---- the memo of window fits (invert.h) ---- */
@@ -650,7 +659,8 @@ static int knots3_residuals(const knots3_state *st, uint32_t j, uint32_t last, d
 	int sf[HKS_INVERT_MAX_FRAMES];
 	for (unsigned l = 0; l < 4; l++)
 		res[l] = 0.0;
-	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf))
+	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf,
+	                  (const double (*)[4])st->vd))
 		return 0;
 #if defined(__SSE2__)
 	/* two lanes per instruction: the scalar code's sums in its order (x = 0, then + N[a]·P[a] for a = 0..3),
@@ -667,12 +677,8 @@ static int knots3_residuals(const knots3_state *st, uint32_t j, uint32_t last, d
 			x01 = _mm_add_pd(x01, _mm_mul_pd(na, _mm_loadu_pd(P[s - 3 + a])));
 			x23 = _mm_add_pd(x23, _mm_mul_pd(na, _mm_loadu_pd(P[s - 3 + a] + 2)));
 		}
-		/* the frame's lanes as doubles, built in registers (a vector load of scalars just stored would
-		 * wait for the stores) */
-		const float *vf = st->v + (size_t)f * st->lanes;
-		unsigned nl = st->lanes;
-		__m128d w01 = _mm_set_pd(nl > 1 ? (double)vf[1] : 0.0, nl > 0 ? (double)vf[0] : 0.0);
-		__m128d w23 = _mm_set_pd(nl > 3 ? (double)vf[3] : 0.0, nl > 2 ? (double)vf[2] : 0.0);
+		/* the frame's lanes as doubles (converted once per search, knots3_init) */
+		__m128d w01 = _mm_loadu_pd(st->vd[f]), w23 = _mm_loadu_pd(st->vd[f] + 2);
 		__m128d d01 = _mm_andnot_pd(sign, _mm_sub_pd(x01, w01));
 		__m128d d23 = _mm_andnot_pd(sign, _mm_sub_pd(x23, w23));
 		nan01 = _mm_or_pd(nan01, _mm_cmpunord_pd(d01, d01));
@@ -799,7 +805,10 @@ static uint32_t knots3_extend(const knots3_state *st, uint32_t j0)
 static void knots3_init(knots3_state *st, const float *v, uint32_t nf, uint32_t nfit, unsigned lanes,
                         const uint8_t *active, float ulps, hks_invert_memo *memo)
 {
-	memset(st, 0, sizeof(*st));
+	memset(st, 0, offsetof(knots3_state, vd));
+	for (uint32_t f = 0; f < nf; f++)
+		for (unsigned l = 0; l < 4; l++)
+			st->vd[f][l] = l < lanes ? (double)v[(size_t)f * lanes + l] : 0.0;
 	st->memo = memo;
 	st->v = v;
 	st->nf = nf;
