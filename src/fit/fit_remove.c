@@ -72,20 +72,21 @@ int hks_fit_first_smallest_bound(const float *Br, int lo, int hi, bool from_max)
 	float cur = start;
 	int idx = lo, block = -1, at = -1; /* the chosen block's start, or the chosen index past the blocks */
 #if defined(__SSE2__)
+	__m128 m = _mm_set1_ps(cur);
 	for (; idx + 15 <= hi; idx += 16) {
 		/* minps(x, m) is "x < m ? x : m": a NaN x keeps m, so no NaN enters the accumulator (cur is
 		 * not NaN); the order in which values meet does not matter (only a zero's sign could differ,
-		 * and "<" and the search below do not see it) */
-		__m128 m = _mm_set1_ps(cur);
+		 * and "<" and the search below do not see it). The block's minimum across lanes only when
+		 * some lane is below cur. */
 		__m128 a = _mm_min_ps(_mm_loadu_ps(Br + idx), m), b = _mm_min_ps(_mm_loadu_ps(Br + idx + 4), m);
 		a = _mm_min_ps(_mm_loadu_ps(Br + idx + 8), a);
 		b = _mm_min_ps(_mm_loadu_ps(Br + idx + 12), b);
 		a = _mm_min_ps(a, b);
-		a = _mm_min_ps(a, _mm_movehl_ps(a, a));
-		a = _mm_min_ss(a, _mm_shuffle_ps(a, a, 1));
-		float bm = _mm_cvtss_f32(a);
-		if (bm < cur) {
-			cur = bm;
+		if (_mm_movemask_ps(_mm_cmplt_ps(a, m))) {
+			a = _mm_min_ps(a, _mm_movehl_ps(a, a));
+			a = _mm_min_ss(a, _mm_shuffle_ps(a, a, 1));
+			cur = _mm_cvtss_f32(a);
+			m = _mm_set1_ps(cur);
 			block = idx;
 		}
 	}
