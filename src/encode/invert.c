@@ -293,6 +293,9 @@ static int invert_solve(const uint8_t *U, unsigned n1, unsigned deg, const float
                         uint32_t f1, double (*P)[4], uint8_t *visible, unsigned mode, double ridge, double (*Nf)[4],
                         int *sf, const double (*vd)[4])
 {
+#if !defined(__SSE2__)
+	(void)vd; /* the converted frames serve the SSE2 sums only */
+#endif
 	if (n1 < deg + 1 || n1 > HKS_INVERT_MAX_POINTS || deg < 1 || deg > 3 || lanes > 4 || f1 <= f0 ||
 	    f1 - f0 > HKS_INVERT_MAX_FRAMES)
 		return 0;
@@ -659,8 +662,7 @@ static int knots3_residuals(const knots3_state *st, uint32_t j, uint32_t last, d
 	int sf[HKS_INVERT_MAX_FRAMES];
 	for (unsigned l = 0; l < 4; l++)
 		res[l] = 0.0;
-	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf,
-	                  (const double (*)[4])st->vd))
+	if (!invert_solve(U, n1, 3, st->v, st->lanes, L, last + 1, P, vis, 0, 1e-10, Nf, sf, st->vd))
 		return 0;
 #if defined(__SSE2__)
 	/* two lanes per instruction: the scalar code's sums in its order (x = 0, then + N[a]·P[a] for a = 0..3),

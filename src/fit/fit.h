@@ -194,7 +194,7 @@ int hks_fit_remove_knots_bound(hks_fit_workspace *ws, int *n, int p, float *U, h
 
 /* The knot slot A9.9 removes next (fit_remove.c): the first index in lo .. hi whose bound is the smallest
  * below the start (Br[lo], or FLT_MAX with from_max), by strict "<"; NaN bounds never win, a NaN Br[lo]
- * gives lo, and lo when nothing is below the start. */
+ * (without from_max) gives lo, and lo when nothing is below the start. */
 int hks_fit_first_smallest_bound(const float *Br, int lo, int hi, bool from_max);
 
 typedef enum hks_fit_lsq_status {
