@@ -60,10 +60,10 @@ static int first_at_or_above(int m, const float *ub, float x)
 /* The knot slot Havok removes next: the first index in lo .. hi with the smallest bound, as a scan
  * with a strict "<" from Br[lo] (or from FLT_MAX, starting at lo) finds it: NaN bounds never win,
  * a NaN Br[lo] (without from_max) keeps lo, equal bounds go to the lowest index (+0 and −0 are
- * equal). Done in one pass over blocks of 16: a block's minimum (NaN never taken) that is strictly below the smallest so far
- * makes it the block to search, so the block last chosen holds the first occurrence of the minimum;
- * then a search of that block alone. The same index as the scan, without its chain of dependent
- * comparisons (most of the fit's time on long blocks). */
+ * equal). Done in one pass over blocks of 16: a block whose minimum (NaN never taken) is strictly
+ * below the smallest so far becomes the block to search, so the block last chosen holds the first
+ * occurrence of the minimum; then a search of that block alone. The same index as the scan, without
+ * its chain of dependent comparisons (most of the fit's time on long blocks). */
 int hks_fit_first_smallest_bound(const float *Br, int lo, int hi, bool from_max)
 {
 	float start = from_max ? FLT_MAX : Br[lo];
