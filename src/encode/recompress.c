@@ -75,10 +75,21 @@ const char *hks_diff_category_name(hks_diff_category c)
 
 /* ---- canonical form ------------------------------------------------------ */
 
+/* A refit's slot keys (v15, docs/RECORD.md "Corrections in order of doubt"): one per slot of the control
+ * section. Bits 0-3, the point's doubt: 0 when the solved value of one of its slots lay on a rounding edge ..
+ * KEY_SURE when all lay far from every edge; bit 4 (KEY_UP): the slot's value was rounded down, so a
+ * correction is likelier +1 than -1, and its code is negated to give the likelier one the smaller code. */
+#define KEY_SURE 15u
+#define KEY_DOUBT 15u
+#define KEY_UP 16u
+#define KEYS_MAX (256u * 3u) /* REFIT_MAX points of at most three slots */
+
 typedef struct canon {
 	hks_bytebuf bytes;
 	hks_bytebuf cats; /* one hks_diff_category per byte (optional: ctx NULL-free when unused) */
 	int with_cats;
+	size_t nkeys; /* refit_canon: the slot keys of the control section (0: none) */
+	uint8_t keys[KEYS_MAX];
 } canon;
 
 static hks_result cput(canon *c, const void *p, size_t n, hks_diff_category cat)
@@ -444,7 +455,10 @@ typedef struct point_layout {
 	 * order[0 ..], then the others' order[hidden_points ..]); per_point slots a point */
 	int split;
 	size_t per_point, hidden_points, points;
+	int by_key; /* v15: each list's slots in order of doubt, slot_order (the lists one after the other) */
+	const uint8_t *keys; /* v15: the slots' keys (KEY_UP negates a code), or NULL */
 	uint16_t order[POINTS_MAX_GROUPED];
+	uint16_t slot_order[KEYS_MAX];
 } point_layout;
 
 /* v11: the points no frame of the knots' range sees, from the canonical prefix's degree, count and knots
@@ -471,8 +485,30 @@ static void point_groups(point_layout *L, unsigned kind, const uint8_t *canon, s
 	L->per_point = L->slots / n1;
 }
 
+static size_t group_slots(const point_layout *L, unsigned g);
+static size_t group_slot(const point_layout *L, unsigned g, size_t j);
+
+/* v15: the slots of each list ordered by their keys, the most doubtful first (a stable counting sort, so
+ * equal keys keep the list's order). A rotation point's three slots share its key and stay together. */
+static void order_by_keys(point_layout *L, const uint8_t *keys)
+{
+	size_t at = 0;
+	for (unsigned g = L->split ? 0u : 1u; g < 2; g++) {
+		size_t n = group_slots(L, g);
+		uint16_t tmp[KEYS_MAX];
+		for (size_t j = 0; j < n; j++)
+			tmp[j] = (uint16_t)group_slot(L, g, j);
+		for (unsigned k = 0; k <= KEY_SURE; k++)
+			for (size_t j = 0; j < n; j++)
+				if ((keys[tmp[j]] & KEY_DOUBT) == k)
+					L->slot_order[at++] = tmp[j];
+	}
+	L->by_key = 1;
+	L->keys = keys;
+}
+
 static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, size_t size, unsigned version,
-                           point_layout *L)
+                           const uint8_t *keys, size_t nkeys, point_layout *L)
 {
 	size_t q = (kind == 0) + 1u; /* [mask byte 0] mask byte, quantization */
 	if (plen <= q || plen > size)
@@ -499,6 +535,8 @@ static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, siz
 	L->split = version >= 11;
 	if (L->split)
 		point_groups(L, kind, canon, plen);
+	if (version >= 15 && keys && nkeys == L->slots && L->slots <= KEYS_MAX)
+		order_by_keys(L, keys);
 	return 1;
 }
 
@@ -513,9 +551,17 @@ static size_t group_slots(const point_layout *L, unsigned g)
 
 static size_t group_slot(const point_layout *L, unsigned g, size_t j)
 {
+	if (L->by_key)
+		return L->slot_order[(g && L->split ? group_slots(L, 0) : 0) + j];
 	if (!L->hidden_points)
 		return j;
 	return (size_t)L->order[(g ? L->hidden_points : 0) + j / L->per_point] * L->per_point + j % L->per_point;
+}
+
+/* v15: the sign a slot's correction is coded with (KEY_UP: negated) */
+static int64_t slot_sign(const point_layout *L, size_t slot)
+{
+	return L->keys && (L->keys[slot] & KEY_UP) ? -1 : 1;
 }
 
 static uint32_t slot_value(const point_layout *L, const uint8_t *canon, size_t slot)
@@ -564,7 +610,7 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 					items++;
 					if (pass) {
 						HKS_TRY(hks_rec_put_varint(out, j - next));
-						HKS_TRY(hks_rec_put_varint(out, zigzag((int64_t)ca[c] - (int64_t)cb[c])));
+						HKS_TRY(hks_rec_put_varint(out, zigzag(slot_sign(L, slot + c) * ((int64_t)ca[c] - (int64_t)cb[c]))));
 					}
 					next = j + 1;
 				}
@@ -575,7 +621,7 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 				items++;
 				if (pass) {
 					HKS_TRY(hks_rec_put_varint(out, j - next));
-					HKS_TRY(hks_rec_put_varint(out, zigzag((int64_t)a - (int64_t)b)));
+					HKS_TRY(hks_rec_put_varint(out, zigzag(slot_sign(L, slot) * ((int64_t)a - (int64_t)b))));
 				}
 				next = j + 1;
 			}
@@ -620,7 +666,7 @@ static hks_result points_apply_list(hks_cursor *c, const point_layout *L, unsign
 			next = j + 3;
 			continue;
 		}
-		int64_t d = unzigzag(code);
+		int64_t d = slot_sign(L, slot) * unzigzag(code);
 		if (code > 0x3FFFFu) /* |d| fits 17 bits: every slot is at most 16 bits */
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual %llu out of range",
 			                (unsigned long long)code);
@@ -665,22 +711,24 @@ static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *can
  * plen bytes: refit_canon copies it): point residuals where the part has slots, XOR runs over the whole
  * form otherwise; control_apply decides the same way from the same prefix. (Were the prefixes ever to
  * differ, the record's verification would find the data not reproduced and store it whole.) */
-static hks_result control_encode(hks_bytebuf *out, unsigned kind, const uint8_t *refit, const uint8_t *orig,
+static hks_result control_encode(hks_bytebuf *out, unsigned kind, const canon *refit, const uint8_t *orig,
                                  size_t size, size_t plen, unsigned version)
 {
 	point_layout L;
-	if (point_layout_of(kind, refit, plen, size, version, &L))
-		return points_encode(out, &L, refit, orig);
-	return diff_encode(out, refit, orig, size);
+	if (point_layout_of(kind, refit->bytes.data, plen, size, version, refit->keys, refit->nkeys, &L))
+		return points_encode(out, &L, refit->bytes.data, orig);
+	return diff_encode(out, refit->bytes.data, orig, size);
 }
 
-static hks_result control_apply(hks_ctx *ctx, unsigned kind, uint8_t *canon, size_t size, size_t plen,
-                                const uint8_t *payload, size_t psize, unsigned version)
+static hks_result control_apply(hks_ctx *ctx, unsigned kind, canon *refit, size_t plen, const uint8_t *payload,
+                                size_t psize, unsigned version)
 {
 	point_layout L;
-	if (point_layout_of(kind, canon, plen, size, version, &L))
-		return points_apply(ctx, &L, canon, payload, psize);
-	return diff_apply(ctx, canon, size, payload, psize);
+	uint8_t *b = refit->bytes.data;
+	size_t size = refit->bytes.size;
+	if (point_layout_of(kind, b, plen, size, version, refit->keys, refit->nkeys, &L))
+		return points_apply(ctx, &L, b, payload, psize);
+	return diff_apply(ctx, b, size, payload, psize);
 }
 
 /* ---- frames and their hashes --------------------------------------------- */
@@ -905,13 +953,31 @@ static int solve_points_exact(refit_ws *w, const hks_frames_in *in, uint32_t fir
 	       solve_points_l(w, in, first, nf, last_block, kind, track, p, P, 1e-7, PRIOR_SMOOTH);
 }
 
-/* Append the control section of part p (prefix parsed) computed from P. */
+/* A slot's key (v15): how far its solved value g, in grid steps, lies from the rounding edge between two
+ * integers, in 32nds of a step (0 .. KEY_SURE; non-finite values are sure: nothing orders them), and KEY_UP
+ * when g was rounded down. */
+static uint8_t slot_key(double g)
+{
+	double f = g - floor(g), d = fabs(f - 0.5); /* d: 0 on an edge, 0.5 on an integer */
+	if (!(d >= 0.0 && d <= 0.5))
+		return KEY_SURE;
+	unsigned k = (unsigned)(d * 32.0);
+	return (uint8_t)((k < KEY_SURE ? k : KEY_SURE) | (f < 0.5 ? KEY_UP : 0u));
+}
+
+/* Append the control section of part p (prefix parsed) computed from P; with `keys`, the slots' keys too (v15:
+ * *nkeys of them, one per slot, at most KEYS_MAX). */
 static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsigned kind, const hks_stored_part *p,
-                                double (*P)[4])
+                                double (*P)[4], uint8_t *keys, size_t *nkeys)
 {
 	int n1 = p->num_control_points;
+	size_t nk = 0;
 	if (kind == 1) {
 		unsigned sel = p->quantization;
+		float scale = sel == HKS_ROT_THREECOMP40 ? 2894.8953f
+		              : sel == HKS_ROT_THREECOMP48 ? 23169.061f
+		              : sel == HKS_ROT_THREECOMP24 ? 89.095451f
+		                                           : 0.0f;
 		float half = sel == HKS_ROT_THREECOMP40 ? 0.5f / 2894.8953f
 		             : sel == HKS_ROT_THREECOMP48 ? 0.5f / 23169.061f
 		             : sel == HKS_ROT_THREECOMP24 ? 0.5f / 89.095451f
@@ -922,6 +988,20 @@ static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsign
 				q[l] = (float)P[i][l];
 			hks_normalize_unguarded(m, q, nq);
 			unsigned sign, k = hks_quat_largest(nq, &sign);
+			/* the point's key: its most doubtful kept component's (the packer's grid is |c| · scale) */
+			uint8_t key = KEY_SURE, up[4];
+			for (unsigned l = 0; l < 4; l++) {
+				/* the packer rounds |c| · scale to the nearest, away from 0 at the half: a negative component
+				 * rounded down in size was rounded up */
+				uint8_t kl = slot_key(fabs((double)nq[l]) * (double)scale);
+				up[l] = (uint8_t)((kl & KEY_UP) ^ (nq[l] < 0.0f ? KEY_UP : 0u));
+				if (l != k && (kl & KEY_DOUBT) < key)
+					key = kl & KEY_DOUBT;
+			}
+			if (keys && nk + 3 <= KEYS_MAX)
+				for (unsigned l = 0; l < 4; l++)
+					if (l != k)
+						keys[nk++] = (uint8_t)(key | up[l]);
 			for (unsigned l = 0; l < 4 && half != 0.0f; l++)
 				if (l != k && nq[l] != 0.0f)
 					nq[l] = nq[l] > 0.0f ? nq[l] + half : nq[l] - half;
@@ -929,14 +1009,28 @@ static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsign
 			uint32_t size = hks_pack_quaternion(sel, nq, b);
 			HKS_TRY(hks_bytebuf_append(out, b, size));
 		}
+		if (nkeys)
+			*nkeys = nk;
 		return HKS_OK;
 	}
 	unsigned lanes = kind == 3 ? 1 : 3;
-	for (int i = 0; i < n1; i++)
+	for (int i = 0; i < n1; i++) {
+		size_t first = nk;
+		uint8_t key = KEY_SURE; /* the point's: its most doubtful lane's */
 		for (unsigned lane = 0; lane < lanes; lane++) {
 			if (!(p->flags & (0x10u << lane)))
 				continue;
 			float lo = p->min[lane], hi = p->max[lane], v = (float)P[i][lane];
+			if (hi > lo) {
+				uint8_t kl = slot_key(((double)v - lo) / ((double)hi - lo) * (p->quantization ? 65535.0 : 255.0));
+				key = (kl & KEY_DOUBT) < key ? (kl & KEY_DOUBT) : key;
+				if (keys && nk < KEYS_MAX)
+					keys[nk] = kl & KEY_UP;
+			} else if (keys && nk < KEYS_MAX) {
+				keys[nk] = 0;
+			}
+			if (keys && nk < KEYS_MAX)
+				nk++;
 			if (hi > lo)
 				v = v + (hi - lo) * (p->quantization ? 0.5f / 65535.0f : 0.5f / 255.0f);
 			uint8_t b[2];
@@ -948,6 +1042,11 @@ static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsign
 				HKS_TRY(hks_bytebuf_append(out, b, 1));
 			}
 		}
+		for (size_t j = first; keys && j < nk; j++)
+			keys[j] = (uint8_t)(keys[j] | key);
+	}
+	if (nkeys)
+		*nkeys = nk;
 	return HKS_OK;
 }
 
@@ -983,11 +1082,13 @@ static int repack_shown_points(unsigned sel, const uint8_t *knots, unsigned n1, 
 static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, const hks_rcp_model *m,
                               const hks_frames_in *in, const hks_stored_block *blk, int last_block, unsigned kind,
                               uint32_t track, const uint8_t *prefix, size_t prefix_size, int offsets, int prior,
-                              hks_bytebuf *out, int *ok)
+                              canon *cout, int *ok)
 {
 	hks_stored_part p;
 	uint8_t m0 = 0, mb = 0;
+	hks_bytebuf *out = &cout->bytes;
 	*ok = 0;
+	cout->nkeys = 0;
 	HKS_TRY(parse_canon_mode(ctx, scratch, kind, prefix, prefix_size, 1, &p, &m0, &mb));
 	out->size = 0;
 	HKS_TRY(hks_bytebuf_append(out, prefix, prefix_size));
@@ -1006,7 +1107,7 @@ static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, con
 		memcpy(out->data, pc, prefix_size);
 	}
 	size_t at = out->size;
-	HKS_TRY(refit_section(out, m, kind, &p, w->P));
+	HKS_TRY(refit_section(out, m, kind, &p, w->P, cout->keys, &cout->nkeys));
 	if (kind == 1 && p.quantization != HKS_ROT_UNCOMPRESSED && hks_pack_quaternion_exact(p.quantization)) {
 		/* points the frames show exactly, repacked to unpack to them (as the inverter does) */
 		uint32_t owned = last_block ? blk->num_frames : blk->num_frames - 1;
@@ -1287,7 +1388,7 @@ static hks_result rotation_candidate(predictor *pr, hks_arena *arena, uint32_t f
 				r = hks_bytebuf_append(&bb, fb, 4);
 			}
 	else
-		r = refit_section(&bb, pr->model, 1, p, PP);
+		r = refit_section(&bb, pr->model, 1, p, PP, NULL, NULL);
 	uint8_t *pk = r == HKS_OK && bb.size == (size_t)size * n1 ? (uint8_t *)hks_arena_dup(arena, bb.data, bb.size) : NULL;
 	hks_bytebuf_free(&bb);
 	HKS_TRY(r);
@@ -1381,7 +1482,7 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 			hks_bytebuf bb;
 			hks_bytebuf_init(&bb, pr->ctx);
 			p.flags = flags;
-			hks_result r = refit_section(&bb, pr->model, 1, &p, P);
+			hks_result r = refit_section(&bb, pr->model, 1, &p, P, NULL, NULL);
 			uint8_t *pk = r == HKS_OK && bb.size == size ? (uint8_t *)hks_arena_dup(arena, bb.data, size) : NULL;
 			hks_bytebuf_free(&bb);
 			HKS_TRY(r);
@@ -2092,12 +2193,11 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 		if (r == HKS_OK)
 			r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
 			                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen,
-			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, prior, &cn->bytes, &ok);
+			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, prior, cn, &ok);
 		if (r == HKS_OK && !ok)
 			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
 		if (r == HKS_OK)
-			r = control_apply(ctx, kind, cn->bytes.data, cn->bytes.size, plen, e->payload + c.pos,
-			                  e->payload_size - c.pos, rec_version(rec));
+			r = control_apply(ctx, kind, cn, plen, e->payload + c.pos, e->payload_size - c.pos, rec_version(rec));
 	} else {
 		pp = unit_part(pr->pred[e->ladder], b, u, T, &kind, &m0, &mb, &track);
 		r = canon_part(cn, kind, m0, mb, pp);
@@ -2747,7 +2847,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				if (plen <= co.bytes.size)
 					r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
 					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0, refit_prior(pr->rec),
-					                &cp.bytes, &ok);
+					                &cp, &ok);
 				if (r == HKS_OK && ok && cp.bytes.size == co.bytes.size) {
 					unsigned k2;
 					uint8_t pm0, pmb;
@@ -2766,7 +2866,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P, op->num_control_points, 0);
 					}
 					if (r == HKS_OK)
-						r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen, rec_version(pr->rec));
+						r = control_encode(&trial, kind, &cp, co.bytes.data, co.bytes.size, plen, rec_version(pr->rec));
 					if (r == HKS_OK && trial.size < current) {
 						refit = 1;
 						r = take_trial(&best, &trial, &current);
@@ -2783,7 +2883,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						trial.size = 0;
 						r = diff_encode(&trial, cq.bytes.data, co.bytes.data, plen);
 						if (r == HKS_OK)
-							r = control_encode(&trial, kind, cp.bytes.data, co.bytes.data, co.bytes.size, plen, rec_version(pr->rec));
+							r = control_encode(&trial, kind, &cp, co.bytes.data, co.bytes.size, plen, rec_version(pr->rec));
 						if (r == HKS_OK && trial.size < current) {
 							refit = 2;
 							refit_step = step;
@@ -2807,7 +2907,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							int ok2 = 0;
 							r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
 							                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0,
-							                PRIOR_SMOOTH, &cs.bytes, &ok2);
+							                PRIOR_SMOOTH, &cs, &ok2);
 							if (r != HKS_OK || !ok2 || cs.bytes.size != co.bytes.size)
 								break;
 							solved = &cs;
@@ -2827,7 +2927,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							/* cut the degree, count and knot bytes out: the try and the edits give them */
 							memmove(trial.data + k0 - 3, trial.data + k0 + nk, plen - k0 - nk);
 							trial.size -= nk + 3;
-							r = control_encode(&trial, kind, solved->bytes.data, co.bytes.data, co.bytes.size, plen,
+							r = control_encode(&trial, kind, solved, co.bytes.data, co.bytes.size, plen,
 							                   rec_version(pr->rec));
 						}
 						if (r == HKS_OK && (pi == 0 || trial.size < tail_size)) {
