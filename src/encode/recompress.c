@@ -457,13 +457,22 @@ typedef struct point_layout {
 	size_t per_point, hidden_points, points;
 	int by_key; /* v15: each list's slots in order of doubt, slot_order (the lists one after the other) */
 	const uint8_t *keys; /* v15: the slots' keys (KEY_UP negates a code), or NULL */
+	int pairs;           /* v15: partner[] and place[] hold (point_pairs) */
 	uint16_t order[POINTS_MAX_GROUPED];
 	uint16_t slot_order[KEYS_MAX];
+	/* v15: a point's partner (the other inner point of a span whose only frame both see; NO_PARTNER) and each
+	 * slot's place in the order the lists are read */
+	uint16_t partner[POINTS_MAX_GROUPED];
+	uint16_t place[KEYS_MAX];
 } point_layout;
+
+#define NO_PARTNER 0xFFFFu
 
 /* v11: the points no frame of the knots' range sees, from the canonical prefix's degree, count and knots
  * (hks_invert_hidden_points). Left ungrouped (hidden_points 0) when the prefix does not hold them. */
-static void point_groups(point_layout *L, unsigned kind, const uint8_t *canon, size_t plen)
+static void point_pairs(point_layout *L, const uint8_t *U, unsigned n1, unsigned deg);
+
+static void point_groups(point_layout *L, unsigned kind, const uint8_t *canon, size_t plen, unsigned version)
 {
 	size_t k0 = (kind == 0) + 5u; /* [mask byte 0] mask, quantization, degree, count u16, knots */
 	if (plen < k0)
@@ -483,6 +492,39 @@ static void point_groups(point_layout *L, unsigned kind, const uint8_t *canon, s
 		L->hidden_points += hidden[i];
 	L->points = n1;
 	L->per_point = L->slots / n1;
+	if (version >= 15 && deg == 3 && !L->rot_sel) /* rotations: measured, the pairs' corrections are not opposite */
+		point_pairs(L, canon + k0, n1, deg);
+}
+
+/* v15: two neighbouring points of a degree-3 part that only one frame sees, the same frame for both (the two
+ * inner points of a two-frame span between triple knots): the frame fixes their sum (for that span, with equal
+ * weights 3/8), the solve only chooses how to split it, so when Havok split it otherwise the corrections of
+ * the two are opposite. A correction of one is then also applied, negated, to the other (points_apply_list),
+ * which needs none of its own when the two are exactly opposite (docs/RECORD.md "Pairs since version 15"). */
+static void point_pairs(point_layout *L, const uint8_t *U, unsigned n1, unsigned deg)
+{
+	uint16_t seen[POINTS_MAX_GROUPED], frame[POINTS_MAX_GROUPED];
+	memset(seen, 0, n1 * sizeof(seen[0]));
+	int span = (int)deg;
+	for (unsigned f = 0; f <= U[n1 + deg]; f++) {
+		double N[4];
+		span = hks_invert_basis_from(U, n1, deg, (double)f, N, span);
+		for (unsigned i = 0; i <= deg; i++) {
+			int pt = span - (int)deg + (int)i;
+			if (N[i] != 0.0 && pt >= 0 && (unsigned)pt < n1 && seen[pt] < 2) {
+				seen[pt]++;
+				frame[pt] = (uint16_t)f;
+			}
+		}
+	}
+	for (unsigned i = 0; i < n1; i++)
+		L->partner[i] = NO_PARTNER;
+	for (unsigned i = 0; i + 1 < n1; i++)
+		if (seen[i] == 1 && seen[i + 1] == 1 && frame[i] == frame[i + 1] && L->partner[i] == NO_PARTNER) {
+			L->partner[i] = (uint16_t)(i + 1);
+			L->partner[i + 1] = (uint16_t)i;
+		}
+	L->pairs = 1;
 }
 
 static size_t group_slots(const point_layout *L, unsigned g);
@@ -534,9 +576,19 @@ static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, siz
 	}
 	L->split = version >= 11;
 	if (L->split)
-		point_groups(L, kind, canon, plen);
+		point_groups(L, kind, canon, plen, version);
 	if (version >= 15 && keys && nkeys == L->slots && L->slots <= KEYS_MAX)
 		order_by_keys(L, keys);
+	if (L->pairs) {
+		if (L->slots > KEYS_MAX) {
+			L->pairs = 0;
+		} else {
+			size_t at = 0;
+			for (unsigned g = L->split ? 0u : 1u; g < 2; g++)
+				for (size_t j = 0, n = group_slots(L, g); j < n; j++)
+					L->place[group_slot(L, g, j)] = (uint16_t)at++;
+		}
+	}
 	return 1;
 }
 
@@ -570,6 +622,32 @@ static uint32_t slot_value(const point_layout *L, const uint8_t *canon, size_t s
 	return L->width == 2 ? hks_le16(b) : b[0];
 }
 
+static void slot_set(const point_layout *L, uint8_t *canon, size_t slot, uint32_t v)
+{
+	uint8_t *b = canon + L->start + slot * L->width;
+	if (L->width == 2)
+		hks_put_le16(b, (uint16_t)v);
+	else
+		b[0] = (uint8_t)v;
+}
+
+/* v15: after a correction d of a T/S/F slot, its partner's slot (point_pairs) takes −d when it is read later and
+ * stays in range; build and apply do this alike (rotations have no pairs) */
+static void pass_to_partner(const point_layout *L, uint8_t *canon, size_t slot, int64_t d)
+{
+	if (!L->pairs || L->rot_sel)
+		return;
+	size_t pt = slot / L->per_point, other = L->partner[pt];
+	if (other == NO_PARTNER)
+		return;
+	size_t s2 = other * L->per_point + slot % L->per_point;
+	if (L->place[s2] < L->place[slot])
+		return;
+	int64_t v = (int64_t)slot_value(L, canon, s2) - d;
+	if (v >= 0 && v <= (L->width == 2 ? 0xFFFF : 0xFF))
+		slot_set(L, canon, s2, (uint32_t)v);
+}
+
 /* (a right shift of a negative value is implementation-defined in C11: the sign is asked for instead) */
 static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (d < 0 ? UINT64_MAX : 0u); }
 static int64_t unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1u); }
@@ -578,13 +656,18 @@ static int64_t unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 
  * the others'; before: one list of every slot) varint n; per item varint gap (the list's slots since the
  * previous item's end), varint code: zigzag(orig − refit) (never 0) for one slot, or 0 (rotations, at a
  * point's first slot) followed by the original point's bytes, which then cover its three slots. */
-static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, unsigned g, const uint8_t *refit,
-                                     const uint8_t *orig)
+static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, unsigned g, uint8_t *refit,
+                                     const uint8_t *orig, uint8_t *snapshot)
 {
 	size_t n = group_slots(L, g);
+	size_t section = L->slots * L->width;
+	if (snapshot) /* v15 pairs: both passes start from the refitted slots as the lists before left them */
+		memcpy(snapshot, refit + L->start, section);
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t items = 0;
 		size_t next = 0;
+		if (snapshot && pass)
+			memcpy(refit + L->start, snapshot, section);
 		for (size_t j = 0; j < n;) {
 			size_t slot = group_slot(L, g, j);
 			if (L->rot_sel) {
@@ -624,6 +707,10 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 					HKS_TRY(hks_rec_put_varint(out, zigzag(slot_sign(L, slot) * ((int64_t)a - (int64_t)b))));
 				}
 				next = j + 1;
+				if (snapshot) {
+					slot_set(L, refit, slot, a);
+					pass_to_partner(L, refit, slot, (int64_t)a - (int64_t)b);
+				}
 			}
 			j++;
 		}
@@ -635,9 +722,23 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 
 static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const uint8_t *refit, const uint8_t *orig)
 {
-	for (unsigned g = L->split ? 0u : 1u; g < 2; g++)
-		HKS_TRY(points_encode_list(out, L, g, refit, orig));
-	return HKS_OK;
+	if (!L->pairs || L->rot_sel) {
+		for (unsigned g = L->split ? 0u : 1u; g < 2; g++)
+			HKS_TRY(points_encode_list(out, L, g, (uint8_t *)(uintptr_t)refit, orig, NULL));
+		return HKS_OK;
+	}
+	/* v15 pairs: a correction moves the partner's slot, so the lists are written against a copy that the
+	 * corrections change as apply will (points_apply_list) */
+	size_t size = L->start + L->slots * L->width;
+	hks_bytebuf work;
+	hks_bytebuf_init(&work, out->ctx);
+	hks_result r = hks_bytebuf_append(&work, refit, size);
+	if (r == HKS_OK)
+		r = hks_bytebuf_append(&work, refit + L->start, L->slots * L->width); /* room for the snapshot */
+	for (unsigned g = L->split ? 0u : 1u; r == HKS_OK && g < 2; g++)
+		r = points_encode_list(out, L, g, work.data, orig, work.data + size);
+	hks_bytebuf_free(&work);
+	return r;
 }
 
 static hks_result points_apply_list(hks_cursor *c, const point_layout *L, unsigned g, uint8_t *canon, size_t size)
@@ -685,11 +786,8 @@ static hks_result points_apply_list(hks_cursor *c, const point_layout *L, unsign
 			int64_t v = (int64_t)slot_value(L, canon, slot) + d;
 			if (v < 0 || v > (L->width == 2 ? 0xFFFF : 0xFF))
 				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual out of range at slot %zu", slot);
-			uint8_t *b = canon + L->start + slot * L->width;
-			if (L->width == 2)
-				hks_put_le16(b, (uint16_t)v);
-			else
-				b[0] = (uint8_t)v;
+			slot_set(L, canon, slot, (uint32_t)v);
+			pass_to_partner(L, canon, slot, d);
 		}
 		next = j + 1;
 	}
