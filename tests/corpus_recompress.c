@@ -372,8 +372,9 @@ static void test_recompress_corpus(void **state)
 		 * hk_2010 1.35 %), and INVERTED entries without hashes with the state trained again (1.74 / 1.35 %;
 		 * hk_2010 1.23 %) */
 		/* session 22: record v15, each correction list's slots in order of doubt and codes signed toward the
-		 * nearer rounding edge (1.65 / 1.29 %; hk_2010 1.19 %) */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.67 : 1.31));
+		 * nearer rounding edge (1.65 / 1.29 %; hk_2010 1.19 %), then the pairs of two-frame spans (1.64 / 1.28 %;
+		 * hk_2010 1.19 %) */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.66 : 1.30));
 		assert_true(g->refit_inv_smooth > 0); /* the smooth prior's entries apply exactly above */
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 63.5 : 68.8));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
