@@ -75,7 +75,7 @@ const char *hks_diff_category_name(hks_diff_category c)
 
 /* ---- canonical form ------------------------------------------------------ */
 
-/* A refit's slot keys (v15, docs/RECORD.md "Corrections in order of doubt"): one per slot of the control
+/* A refit's slot keys (v15, docs/RECORD.md "In order of doubt since version 15"): one per slot of the control
  * section. Bits 0-3, the point's doubt: 0 when the solved value of one of its slots lay on a rounding edge ..
  * KEY_SURE when all lay far from every edge; bit 4 (KEY_UP): the slot's value was rounded down, so a
  * correction is likelier +1 than -1, and its code is negated to give the likelier one the smaller code (a
