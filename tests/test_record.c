@@ -674,6 +674,91 @@ static void fixture_close(record_fixture *fx)
 	hks_packed_spline_free(fx->s.packed);
 }
 
+/* Version 15 signs a correction by its slot's rounding direction (docs/RECORD.md "In order of doubt since version
+ * 15"). A hostile code of 2^64 − 1 unzigzags to INT64_MIN, which negated overflowed before the range check moved
+ * in front of it (session 22 review; UBSan reported it). Each REFIT entry's correction replaced by one item, the
+ * code 2^64 − 1 at each of its list's first slots: no such record applies, and nothing overflows (the sanitizer
+ * job runs this test). */
+static void test_hostile_signed_code(void **state)
+{
+	(void)state;
+	static record_fixture fx;
+	fixture_open(&fx);
+	unsigned tried = 0, refused = 0;
+	for (uint32_t i = 0; i < fx.ra.num_entries; i++) {
+		hks_rec_entry *e = &fx.ra.entries[i];
+		if (e->kind != HKS_REC_ENTRY_REFIT && e->kind != HKS_REC_ENTRY_REFIT_PATCHED &&
+		    e->kind != HKS_REC_ENTRY_REFIT_INV)
+			continue;
+		/* REFIT: varint prefix size and the coded prefix; REFIT_PATCHED: runs patching the prediction's prefix
+		 * (varint runs; per run varint gap, varint length, the bytes); then the correction (docs/RECORD.md
+		 * "Byte layout") */
+		hks_cursor c = hks_cursor_make(&fx.ctx, e->payload, e->payload_size, 0);
+		uint64_t n = 0, gap0 = 0, len = 0;
+		assert_int_equal(hks_rec_get_varint(&c, &n, "prefix size or runs"), HKS_OK);
+		uint32_t u = e->index % (3 * NT + NFL);
+		unsigned part = u < 3 * NT ? u % 3 : 3;
+		static const uint8_t probe[13] = {0, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01};
+		if (e->kind == HKS_REC_ENTRY_REFIT_INV) {
+			/* self-delimiting: the last place where the payload's walk accepts the new correction */
+			c.pos = 0;
+			for (size_t at = e->payload_size; at-- > 1;) {
+				uint8_t tmp[1024 + 13];
+				if (at > 1024)
+					continue;
+				memcpy(tmp, e->payload, at);
+				memcpy(tmp + at, probe, 13);
+				if (hks_rec_refit_inv_length(part, tmp, at + 13, HKS_RECORD_VERSION) == at + 13) {
+					c.pos = at;
+					break;
+				}
+			}
+			if (!c.pos)
+				continue;
+		} else if (e->kind == HKS_REC_ENTRY_REFIT) {
+			c.pos += (size_t)n;
+		} else {
+			for (uint64_t k = 0; k < n; k++) {
+				assert_int_equal(hks_rec_get_varint(&c, &gap0, "gap"), HKS_OK);
+				assert_int_equal(hks_rec_get_varint(&c, &len, "length"), HKS_OK);
+				c.pos += (size_t)len;
+			}
+		}
+		size_t head = c.pos;
+		assert_true(head <= e->payload_size);
+		const uint8_t *payload = e->payload;
+		uint32_t payload_size = e->payload_size;
+		for (unsigned gap = 0; gap < 8; gap++) {
+			/* list 0 (the hidden points') empty, list 1 one item: the gap, then the code 2^64 − 1 */
+			uint8_t tail[16] = {0, 1, (uint8_t)gap, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01};
+			uint8_t *np = (uint8_t *)hks_arena_alloc(fx.arena, head + 13);
+			assert_non_null(np);
+			memcpy(np, payload, head);
+			memcpy(np + head, tail, 13);
+			e->payload = np;
+			e->payload_size = (uint32_t)(head + 13);
+			uint8_t *w = NULL;
+			size_t wn = 0;
+			assert_int_equal(hks_rec_write(&fx.ctx, &fx.ra, 1, &w, &wn), HKS_OK);
+			hks_packed_spline *out = NULL;
+			hks_record_apply_report ar;
+			memset(&ar, 0, sizeof(ar));
+			hks_result r = hks_recompress_apply(&fx.d.in, w, wn, NULL, &out, &ar, &fx.err);
+			/* refused, or (an entry without a hash whose build fails) the unit fitted afresh ("Hash") */
+			assert_true(r == HKS_E_MALFORMED || (r == HKS_OK && ar.refitted > 0 && !ar.data_matches));
+			refused += r != HKS_OK;
+			hks_packed_spline_free(out);
+			hks_buffer_free(NULL, w, wn);
+			tried++;
+		}
+		e->payload = payload;
+		e->payload_size = payload_size;
+	}
+	printf("hostile codes tried: %u, refused %u\n", tried, refused);
+	assert_true(tried > 0);
+	fixture_close(&fx);
+}
+
 static uint32_t g_edit_applied; /* hash-free entries of edited units that decode to the edited frames */
 
 /* v8: an entry without a hash applies only when the part it builds decodes to the unit's frames. Edit the
@@ -1131,6 +1216,7 @@ int main(void)
 		cmocka_unit_test(test_record_file),
 		cmocka_unit_test(test_exact_round_trip),
 		cmocka_unit_test(test_truncated_and_corrupted),
+		cmocka_unit_test(test_hostile_signed_code),
 		cmocka_unit_test(test_edited_unit_verified),
 		cmocka_unit_test(test_inverted_entries_hash),
 		cmocka_unit_test(test_unbuildable_entry),
