@@ -813,7 +813,8 @@ static void test_end_to_end_pairs(void **state)
 	}
 	g_version = 0;
 	g_deg = 1;
-	print_message("two-frame spans between triple knots: record version 14 %zu B, version 15 %zu B\n", size[0], size[1]);
+	print_message("two-frame spans between triple knots: record version 14 %llu B, version 15 %llu B\n",
+	              (unsigned long long)size[0], (unsigned long long)size[1]);
 	/* measured: 535 B and 473 B; 504 B for version 15 without its pairs (the order of doubt alone), so the bound
 	 * below fails when the pairs do nothing */
 	assert_true(size[1] + 48 < size[0]);
