@@ -709,10 +709,8 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 					HKS_TRY(hks_rec_put_varint(out, zigzag(slot_sign(L, slot) * ((int64_t)a - (int64_t)b))));
 				}
 				next = j + 1;
-				if (snapshot) {
-					slot_set(L, refit, slot, a);
+				if (snapshot) /* the slot itself is read no more: only its partner moves */
 					pass_to_partner(L, refit, slot, (int64_t)a - (int64_t)b);
-				}
 			}
 			j++;
 		}
@@ -1081,10 +1079,7 @@ static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsign
 		              : sel == HKS_ROT_THREECOMP48 ? 23169.061f
 		              : sel == HKS_ROT_THREECOMP24 ? 89.095451f
 		                                           : 0.0f;
-		float half = sel == HKS_ROT_THREECOMP40 ? 0.5f / 2894.8953f
-		             : sel == HKS_ROT_THREECOMP48 ? 0.5f / 23169.061f
-		             : sel == HKS_ROT_THREECOMP24 ? 0.5f / 89.095451f
-		                                          : 0.0f;
+		float half = scale != 0.0f ? 0.5f / scale : 0.0f; /* half a grid step */
 		for (int i = 0; i < n1; i++) {
 			float q[4], nq[4];
 			for (int l = 0; l < 4; l++)
