@@ -1323,7 +1323,7 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * every part whose frames are unchanged gets its original bytes, the others
  * are fitted afresh.
  */
-#define HKS_RECORD_VERSION 15
+#define HKS_RECORD_VERSION 16
 #define HKS_RECORD_VERSION_MIN 8 /* the oldest record version this build reads (docs/RECORD.md) */
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 
@@ -1401,6 +1401,8 @@ typedef struct hks_recompress_report {
 	uint64_t hidden_point_parts_exact;
 	uint64_t refit_inv_smooth_parts; /* record v11: refit_inv_parts whose solve takes the smooth prior instead of
 	                                    the polyline (docs/RECORD.md "Version 11") */
+	uint64_t refit_inv_hybrid_parts; /* record v16: refit_inv_parts whose knot edits are against a hybrid try
+	                                    (docs/RECORD.md "Hybrid tries since version 16") */
 } hks_recompress_report;
 
 /*

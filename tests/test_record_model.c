@@ -306,6 +306,10 @@ static void test_hostile_streams(void **state)
  * (src/encode/record_prior.c, docs/RECORD.md "Version 14") */
 #define PINNED_SIZE_V14 230
 #define PINNED_HASH_V14 UINT64_C(0x17c74d5e8f50c20f)
+/* version 16: version 14's body and model, started from the state trained on Sekiro's version 16 bodies
+ * (src/encode/record_prior_v16.c, docs/RECORD.md "Version 16") */
+#define PINNED_SIZE_V16 229
+#define PINNED_HASH_V16 UINT64_C(0x76932489c29a4f5b)
 /* hks_rec_refit_inv_length of a payload laid out as version 10 (in[0] the try byte), with a range byte
  * inserted after the try for version 11; the length it measures, less that byte (0 stays 0). `avail` of the
  * n bytes are available. */
@@ -393,6 +397,9 @@ static void test_pinned_coding(void **state)
 	} else if (version == 13) {
 		assert_int_equal(out.size, PINNED_SIZE_V13);
 		assert_true(h == PINNED_HASH_V13);
+	} else if (version == 16) {
+		assert_int_equal(out.size, PINNED_SIZE_V16);
+		assert_true(h == PINNED_HASH_V16);
 	} else {
 		/* version 15 codes a body as version 14 does */
 		assert_true(version == 14 || version == 15);
@@ -438,6 +445,13 @@ static int version_15(void **state)
 	return 0;
 }
 
+static int version_16(void **state)
+{
+	(void)state;
+	version = 16;
+	return 0;
+}
+
 static int version_14(void **state)
 {
 	(void)state;
@@ -445,7 +459,7 @@ static int version_14(void **state)
 	return 0;
 }
 
-/* Version 14's start state: every number names a statistic of the model, in increasing order (the model
+/* Version 14's and 16's start states: every number names a statistic of the model, in increasing order (the model
  * applies the list in one pass), and it is not empty */
 static void test_prior_well_formed(void **state)
 {
@@ -455,6 +469,9 @@ static void test_prior_well_formed(void **state)
 	assert_true(hks_rec_prior_v14.slots > 0);
 	assert_true(hks_rec_prior_v14.values > 0);
 	assert_true(hks_rec_prior_check(&ctx, &hks_rec_prior_v14));
+	assert_true(hks_rec_prior_v16.slots > 0);
+	assert_true(hks_rec_prior_v16.values > 0);
+	assert_true(hks_rec_prior_check(&ctx, &hks_rec_prior_v16));
 	hks_rec_prior_slot bad_slot[2] = {hks_rec_prior_v14.slot[1], hks_rec_prior_v14.slot[0]};
 	hks_rec_prior unsorted = {bad_slot, 2, NULL, 0};
 	assert_false(hks_rec_prior_check(&ctx, &unsorted));
@@ -489,6 +506,10 @@ int main(void)
 		cmocka_unit_test_setup(test_hostile_streams, version_15),
 		cmocka_unit_test_setup(test_pinned_coding, version_15),
 		cmocka_unit_test_setup(test_refit_inv_length, version_15),
+		cmocka_unit_test_setup(test_round_trips, version_16),
+		cmocka_unit_test_setup(test_hostile_streams, version_16),
+		cmocka_unit_test_setup(test_pinned_coding, version_16),
+		cmocka_unit_test_setup(test_refit_inv_length, version_16),
 		cmocka_unit_test_setup(test_refit_inv_length, version_14),
 		cmocka_unit_test(test_prior_well_formed),
 	};

@@ -1858,6 +1858,115 @@ static int guess_knots(const uint8_t *g, unsigned t, unsigned *deg, unsigned *n1
 	return 0;
 }
 
+/* v16: a hybrid try, after the inverter's own (docs/RECORD.md "Hybrid tries since version 16"). Where the
+ * frames are dense with knots, the inverter's degree-3 segmentation puts a triple knot every third frame: any
+ * four frames fit a cubic, so the frames cannot tell where Havok's knots were, and Havok's own there come from
+ * its degree-1 removal on the raw samples (every frame or every other one, mostly). The ladder's prediction ran
+ * that fit on the decoded frames, so there its knots are the better guess. Hybrid j is the inverter's j-th
+ * degree-3 try with the multiplicities of the prediction `pp` (degree 3, or degree 1 taken three times: its
+ * knots raised twice) from the first to the last triple knot of every chain of triple knots at most
+ * HYBRID_CHAIN frames apart, nothing between. Built alike by build and apply: both have the tries and the
+ * prediction of the entry's ladder step. */
+#define HYBRID_CHAIN 3u
+#define HYBRID_TRIES 3u /* degree-3 tries with a hybrid (inv_tries has 3) */
+
+static unsigned guess_count(const uint8_t *g)
+{
+	unsigned d, n, t = 0;
+	const uint8_t *k;
+	while (guess_knots(g, t, &d, &n, &k))
+		t++;
+	return t;
+}
+
+/* The hybrid of the t-th try, when try t exists, has degree 3 and the hybrid differs from it: the knot vector
+ * into out (HKS_INVERT_MAX_POINTS + 4 bytes), *n1 its points. */
+static int hybrid_knots(const uint8_t *g, unsigned t, const hks_stored_part *pp, uint8_t *out, unsigned *n1)
+{
+	unsigned d, n;
+	const uint8_t *k;
+	if (!pp || !pp->is_spline || (pp->degree != 1 && pp->degree != 3) || !guess_knots(g, t, &d, &n, &k) || d != 3)
+		return 0;
+	size_t nk = (size_t)n + 4, pk = (size_t)pp->num_control_points + pp->degree + 1;
+	unsigned last = k[nk - 1];
+	if (!pp->knots || pp->num_knots != pk || pk < 2u * pp->degree + 2u || pp->knots[pk - 1] != last)
+		return 0;
+	uint8_t mt[256], mp[256];
+	memset(mt, 0, sizeof(mt));
+	memset(mp, 0, sizeof(mp));
+	for (size_t i = 4; i + 4 < nk; i++)
+		mt[k[i]]++;
+	for (size_t i = pp->degree + 1u; i + pp->degree + 1u < pk; i++)
+		if (pp->knots[i] > 0 && pp->knots[i] < last)
+			mp[pp->knots[i]] = (uint8_t)(mp[pp->knots[i]] + (pp->degree == 1 ? 3u : 1u) > 3u ? 3u
+			                             : mp[pp->knots[i]] + (pp->degree == 1 ? 3u : 1u));
+	int changed = 0;
+	for (unsigned a = 1; a < last;) {
+		if (mt[a] != 3) {
+			a++;
+			continue;
+		}
+		unsigned b = a; /* the chain's last triple knot */
+		for (;;) {
+			unsigned c = b + 1;
+			while (c < last && c <= b + HYBRID_CHAIN && mt[c] == 0)
+				c++;
+			if (c < last && c <= b + HYBRID_CHAIN && mt[c] == 3)
+				b = c;
+			else
+				break;
+		}
+		for (unsigned f = a; b > a && f <= b; f++) {
+			changed |= mp[f] != mt[f];
+			mt[f] = mp[f];
+		}
+		a = b + 1;
+	}
+	if (!changed)
+		return 0;
+	size_t o = 0;
+	for (unsigned c = 0; c < 4; c++)
+		out[o++] = 0;
+	for (unsigned f = 1; f < last; f++)
+		for (unsigned c = 0; c < mt[f]; c++) {
+			if (o + 4 > HKS_INVERT_MAX_POINTS + 4u)
+				return 0;
+			out[o++] = (uint8_t)f;
+		}
+	for (unsigned c = 0; c < 4; c++)
+		out[o++] = (uint8_t)last;
+	*n1 = (unsigned)o - 4;
+	return 1;
+}
+
+/* The knot vector of try t of a REFIT_INV entry: the inverter's tries, then (v16) hybrid j at t = G + j for
+ * G real tries, j < HYBRID_TRIES (its knots in buf). */
+static int entry_try(const uint8_t *g, unsigned t, unsigned version, const hks_stored_part *pp, uint8_t *buf,
+                     unsigned *deg, unsigned *n1, const uint8_t **knots)
+{
+	if (guess_knots(g, t, deg, n1, knots))
+		return 1;
+	unsigned G;
+	if (version < 16 || !g || t < (G = guess_count(g)) || t - G >= HYBRID_TRIES)
+		return 0;
+	/* hybrid j of the j-th degree-3 try */
+	unsigned j = t - G, seen = 0;
+	for (unsigned r = 0; r < G; r++) {
+		unsigned d, n;
+		const uint8_t *k;
+		if (!guess_knots(g, r, &d, &n, &k) || d != 3)
+			continue;
+		if (seen++ != j)
+			continue;
+		if (!hybrid_knots(g, r, pp, buf, n1))
+			return 0;
+		*deg = 3;
+		*knots = buf;
+		return 1;
+	}
+	return 0;
+}
+
 /* Whether some try among the first max_tries has degree deg: without one, no REFIT_INV entry can be
  * made, and its tail need not be. */
 static int guess_has_degree(const uint8_t *g, unsigned deg, unsigned max_tries)
@@ -2213,9 +2322,17 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 				prior = PRIOR_SMOOTH;
 				t &= 0x7Fu;
 			}
-			if (r == HKS_OK && !(pr->inv_guess && guess_knots(pr->inv_guess[e->index], t, &gd, &gn, &gk)))
-				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u", i,
-				             t);
+			uint8_t hybrid[HKS_INVERT_MAX_POINTS + 4];
+			if (r == HKS_OK) {
+				unsigned k2;
+				uint8_t pm0, pmb;
+				uint32_t t2;
+				const hks_stored_part *psel = unit_part(pr->pred[e->ladder], b, u, T, &k2, &pm0, &pmb, &t2);
+				if (!(pr->inv_guess &&
+				      entry_try(pr->inv_guess[e->index], t, rec_version(rec), psel, hybrid, &gd, &gn, &gk)))
+					r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the inverter tried no knot vector %u",
+					             i, t);
+			}
 			if (r == HKS_OK)
 				r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk, rec_version(rec));
 			if (r == HKS_OK && (nk < 2u * gd + 2u || nk - gd - 1 > 0xFFFFu))
@@ -2937,7 +3054,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 			if (r != HKS_OK)
 				break;
 			/* REFIT: the original's header, knots and bounds; control points solved from the frames */
-			int refit = 0;
+			int refit = 0, hybrid_chosen = 0;
 			unsigned refit_step = 0;
 			size_t current = chosen < 0 ? co.bytes.size + 2 : best.size;
 			if (ospline && current > 8) {
@@ -3042,8 +3159,22 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					 * "Body coding"), so they win within REFIT_INV_SLACK bytes of another kind */
 					if (rec_version(pr->rec) >= 11)
 						current += REFIT_INV_SLACK;
-					for (unsigned t = 0; r == HKS_OK && tries && tail_size && guess_knots(pr->inv_guess[idx], t, &gd, &gn, &gk);
-					     t++) {
+					const hks_stored_part *psel = NULL;
+					{
+						unsigned k2;
+						uint8_t pm0, pmb;
+						uint32_t t2;
+						psel = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
+					}
+					uint8_t hybrid[HKS_INVERT_MAX_POINTS + 4];
+					unsigned ntries = 0;
+					if (tries) { /* the real tries, then (v16) the hybrids; a missing hybrid is skipped */
+						unsigned G = guess_count(pr->inv_guess[idx]);
+						ntries = G + (rec_version(pr->rec) >= 16 ? HYBRID_TRIES : 0u);
+					}
+					for (unsigned t = 0; r == HKS_OK && tail_size && t < ntries; t++) {
+						if (!entry_try(pr->inv_guess[idx], t, rec_version(pr->rec), psel, hybrid, &gd, &gn, &gk))
+							continue;
 						if (gd != op->degree || t >= max_tries)
 							continue;
 						trial.size = 0;
@@ -3057,6 +3188,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						if (r == HKS_OK && trial.size < current) {
 							refit = 3;
 							refit_step = sel;
+							hybrid_chosen = t >= guess_count(pr->inv_guess[idx]);
 							r = take_trial(&best, &trial, &current);
 						}
 					}
@@ -3078,6 +3210,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				if (refit == 3) {
 					rep->refit_inv_parts++;
 					rep->refit_inv_smooth_parts += best.size && (best.data[0] & 0x80u);
+					rep->refit_inv_hybrid_parts += hybrid_chosen;
 				}
 				rep->refit_parts++;
 			} else if (chosen < 0) {

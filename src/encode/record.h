@@ -131,6 +131,10 @@ typedef struct hks_rec_prior {
 } hks_rec_prior;
 /* Version 14's, trained on Sekiro's bodies (record_prior.c, written by tools/make_record_prior.c) */
 extern const hks_rec_prior hks_rec_prior_v14;
+/* Version 16's: the same model, trained on Sekiro's version 16 bodies (their knot edits are against the hybrid
+ * tries: other statistics; record_prior_v16.c). Versions 14 and 15 keep version 14's. */
+extern const hks_rec_prior hks_rec_prior_v16;
+#define HKS_REC_PRIOR_V16 16u
 
 /* The parts of the model a start state sets (tools/make_record_prior.c) */
 #define HKS_REC_PRIOR_KNOT_SLOTS 0x01u
