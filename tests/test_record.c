@@ -775,6 +775,55 @@ static void test_hostile_signed_code(void **state)
 	fixture_close(&fx);
 }
 
+/* v16: a REFIT_INV entry's try byte names any of the 128 tries (the inverter's, the hybrids, none), with the
+ * prior bit kept: every record is refused or applied, never read out of bounds (run under the sanitizers in CI),
+ * and a try past the last one the unit can have is refused or its unit fitted afresh (docs/RECORD.md "Hybrid tries
+ * since version 16"). */
+static void test_hostile_try(void **state)
+{
+	(void)state;
+	static record_fixture fx;
+	fixture_open(&fx);
+	unsigned tried = 0, refused = 0, entries = 0;
+	for (uint32_t i = 0; i < fx.ra.num_entries; i++) {
+		hks_rec_entry *e = &fx.ra.entries[i];
+		if (e->kind != HKS_REC_ENTRY_REFIT_INV || !e->payload_size)
+			continue;
+		entries++;
+		uint8_t *np = (uint8_t *)hks_arena_alloc(fx.arena, e->payload_size);
+		assert_non_null(np);
+		memcpy(np, e->payload, e->payload_size);
+		const uint8_t *payload = e->payload;
+		e->payload = np;
+		unsigned refused_here = 0;
+		for (unsigned t = 0; t < 128; t++) {
+			np[0] = (uint8_t)(t | (payload[0] & 0x80u));
+			uint8_t *w = NULL;
+			size_t wn = 0;
+			assert_int_equal(hks_rec_write(&fx.ctx, &fx.ra, (int)(t & 1), &w, &wn), HKS_OK);
+			hks_packed_spline *out = NULL;
+			hks_record_apply_report ar;
+			memset(&ar, 0, sizeof(ar));
+			hks_result r = hks_recompress_apply(&fx.d.in, w, wn, NULL, &out, &ar, &fx.err);
+			assert_true(r == HKS_OK || r == HKS_E_MALFORMED);
+			/* a try past the inverter's six and the three hybrids: refused, or (an entry without a hash whose
+			 * build fails) the unit fitted afresh ("Hash") */
+			if (t >= 9)
+				assert_true(r == HKS_E_MALFORMED || (ar.refitted > 0 && !ar.data_matches));
+			refused_here += r != HKS_OK || ar.refitted > 0;
+			hks_packed_spline_free(out);
+			hks_buffer_free(NULL, w, wn);
+			tried++;
+		}
+		assert_true(refused_here >= 128 - 9);
+		refused += refused_here;
+		e->payload = payload;
+	}
+	printf("hostile tries: %u knot-edit entries, %u records, refused or refitted %u\n", entries, tried, refused);
+	assert_true(entries > 0);
+	fixture_close(&fx);
+}
+
 static uint32_t g_edit_applied; /* hash-free entries of edited units that decode to the edited frames */
 
 /* v8: an entry without a hash applies only when the part it builds decodes to the unit's frames. Edit the
@@ -1233,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(test_exact_round_trip),
 		cmocka_unit_test(test_truncated_and_corrupted),
 		cmocka_unit_test(test_hostile_signed_code),
+		cmocka_unit_test(test_hostile_try),
 		cmocka_unit_test(test_edited_unit_verified),
 		cmocka_unit_test(test_inverted_entries_hash),
 		cmocka_unit_test(test_unbuildable_entry),
