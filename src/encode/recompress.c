@@ -1865,8 +1865,8 @@ static int guess_knots(const uint8_t *g, unsigned t, unsigned *deg, unsigned *n1
  * that fit on the decoded frames, so there its knots are the better guess. Hybrid j is the inverter's j-th
  * degree-3 try with the multiplicities of the prediction `pp` (degree 3, or degree 1 taken three times: its
  * knots raised twice) from the first to the last triple knot of every chain of triple knots at most
- * HYBRID_CHAIN frames apart, nothing between. Built alike by build and apply: both have the tries and the
- * prediction of the entry's ladder step. */
+ * HYBRID_CHAIN frames apart, nothing between, and one frame beyond each end (inside the block's interior).
+ * Built alike by build and apply: both have the tries and the prediction of the entry's ladder step. */
 #define HYBRID_CHAIN 3u
 #define HYBRID_TRIES 3u /* degree-3 tries with a hybrid (inv_tries has 3) */
 
@@ -1916,11 +1916,16 @@ static int hybrid_knots(const uint8_t *g, unsigned t, const hks_stored_part *pp,
 			else
 				break;
 		}
-		for (unsigned f = a; b > a && f <= b; f++) {
-			changed |= mp[f] != mt[f];
-			mt[f] = mp[f];
+		if (b > a) {
+			unsigned lo = a > 1 ? a - 1 : a, hi = b + 1 < last ? b + 1 : b;
+			for (unsigned f = lo; f <= hi; f++) {
+				changed |= mp[f] != mt[f];
+				mt[f] = mp[f];
+			}
+			a = hi + 1;
+		} else {
+			a = b + 1;
 		}
-		a = b + 1;
 	}
 	if (!changed)
 		return 0;
