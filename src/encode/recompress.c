@@ -1896,10 +1896,12 @@ static int hybrid_knots(const uint8_t *g, unsigned t, const hks_stored_part *pp,
 	memset(mp, 0, sizeof(mp));
 	for (size_t i = 4; i + 4 < nk; i++)
 		mt[k[i]]++;
+	unsigned copies = pp->degree == 1 ? 3u : 1u; /* a degree-1 knot, raised twice */
 	for (size_t i = pp->degree + 1u; i + pp->degree + 1u < pk; i++)
-		if (pp->knots[i] > 0 && pp->knots[i] < last)
-			mp[pp->knots[i]] = (uint8_t)(mp[pp->knots[i]] + (pp->degree == 1 ? 3u : 1u) > 3u ? 3u
-			                             : mp[pp->knots[i]] + (pp->degree == 1 ? 3u : 1u));
+		if (pp->knots[i] > 0 && pp->knots[i] < last) {
+			unsigned m = mp[pp->knots[i]] + copies;
+			mp[pp->knots[i]] = (uint8_t)(m > 3u ? 3u : m);
+		}
 	int changed = 0;
 	for (unsigned a = 1; a < last;) {
 		if (mt[a] != 3) {
@@ -3172,11 +3174,9 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						psel = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
 					}
 					uint8_t hybrid[HKS_INVERT_MAX_POINTS + 4];
-					unsigned ntries = 0;
-					if (tries) { /* the real tries, then (v16) the hybrids; a missing hybrid is skipped */
-						unsigned G = guess_count(pr->inv_guess[idx]);
-						ntries = G + (rec_version(pr->rec) >= 16 ? HYBRID_TRIES : 0u);
-					}
+					/* the real tries, then (v16) the hybrids; a missing hybrid is skipped */
+					unsigned G = tries ? guess_count(pr->inv_guess[idx]) : 0u;
+					unsigned ntries = tries ? G + (rec_version(pr->rec) >= 16 ? HYBRID_TRIES : 0u) : 0u;
 					for (unsigned t = 0; r == HKS_OK && tail_size && t < ntries; t++) {
 						if (!entry_try(pr->inv_guess[idx], t, rec_version(pr->rec), psel, hybrid, &gd, &gn, &gk))
 							continue;
@@ -3193,7 +3193,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						if (r == HKS_OK && trial.size < current) {
 							refit = 3;
 							refit_step = sel;
-							hybrid_chosen = t >= guess_count(pr->inv_guess[idx]);
+							hybrid_chosen = t >= G;
 							r = take_trial(&best, &trial, &current);
 						}
 					}
