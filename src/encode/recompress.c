@@ -3072,11 +3072,14 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0, refit_prior(pr->rec),
 					                &cp, &ok);
 				if (r == HKS_OK && ok && cp.bytes.size == co.bytes.size) {
-					unsigned k2;
-					uint8_t pm0, pmb;
-					uint32_t t2;
-					const hks_stored_part *ps = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
-					r = canon_part(&cq, kind, pm0, pmb, ps);
+					/* the selected step's prediction of this part: the base of the prefix transforms below
+					 * and (v16) of the hybrid tries */
+					unsigned sel_kind;
+					uint8_t sel_m0, sel_mb;
+					uint32_t sel_track;
+					const hks_stored_part *psel =
+						unit_part(pr->pred[sel], b, u, T, &sel_kind, &sel_m0, &sel_mb, &sel_track);
+					r = canon_part(&cq, kind, sel_m0, sel_mb, psel);
 					trial.size = 0;
 					if (r == HKS_OK)
 						r = hks_rec_put_varint(&trial, plen);
@@ -3135,11 +3138,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 								break;
 							solved = &cs;
 						}
-						unsigned k2;
-						uint8_t pm0, pmb;
-						uint32_t t2;
-						const hks_stored_part *ps = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
-						r = canon_part(&cq, kind, pm0, pmb, ps);
+						r = canon_part(&cq, kind, sel_m0, sel_mb, psel);
 						trial.size = 0;
 						if (r == HKS_OK)
 							r = hks_bytebuf_append(&trial, co.bytes.data, plen);
@@ -3166,13 +3165,6 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					 * "Body coding"), so they win within REFIT_INV_SLACK bytes of another kind */
 					if (rec_version(pr->rec) >= 11)
 						current += REFIT_INV_SLACK;
-					const hks_stored_part *psel = NULL;
-					{
-						unsigned k2;
-						uint8_t pm0, pmb;
-						uint32_t t2;
-						psel = unit_part(pr->pred[sel], b, u, T, &k2, &pm0, &pmb, &t2);
-					}
 					uint8_t hybrid[HKS_INVERT_MAX_POINTS + 4];
 					/* the real tries, then (v16) the hybrids; a missing hybrid is skipped */
 					unsigned G = tries ? guess_count(pr->inv_guess[idx]) : 0u;
