@@ -988,6 +988,95 @@ static void test_exit_statuses(void **state)
 	free(out);
 }
 
+static void assert_file_is(const char *path, const uint8_t *bytes, size_t size)
+{
+	size_t got = 0;
+	uint8_t *now = hks_test_read_file(path, &got);
+	assert_non_null(now);
+	if (got != size || memcmp(now, bytes, size) != 0)
+		fail_msg("%s was changed", path);
+	free(now);
+}
+
+/* An output naming one of the command's own inputs (session 24 new-user trial), each with status 0:
+ * recompress -o IN without --exact replaced the clip with the predictor's lossy re-encode; encode -o
+ * replaced its frames (JSON, glTF), its --record or its --skeleton with the .hkx; bnd replace -o FILE
+ * replaced the new member's file with the binder. Each is refused with 2 and every input kept; the forms
+ * that write the same bytes (recompress --exact) or edit the working copy (encode -o ORIGINAL) stay. A
+ * skeleton folder whose skeleton file cannot be read names that file's error, not "no hkaSkeleton". */
+static void test_outputs_over_inputs(void **state)
+{
+	(void)state;
+	char cmd[8192], *out = NULL;
+	const char *r = tmp_root;
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && mkdir -p ov/skdir && cp tree/sub/sample.hkx ov/in.hkx && cp tree/Skeleton.HKX ov/ && "
+	         "head -c 300 tree/Skeleton.HKX > ov/skdir/Skeleton.HKX && cp tree/sub/sample.hkx ov/skdir/a.hkx && '%s' decode ov/in.hkx -o ov/f.json && "
+	         "'%s' decode ov/in.hkx --skeleton ov/Skeleton.HKX -o ov/g.glb && '%s' recompress ov/in.hkx --record ov/in.rec 2>&1",
+	         r, cli, cli, cli);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	static const char *const kept_names[] = {"ov/in.hkx", "ov/f.json", "ov/g.glb", "ov/in.rec", "ov/Skeleton.HKX"};
+	enum { KEPT = sizeof(kept_names) / sizeof(kept_names[0]) };
+	uint8_t *kept[KEPT];
+	size_t kept_size[KEPT];
+	for (size_t k = 0; k < KEPT; k++) {
+		kept[k] = hks_test_read_file(path_in(kept_names[k]), &kept_size[k]);
+		assert_non_null(kept[k]);
+	}
+	{
+		hks_bnd4 *bnd = NULL;
+		hks_error err;
+		assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
+		assert_int_equal(hks_bnd4_add(bnd, "a.hkx", 1, 0, kept[0], kept_size[0], &err), HKS_OK);
+		uint8_t *bytes = NULL;
+		size_t bsize = 0;
+		assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &bsize, &err), HKS_OK);
+		write_bytes(path_in("ov/b.anibnd"), bytes, bsize);
+		hks_buffer_free(NULL, bytes, bsize);
+		hks_bnd4_free(bnd);
+	}
+	static const char *const refused[] = {
+	    "recompress '%s/ov/in.hkx' -o '%s/ov/in.hkx'",
+	    "encode '%s/ov/f.json' --like '%s/ov/in.hkx' -o '%s/ov/f.json'",
+	    "encode '%s/ov/g.glb' --like '%s/ov/in.hkx' -o '%s/ov/g.glb'",
+	    "encode '%s/ov/f.json' --record '%s/ov/in.rec' -o '%s/ov/in.rec'",
+	    "encode '%s/ov/f.json' --skeleton '%s/ov/Skeleton.HKX' -o '%s/ov/Skeleton.HKX'",
+	    "encode '%s/ov/g.glb' --skeleton '%s/ov/Skeleton.HKX' -o '%s/ov/./Skeleton.HKX'",
+	    "bnd replace '%s/ov/b.anibnd' a.hkx '%s/ov/in.hkx' -o '%s/ov/in.hkx'",
+	    "error -jx '%s/ov/in.hkx' '%s/ov/in.hkx'",
+	};
+	for (size_t f = 0; f < sizeof(refused) / sizeof(refused[0]); f++) {
+		expect_statuses(&refused[f], 1, tmp_root, 2);
+		for (size_t k = 0; k < KEPT; k++)
+			assert_file_is(path_in(kept_names[k]), kept[k], kept_size[k]);
+	}
+	static const char *const allowed[] = {
+	    "recompress '%s/ov/in.hkx' --exact -o '%s/ov/in.hkx'",
+	    "error -j1 '%s/ov/in.hkx' '%s/ov/in.hkx'",
+	    "error -j 2 '%s/ov/in.hkx' '%s/ov/in.hkx'",
+	};
+	expect_statuses(allowed, sizeof(allowed) / sizeof(allowed[0]), tmp_root, 0);
+	assert_file_is(path_in("ov/in.hkx"), kept[0], kept_size[0]);
+	/* the in-place edit of the working copy */
+	snprintf(cmd, sizeof(cmd), "'%s' encode '%s' --like '%s' -o '%s' 2>&1", cli, path_in("ov/f.json"),
+	         path_in("ov/in.hkx"), path_in("ov/in.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' check '%s' 2>&1", cli, path_in("ov/in.hkx"));
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	/* the skeleton folder's unreadable skeleton file is named with its own error */
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' --skeleton '%s' -o '%s' 2>&1", cli, path_in("tree/sub/sample.hkx"),
+	         path_in("ov/skdir"), path_in("ov/x.glb"));
+	assert_int_not_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "no readable hkaSkeleton"));
+	assert_non_null(strstr(out, "skdir/Skeleton.HKX"));
+	free(out);
+	for (size_t k = 0; k < KEPT; k++)
+		free(kept[k]);
+}
+
 /* Neither --like, a usable source, --skeleton nor --into: exit 2, the three ways named,
  * nothing written. */
 static void test_encode_json_no_container(void **state)
@@ -1024,6 +1113,7 @@ int main(void)
 	    cmocka_unit_test(test_encode_json_donor),
 	    cmocka_unit_test(test_encode_json_no_container),
 	    cmocka_unit_test(test_exit_statuses),
+	    cmocka_unit_test(test_outputs_over_inputs),
 	    cmocka_unit_test(test_member_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

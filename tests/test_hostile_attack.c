@@ -1074,10 +1074,20 @@ static void test_output_over_input_binder(void **state)
 		assert_memory_equal(now, i == 3 ? a : bytes, n);
 		free(now);
 	}
-	/* in place over a loose file is still a rewrite */
-	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s'", cli, anim, anim);
+	/* in place over a loose file: with --exact a rewrite of the same bytes; without it the predictor's lossy
+	 * re-encode would replace the clip, refused since session 24 */
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' --exact -o '%s'", cli, anim, anim);
 	assert_int_equal(hks_hostile_run(cmd, &text), 0);
 	free(text);
+	snprintf(cmd, sizeof(cmd), "'%s' recompress '%s' -o '%s'", cli, anim, anim);
+	assert_int_equal(hks_hostile_run(cmd, &text), 2);
+	assert_non_null(strstr(text, "-o names the input"));
+	free(text);
+	size_t n = 0;
+	uint8_t *now = slurp(anim, &n);
+	assert_int_equal(n, an);
+	assert_memory_equal(now, a, n);
+	free(now);
 	free(a);
 	hks_buffer_free(NULL, bytes, bn);
 }

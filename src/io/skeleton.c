@@ -157,6 +157,8 @@ hks_result hks_skeleton_load(const hks_load_options *lo, const char *path, hks_l
 	}
 	/* a binder or folder: units named like "skel" first, then the others */
 	size_t n = hks_loader_count(*loader);
+	hks_error skel_err; /* why the first unit named like "skel" could not be read (a compendium not found) */
+	hks_result skel_r = HKS_OK;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
 			if ((pass == 0) != contains_ci(hks_loader_path(*loader, i), "skel"))
@@ -166,8 +168,29 @@ hks_result hks_skeleton_load(const hks_load_options *lo, const char *path, hks_l
 				*out = ld;
 				return HKS_OK;
 			}
+			if (pass == 0 && skel_r == HKS_OK && ld && ld->status != HKS_OK) {
+				skel_err = ld->error;
+				skel_r = ld->status;
+			}
 			hks_loaded_free(ld);
 		}
+	if (skel_r != HKS_OK) {
+		/* "no hkaSkeleton" hid the cause when the skeleton file is there but unreadable (session 24 new-user
+		 * trial): report that file's own error, which names it, its offset and the compendium it needs */
+		*err = skel_err;
+		size_t cap = sizeof(err->message);
+		int k = snprintf(err->message, cap, "no readable hkaSkeleton under %s: ", path);
+		if (k > 0 && (size_t)k < cap) {
+			const char *end = memchr(skel_err.message, '\0', sizeof(skel_err.message));
+			size_t len = end ? (size_t)(end - skel_err.message) : sizeof(skel_err.message);
+			if (len > cap - 1 - (size_t)k)
+				len = cap - 1 - (size_t)k;
+			memcpy(err->message + k, skel_err.message, len);
+			err->message[(size_t)k + len] = '\0';
+		}
+		r = skel_r;
+		goto fail;
+	}
 	r = hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "no hkaSkeleton under %s", path);
 fail:
 	if (*out)

@@ -131,6 +131,8 @@ bool cli_parse_rotation_quantization(const char *s, unsigned *selector);
 /* Whether IN, -o and the --into / --name pair are all there; else false after saying which is
  * missing (the caller prints the usage). */
 bool cli_encode_args_complete(const cli_encode_args *a, const char *in);
+/* Whether -o names IN, --record or --skeleton (after printing why): a usage error, exit 2 */
+bool cli_encode_args_clash(const cli_encode_args *a, const char *in);
 /* The encode itself: hks_encode_spline with eo, or with --record the record's entry for
  * `animation` applied to the frames (hks_recompress_apply). 0, or 1 (printed). */
 int cli_encode_frames(const cli_encode_args *opt, const hks_frames_in *frames, const hks_encode_options *eo,

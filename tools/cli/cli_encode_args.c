@@ -181,6 +181,22 @@ bool cli_encode_args_complete(const cli_encode_args *a, const char *in)
 	return !missing;
 }
 
+bool cli_encode_args_clash(const cli_encode_args *a, const char *in)
+{
+	/* -o over the frames being encoded (or the record or skeleton read beside them) replaced that input
+	 * with the .hkx, status 0 (session 24 new-user trial). -o naming --like ORIGINAL stays allowed: writing
+	 * the edited clip over the working copy it came from is the modder's in-place edit, and ORIGINAL is
+	 * read whole before anything is written. */
+	const char *what = cli_same_target(a->out, in)                             ? "the input IN"
+	                   : a->record_path && cli_same_target(a->out, a->record_path) ? "--record"
+	                   : a->skeleton && cli_same_target(a->out, a->skeleton)       ? "--skeleton"
+	                                                                               : NULL;
+	if (what)
+		fprintf(stderr, "hkspline encode: -o %s names %s: it would be replaced by the output; write elsewhere\n",
+		        a->out, what);
+	return what != NULL;
+}
+
 int cli_encode_write_file(const cli_encode_args *opt, hks_file *file, uint8_t **bytes, size_t *size)
 {
 	*bytes = NULL;

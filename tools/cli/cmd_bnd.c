@@ -815,6 +815,13 @@ static int bnd_replace(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* -o over FILE replaced the member's source with the whole binder, status 0 (session 24 new-user
+	 * trial); -o over BINDER is the in-place replace and stays */
+	if (cli_same_target(o.out, pos[2])) {
+		fprintf(stderr, "hkspline bnd replace: -o %s names FILE, the new member: write the binder elsewhere\n",
+		        o.out);
+		return 2;
+	}
 	size_t new_size = 0;
 	uint8_t *new_data = cli_read_file(pos[2], &new_size);
 	if (!new_data)

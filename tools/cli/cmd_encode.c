@@ -397,6 +397,8 @@ int cmd_encode(int argc, char **argv)
 		usage(stderr);
 		goto done;
 	}
+	if (cli_encode_args_clash(&opt, in))
+		goto done;
 	if (opt.control.use && opt.record_path) {
 		fprintf(stderr, "hkspline encode: --record restores the original's bytes; it does not combine with "
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");

@@ -500,10 +500,12 @@ int cmd_error(int argc, char **argv)
 			progress = false;
 		else if (!strcmp(arg, "--strict"))
 			strict = true;
-		else if ((!strcmp(arg, "-j") || !strcmp(arg, "--jobs")) && v) {
+		else if (((!strcmp(arg, "-j") || !strcmp(arg, "--jobs")) && v) || (!strncmp(arg, "-j", 2) && arg[2])) {
+			/* -j N, --jobs N and -jN, as check and recompress take them */
+			const char *n = arg[2] && arg[1] == 'j' ? arg + 2 : argv[++i];
 			char *end = NULL;
-			jobs = strtol(argv[++i], &end, 10);
-			if (!end || *end || jobs < 1 || jobs > 1024) {
+			jobs = strtol(n, &end, 10);
+			if (!end || *end || n[0] < '0' || n[0] > '9' || jobs < 1 || jobs > 1024) {
 				fprintf(stderr, "hkspline error: -j needs a thread count from 1 to 1024\n");
 				goto done;
 			}

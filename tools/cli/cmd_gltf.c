@@ -300,14 +300,14 @@ done:
 static void encode_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: hkspline encode IN.glb|IN.gltf --skeleton S [--like ORIGINAL] [--game sekiro|eldenring]\n"
+	        "usage: hkspline encode IN.glb|IN.gltf [--like ORIGINAL] [--skeleton S] [--game sekiro|eldenring]\n"
 	        "                       -o OUT.hkx [--into BINDER --name NAME] [--animation N|NAME] [--compendium P]...\n"
 	        "  --skeleton S     skeleton file, BINDER:MEMBER, or a binder / folder holding one\n"
 	        "                   (default with --like: the one beside ORIGINAL)\n"
 	        "  --like ORIGINAL  the clip replaced: its container, track order, frame rate, SDK; without it a\n"
 	        "                   donor tagfile from the skeleton's binder / folder is used (tracks: every bone)\n"
 	        "  --game G         sekiro (SDK 20160200) or eldenring (20180100): the encoder's SDK\n"
-	        "  --fps F          target frame rate without --like (default 30)\n"
+	        "  --fps F          target frame rate (default: ORIGINAL's, else the donor's, else 30)\n"
 	        "  --into BINDER --name NAME   also place OUT into the binder (replace or add NAME)\n"
 	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
 	        "  --object-tolerance D, --shell S, --shell-override GLOB=S, --bone-tolerance GLOB=T,\n"
@@ -781,6 +781,8 @@ int cli_encode_gltf(int argc, char **argv)
 		encode_usage(stderr);
 		goto done;
 	}
+	if (cli_encode_args_clash(&opt, in))
+		goto done;
 	/* --into's checks first: a refused --into writes nothing, not even -o (session 18 new-user trial) */
 	if (opt.into && (rc = cli_into_precheck(opt.into, opt.name)) != 0)
 		goto done;

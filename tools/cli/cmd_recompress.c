@@ -450,7 +450,9 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 	}
 	/* --record over the input (or the binder holding it) replaced the Havok file with its record,
 	 * and -o over a binder / DCX input replaced the binder (its other members, names, DCX) with
-	 * the bare .hkx, both with status 0. -o over a loose Havok file rewrites it in place (kept). */
+	 * the bare .hkx, both with status 0. -o over a loose Havok file without --exact replaced it with the
+	 * predictor's lossy re-encode, status 0 (session 24 new-user trial); with --exact it rewrites the same
+	 * bytes in place (kept). */
 	const char *clash = NULL;
 	for (const char *c = in; c && !clash; c = strchr(c + 1, ':')) {
 		char *prefix = input_prefix(in, c == in ? strlen(in) : (size_t)(c - in));
@@ -460,6 +462,8 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 			clash = "--record names the input";
 		else if (out_path && cli_same_target(out_path, prefix) && cli_is_container_file(prefix))
 			clash = "-o names the binder / DCX holding the input (it would become a bare .hkx)";
+		else if (out_path && !exact && cli_same_target(out_path, prefix))
+			clash = "-o names the input and, without --exact, writes the predictor's lossy re-encode";
 		free(prefix);
 	}
 	if (clash) {
@@ -588,6 +592,9 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 				if (exact && (out_size != ld->size || memcmp(out_bytes, ld->bytes, out_size) != 0)) {
 					fprintf(stderr, "hkspline recompress: %s: the written file differs from the input\n", ld->path);
 					status = 1;
+					/* never over the input itself (-o IN --exact rewrites it only with the same bytes) */
+					if (cli_same_target(out_path, ld->path))
+						write_out = false;
 				}
 			}
 		}
