@@ -16,6 +16,8 @@
 #include <math.h>
 #include <stdio.h>
 
+/* A failure in animations[anim], at transform or float track `track` (-1: none); the error record's location
+ * names the track, so messages do not repeat it. */
 static hks_result fail_at(hks_ctx *ctx, uint32_t anim, int32_t track, const char *fmt, ...) HKS_PRINTF(4, 5);
 
 static hks_result fail_at(hks_ctx *ctx, uint32_t anim, int32_t track, const char *fmt, ...)
@@ -133,35 +135,35 @@ static hks_result read_animation(hks_ctx *ctx, hks_arena *arena, const json_t *a
 	for (uint32_t t = 0; t < T; t++) {
 		const json_t *tr = json_array_get(tracks, t);
 		if (!json_is_object(tr))
-			return fail_at(ctx, ai, (int32_t)t, "track %u is not an object", t);
+			return fail_at(ctx, ai, (int32_t)t, "is not an object");
 		d->bone_names[t] = dup_str(arena, json_object_get(tr, "bone"), &nomem);
 		if (nomem)
 			return HKS_E_NOMEM;
 		for (int p = 0; p < 3; p++) {
 			const json_t *rows = json_object_get(tr, parts[p]);
 			if (!json_is_array(rows) || json_array_size(rows) != N)
-				return fail_at(ctx, ai, (int32_t)t, "track %u: \"%s\" does not have %u rows", t, parts[p],
+				return fail_at(ctx, ai, (int32_t)t, "\"%s\" does not have %u rows", parts[p],
 				               (unsigned)N);
 			for (uint32_t f = 0; f < N; f++) {
 				const json_t *row = json_array_get(rows, f);
 				if (!json_is_array(row) || json_array_size(row) != lanes[p])
-					return fail_at(ctx, ai, (int32_t)t, "track %u frame %u: \"%s\" needs %u values", t, f,
-					               parts[p], lanes[p]);
+					return fail_at(ctx, ai, (int32_t)t, "frame %u: \"%s\" needs %u values", f, parts[p],
+					               lanes[p]);
 				float *o = d->transforms + ((size_t)f * T + t) * HKS_TRACK_SAMPLE_FLOATS + first[p];
 				for (unsigned k = 0; k < lanes[p]; k++)
 					if (!json_f32(json_array_get(row, k), &o[k]))
-						return fail_at(ctx, ai, (int32_t)t, "track %u frame %u: \"%s\" value %u is not a float", t,
-						               f, parts[p], k);
+						return fail_at(ctx, ai, (int32_t)t, "frame %u: \"%s\" value %u is not a float", f,
+						               parts[p], k);
 			}
 		}
 	}
 	for (uint32_t i = 0; i < F; i++) {
 		const json_t *rows = json_array_get(ftracks, i);
 		if (!json_is_array(rows) || json_array_size(rows) != N)
-			return fail_at(ctx, ai, (int32_t)i, "float track %u does not have %u values", i, (unsigned)N);
+			return fail_at(ctx, ai, (int32_t)i, "the float track does not have %u values", (unsigned)N);
 		for (uint32_t f = 0; f < N; f++)
 			if (!json_f32(json_array_get(rows, f), &d->floats[(size_t)f * F + i]))
-				return fail_at(ctx, ai, (int32_t)i, "float track %u frame %u is not a float", i, f);
+				return fail_at(ctx, ai, (int32_t)i, "the float track's frame %u is not a float", f);
 	}
 	const json_t *times = json_object_get(an, "times");
 	if (times) {
