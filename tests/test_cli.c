@@ -81,6 +81,21 @@ static void write_bytes(const char *path, const void *data, size_t size)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* A BND4 binder of one member `name` holding data[0..size), written to path */
+static void write_binder(const char *path, const char *name, const uint8_t *data, size_t size, size_t keep)
+{
+	hks_bnd4 *bnd = NULL;
+	hks_error err;
+	assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
+	assert_int_equal(hks_bnd4_add(bnd, name, 1, 0, data, size, &err), HKS_OK);
+	uint8_t *bytes = NULL;
+	size_t bsize = 0;
+	assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &bsize, &err), HKS_OK);
+	write_bytes(path, bytes, keep && keep < bsize ? keep : bsize);
+	hks_buffer_free(NULL, bytes, bsize);
+	hks_bnd4_free(bnd);
+}
+
 /* Run a shell command; capture stdout (malloc'd) and return the exit status. */
 static int run(const char *cmd, char **out)
 {
@@ -886,18 +901,13 @@ static void test_exit_statuses(void **state)
 		size_t size = 0;
 		uint8_t *sample = hks_test_read_file(path_in("tree/sub/sample.hkx"), &size);
 		assert_non_null(sample);
-		hks_bnd4 *bnd = NULL;
-		hks_error err;
-		assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
-		assert_int_equal(hks_bnd4_add(bnd, "a.hkx", 1, 0, sample, size, &err), HKS_OK);
-		uint8_t *bytes = NULL;
-		size_t bsize = 0;
-		assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &bsize, &err), HKS_OK);
-		write_bytes(path_in("xs/b.anibnd"), bytes, bsize);
+		write_binder(path_in("xs/b.anibnd"), "a.hkx", sample, size, 0);
 		/* a damaged binder: BINDER:MEMBER names the binder's own error, not "has no member" */
-		write_bytes(path_in("xs/cut.anibnd"), bytes, bsize / 2);
-		hks_buffer_free(NULL, bytes, bsize);
-		hks_bnd4_free(bnd);
+		size_t whole = 0;
+		uint8_t *b = hks_test_read_file(path_in("xs/b.anibnd"), &whole);
+		assert_non_null(b);
+		write_binder(path_in("xs/cut.anibnd"), "a.hkx", sample, size, whole / 2);
+		free(b);
 		free(sample);
 	}
 	expect_statuses(unwritable, sizeof(unwritable) / sizeof(unwritable[0]), tmp_root, 2);
@@ -1024,18 +1034,7 @@ static void test_outputs_over_inputs(void **state)
 		kept[k] = hks_test_read_file(path_in(kept_names[k]), &kept_size[k]);
 		assert_non_null(kept[k]);
 	}
-	{
-		hks_bnd4 *bnd = NULL;
-		hks_error err;
-		assert_int_equal(hks_bnd4_create(NULL, NULL, &bnd, &err), HKS_OK);
-		assert_int_equal(hks_bnd4_add(bnd, "a.hkx", 1, 0, kept[0], kept_size[0], &err), HKS_OK);
-		uint8_t *bytes = NULL;
-		size_t bsize = 0;
-		assert_int_equal(hks_bnd4_write(bnd, NULL, &bytes, &bsize, &err), HKS_OK);
-		write_bytes(path_in("ov/b.anibnd"), bytes, bsize);
-		hks_buffer_free(NULL, bytes, bsize);
-		hks_bnd4_free(bnd);
-	}
+	write_binder(path_in("ov/b.anibnd"), "a.hkx", kept[0], kept_size[0], 0);
 	static const char *const refused[] = {
 	    "recompress '%s/ov/in.hkx' -o '%s/ov/in.hkx'",
 	    "encode '%s/ov/f.json' --like '%s/ov/in.hkx' -o '%s/ov/f.json'",

@@ -232,6 +232,16 @@ static uint8_t *slurp(const char *path, size_t *n)
 	return b;
 }
 
+/* That the file at path still holds bytes[0..n) (a refused command left it alone) */
+static void assert_file_holds(const char *path, const uint8_t *bytes, size_t n)
+{
+	size_t now_n = 0;
+	uint8_t *now = slurp(path, &now_n);
+	assert_int_equal(now_n, n);
+	assert_memory_equal(now, bytes, n);
+	free(now);
+}
+
 static void test_recompress_pair(void **state)
 {
 	(void)state;
@@ -900,11 +910,7 @@ static void test_into_shared_base_name(void **state)
 	assert_int_equal(hks_hostile_run(cmd, &text), 2);
 	assert_non_null(strstr(text, "holds no animation (1 skeleton(s))"));
 	free(text);
-	size_t now_n = 0;
-	uint8_t *now = slurp(binder, &now_n);
-	assert_int_equal(now_n, bn);
-	assert_memory_equal(now, bytes, bn);
-	free(now);
+	assert_file_holds(binder, bytes, bn);
 	hks_buffer_free(NULL, bytes, bn);
 }
 
@@ -1014,11 +1020,7 @@ static void test_into_unreadable_member(void **state)
 	assert_non_null(strstr(text, "cannot be read, so what it holds is unknown"));
 	assert_non_null(strstr(text, "KRAK"));
 	free(text);
-	size_t now_n = 0;
-	uint8_t *now = slurp(binder, &now_n);
-	assert_int_equal(now_n, bn);
-	assert_memory_equal(now, bytes, bn);
-	free(now);
+	assert_file_holds(binder, bytes, bn);
 	/* the plain animation beside it is still replaced */
 	snprintf(cmd, sizeof(cmd),
 	         "env -u HKSPLINE_OODLE '%s' encode '%s' --like '%s' -o '%s' --into '%s' --name a000_000001.hkx --no-backup", cli,
@@ -1068,11 +1070,7 @@ static void test_output_over_input_binder(void **state)
 		assert_int_equal(st, 2);
 		assert_non_null(strstr(text, want[i]));
 		free(text);
-		size_t n = 0;
-		uint8_t *now = slurp(i == 3 ? anim : binder, &n);
-		assert_int_equal(n, i == 3 ? an : bn);
-		assert_memory_equal(now, i == 3 ? a : bytes, n);
-		free(now);
+		assert_file_holds(i == 3 ? anim : binder, i == 3 ? a : bytes, i == 3 ? an : bn);
 	}
 	/* in place over a loose file: with --exact a rewrite of the same bytes; without it the predictor's lossy
 	 * re-encode would replace the clip, refused since session 24 */
@@ -1083,11 +1081,7 @@ static void test_output_over_input_binder(void **state)
 	assert_int_equal(hks_hostile_run(cmd, &text), 2);
 	assert_non_null(strstr(text, "-o names the input"));
 	free(text);
-	size_t n = 0;
-	uint8_t *now = slurp(anim, &n);
-	assert_int_equal(n, an);
-	assert_memory_equal(now, a, n);
-	free(now);
+	assert_file_holds(anim, a, an);
 	free(a);
 	hks_buffer_free(NULL, bytes, bn);
 }
