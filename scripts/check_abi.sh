@@ -25,7 +25,15 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/hks-abi.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The structs the header defines (not the opaque ones it only declares) and the enum constants.
+# The structs the header defines (not the opaque ones it only declares) and the enum constants. Only the form
+# "typedef struct NAME {" is read: any other struct definition (brace on the next line, anonymous, bare
+# "struct NAME {") fails here, so that no struct drops out of the pinned list unseen.
+other=$(grep -nE '^(typedef[ 	]+)?struct[ 	]+[A-Za-z_0-9]*[ 	]*$|^struct[ 	]+[A-Za-z_0-9]+[ 	]*\{|^typedef[ 	]+struct[ 	]*\{|^typedef[ 	]+struct[ 	]+[A-Za-z_0-9]+[ 	]*$' "$header" || true)
+if [ -n "$other" ]; then
+	echo "check_abi: struct definitions of another form than 'typedef struct NAME {' in $header:"
+	echo "$other"
+	exit 1
+fi
 sed -n 's/^typedef struct \([A-Za-z_][A-Za-z0-9_]*\) {.*/\1/p' "$header" | sort -u >"$work/structs"
 # enum constants: from the preprocessed header (comments gone), only the lines that come from it
 base=$(basename "$header")

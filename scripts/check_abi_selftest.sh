@@ -2,7 +2,8 @@
 # That scripts/check_abi.sh fails where it must (ctest test `abi_selftest`, label unit): on a copy of the
 # header, the pinned figures and the script, (1) the unchanged copy passes; (2) a struct grown by a field
 # fails; (3) --update at the same SOVERSION is refused and leaves the pinned file as it was; (4) --update at
-# the next number passes and the check passes after it; (5) a changed enum value fails.
+# the next number passes and the check passes after it; (5) a changed enum value fails; (6) a struct written in
+# a form the script does not read fails.
 # usage: scripts/check_abi_selftest.sh SOVERSION. Exit 77 (skipped) where check_abi.sh skips.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,4 +38,8 @@ if run "$v"; then fail "the old number passed against figures pinned for $next";
 # (5) an enum value
 sed -i 's/HKS_SAMPLE_PATH_AVX2 = 3/HKS_SAMPLE_PATH_AVX2 = 4/' "$work/include/hkspline.h"
 if run "$next"; then fail "a changed enum value passed"; fi
-echo "check_abi_selftest: the check fails on a grown struct and a changed enum value, and --update needs a new number"
+# (6) a struct definition in a form the script does not read
+sed -i 's/^typedef struct hks_error {/typedef struct hks_error\n{/' "$work/include/hkspline.h"
+if run "$next"; then fail "a struct with its brace on the next line passed"; fi
+grep -q "another form" "$work/log" || fail "no message on the unread struct form: $(cat "$work/log")"
+echo "check_abi_selftest: the check fails on a grown struct, a changed enum value and an unread struct form, and --update needs a new number"

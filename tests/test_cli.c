@@ -786,7 +786,7 @@ static void expect_statuses(const char *const *forms, size_t n, const char *arg,
 {
 	for (size_t f = 0; f < n; f++) {
 		char args[4096], cmd[8192], *out = NULL;
-		snprintf(args, sizeof(args), forms[f], arg, arg, arg);
+		snprintf(args, sizeof(args), forms[f], arg, arg, arg, arg);
 		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
 		int st = run(cmd, &out);
 		if (st != want)
@@ -1022,11 +1022,20 @@ static void test_outputs_over_inputs(void **state)
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && mkdir -p ov/skdir && cp tree/sub/sample.hkx ov/in.hkx && cp tree/Skeleton.HKX ov/ && "
 	         "head -c 300 tree/Skeleton.HKX > ov/skdir/Skeleton.HKX && cp tree/sub/sample.hkx ov/skdir/a.hkx && '%s' decode ov/in.hkx -o ov/f.json && "
-	         "'%s' decode ov/in.hkx --skeleton ov/Skeleton.HKX -o ov/g.glb && '%s' recompress ov/in.hkx --record ov/in.rec 2>&1",
-	         r, cli, cli, cli);
+	         "'%s' decode ov/in.hkx --skeleton ov/Skeleton.HKX -o ov/g.glb && '%s' recompress ov/in.hkx --record ov/in.rec && "
+	         /* the review's forms: a folder of one clip, a skeleton folder, the skeleton beside --like, an
+	          * external glTF buffer (the name is checked before the glTF is read, so any bytes do) */
+	         "mkdir -p ov/one ov/skd ov/w && cp tree/sub/sample.hkx ov/one/a.hkx && cp tree/Skeleton.HKX ov/skd/ && "
+	         "cp tree/sub/sample.hkx ov/w/in.hkx && cp tree/Skeleton.HKX ov/w/ && "
+	         "'%s' decode ov/in.hkx --skeleton ov/Skeleton.HKX -o ov/g.gltf && "
+	         "sed 's/\"uri\":\"data:[^\"]*\"/\"uri\":\"ext0.bin\"/' ov/g.gltf > ov/ext.gltf && "
+	         "grep -q ext0.bin ov/ext.gltf && cp ov/in.rec ov/ext0.bin 2>&1",
+	         r, cli, cli, cli, cli);
 	assert_int_equal(run(cmd, &out), 0);
 	free(out);
-	static const char *const kept_names[] = {"ov/in.hkx", "ov/f.json", "ov/g.glb", "ov/in.rec", "ov/Skeleton.HKX"};
+	static const char *const kept_names[] = {"ov/in.hkx",       "ov/f.json",           "ov/g.glb",
+	                                         "ov/in.rec",       "ov/Skeleton.HKX",     "ov/one/a.hkx",
+	                                         "ov/skd/Skeleton.HKX", "ov/w/Skeleton.HKX", "ov/ext0.bin"};
 	enum { KEPT = sizeof(kept_names) / sizeof(kept_names[0]) };
 	uint8_t *kept[KEPT];
 	size_t kept_size[KEPT];
@@ -1044,6 +1053,13 @@ static void test_outputs_over_inputs(void **state)
 	    "encode '%s/ov/g.glb' --skeleton '%s/ov/Skeleton.HKX' -o '%s/ov/./Skeleton.HKX'",
 	    "bnd replace '%s/ov/b.anibnd' a.hkx '%s/ov/in.hkx' -o '%s/ov/in.hkx'",
 	    "error -jx '%s/ov/in.hkx' '%s/ov/in.hkx'",
+	    "recompress '%s/ov/one' -o '%s/ov/one/a.hkx'",
+	    "recompress '%s/ov/one' --record '%s/ov/one/./a.hkx'",
+	    "encode '%s/ov/f.json' --skeleton '%s/ov/skd' -o '%s/ov/skd/Skeleton.HKX'",
+	    "encode '%s/ov/g.glb' --like '%s/ov/in.hkx' --skeleton '%s/ov/skd' -o '%s/ov/skd/Skeleton.HKX'",
+	    "encode '%s/ov/g.glb' --like '%s/ov/w/in.hkx' -o '%s/ov/w/Skeleton.HKX'",
+	    "encode '%s/ov/f.json' --like '%s/ov/in.hkx' --compendium '%s/ov/ext0.bin' -o '%s/ov/ext0.bin'",
+	    "encode '%s/ov/ext.gltf' --like '%s/ov/in.hkx' --skeleton '%s/ov/Skeleton.HKX' -o '%s/ov/ext0.bin'",
 	};
 	for (size_t f = 0; f < sizeof(refused) / sizeof(refused[0]); f++) {
 		expect_statuses(&refused[f], 1, tmp_root, 2);

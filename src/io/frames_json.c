@@ -16,8 +16,9 @@
 #include <math.h>
 #include <stdio.h>
 
-/* A failure in animations[anim], at transform or float track `track` (-1: none); the error record's location
- * names the track, so messages do not repeat it. */
+/* A failure in animations[anim], at transform track `track` (-1: none, and for float tracks, whose messages name
+ * them: the location's "track N" reads as a transform track); the location names the track, so messages do not
+ * repeat it. */
 static hks_result fail_at(hks_ctx *ctx, uint32_t anim, int32_t track, const char *fmt, ...) HKS_PRINTF(4, 5);
 
 static hks_result fail_at(hks_ctx *ctx, uint32_t anim, int32_t track, const char *fmt, ...)
@@ -160,10 +161,10 @@ static hks_result read_animation(hks_ctx *ctx, hks_arena *arena, const json_t *a
 	for (uint32_t i = 0; i < F; i++) {
 		const json_t *rows = json_array_get(ftracks, i);
 		if (!json_is_array(rows) || json_array_size(rows) != N)
-			return fail_at(ctx, ai, (int32_t)i, "the float track does not have %u values", (unsigned)N);
+			return fail_at(ctx, ai, -1, "float track %u does not have %u values", i, (unsigned)N);
 		for (uint32_t f = 0; f < N; f++)
 			if (!json_f32(json_array_get(rows, f), &d->floats[(size_t)f * F + i]))
-				return fail_at(ctx, ai, (int32_t)i, "the float track's frame %u is not a float", f);
+				return fail_at(ctx, ai, -1, "float track %u frame %u is not a float", i, f);
 	}
 	const json_t *times = json_object_get(an, "times");
 	if (times) {

@@ -73,6 +73,9 @@ int cli_input_status(hks_result r);
  * device and inode); or, when neither exists yet, the same name in the same folder however
  * the folder is spelled ("w/same.bin", "w/./same.bin", and on Windows "W\\SAME.BIN"). */
 bool cli_same_target(const char *a, const char *b);
+/* Whether `out` names the file on disk that `ld` was read from (a loaded skeleton, the unit of a folder), after
+ * printing "hkspline CMD: -o OUT names WHAT (PATH) ..." : the caller refuses with exit 2 */
+bool cli_output_over_loaded(const char *out, const hks_loaded *ld, const char *cmd, const char *what);
 /* The folder of PATH into buf, as stat takes it: "." for a bare name, a root with its separator
  * ("/", "C:\\"), "C:." for Windows' "C:name" (the drive's current folder). Returns PATH's base
  * name. */

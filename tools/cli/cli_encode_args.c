@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_donor.h"
+#include "platform.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -191,6 +192,25 @@ bool cli_encode_args_clash(const cli_encode_args *a, const char *in)
 	                   : a->record_path && cli_same_target(a->out, a->record_path) ? "--record"
 	                   : a->skeleton && cli_same_target(a->out, a->skeleton)       ? "--skeleton"
 	                                                                               : NULL;
+	for (size_t i = 0; !what && i < a->num_compendiums; i++)
+		if (cli_same_target(a->out, a->compendiums[i]))
+			what = "a --compendium file";
+	hks_path_info st;
+	if (!what && a->skeleton && hks_platform_stat(a->out, &st) == 0) {
+		/* --skeleton a folder or binder: the file it resolves to (an existing -o only can be it) */
+		hks_load_options lo;
+		memset(&lo, 0, sizeof(lo));
+		lo.compendium_paths = a->compendiums;
+		lo.num_compendium_paths = a->num_compendiums;
+		hks_loader *loader = NULL;
+		hks_loaded *skel = NULL;
+		hks_error err;
+		if (hks_skeleton_load(&lo, a->skeleton, &loader, &skel, &err) == HKS_OK && skel &&
+		    cli_same_target(a->out, skel->container_path ? skel->container_path : skel->path))
+			what = "the skeleton file of --skeleton";
+		hks_loaded_free(skel);
+		hks_loader_free(loader);
+	}
 	if (what)
 		fprintf(stderr, "hkspline encode: -o %s names %s: it would be replaced by the output; write elsewhere\n",
 		        a->out, what);

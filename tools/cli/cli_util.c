@@ -249,6 +249,16 @@ bool cli_same_target(const char *a, const char *b)
 	       x.ino == y.ino;
 }
 
+bool cli_output_over_loaded(const char *out, const hks_loaded *ld, const char *cmd, const char *what)
+{
+	const char *disk = ld ? (ld->container_path ? ld->container_path : ld->path) : NULL;
+	if (!out || !disk || !cli_same_target(out, disk))
+		return false;
+	fprintf(stderr, "hkspline %s: %s names %s (%s): it would be replaced by the output; write elsewhere\n", cmd, out,
+	        what, ld->path);
+	return true;
+}
+
 int cli_input_status(hks_result r)
 {
 	return r == HKS_E_ARGUMENT || r == HKS_E_NOMEM || r == HKS_E_INTERNAL ? 2 : 1;

@@ -454,6 +454,10 @@ int cmd_encode(int argc, char **argv)
 			}
 			fprintf(stderr, "hkspline encode: container: donor %s (SDK %s, found under %s)\n", c.ld->path,
 			        c.ld->file->sdk, c.donor_from);
+			if (cli_output_over_loaded(opt.out, c.skel, "encode", "the skeleton read")) {
+				status = 2;
+				goto done;
+			}
 		}
 	}
 	hks_file *file = c.ld->file;
@@ -517,6 +521,10 @@ int cmd_encode(int argc, char **argv)
 		           hks_loader_find_skeleton(c.loader, c.unit, &ctl_skel) == HKS_OK && ctl_skel &&
 		           ctl_skel->status == HKS_OK)
 			ctl_sk = cli_pick_skeleton(ctl_skel->file, NULL, bind);
+		if (cli_output_over_loaded(opt.out, ctl_skel, "encode", "the skeleton read")) {
+			status = 2;
+			goto done;
+		}
 		if (!cli_error_control_attach(&opt.control, &o, ctl_sk, bind ? bind->transform_track_to_bone_indices : NULL,
 		                              bind ? bind->num_transform_track_to_bone_indices : 0, container_name))
 			goto done;

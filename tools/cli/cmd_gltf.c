@@ -712,6 +712,31 @@ static bool member_has_spline(const hks_load_options *lo, const char *spec)
 	return yes;
 }
 
+/* Whether -o names a buffer file beside IN.gltf that the glTF refers to ("glTF Separate": x.gltf + x.bin), after
+ * printing why: the output would replace an input (session 24 review). The check is by name: -o's base name
+ * as a JSON string ending a uri of IN, and -o the file of that name in IN's folder; a uri that percent-encodes
+ * -o's name is not recognized (docs/CLI.md). */
+static bool names_external_buffer(const char *in, const uint8_t *text, size_t size, const char *out)
+{
+	char in_dir[4096], out_dir[4096], beside[8192];
+	const char *base = cli_split_folder(out, out_dir, sizeof(out_dir));
+	size_t n = strlen(base);
+	if (!cli_is_gltf_path(in) || !n || n > 1024)
+		return false;
+	bool named = false;
+	for (size_t i = 1; !named && i + n < size; i++)
+		named = text[i + n] == '"' && (text[i - 1] == '"' || text[i - 1] == '/') && !memcmp(text + i, base, n);
+	if (!named)
+		return false;
+	cli_split_folder(in, in_dir, sizeof(in_dir));
+	snprintf(beside, sizeof(beside), "%s/%s", in_dir, base);
+	if (!cli_same_target(out, beside))
+		return false;
+	fprintf(stderr, "hkspline encode: -o %s names a buffer file of %s: it would be replaced by the output; write "
+	                "elsewhere\n", out, in);
+	return true;
+}
+
 int cli_encode_gltf(int argc, char **argv)
 {
 	const char *in = NULL, *anim_sel = NULL;
@@ -850,6 +875,10 @@ int cli_encode_gltf(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
+	if (cli_output_over_loaded(opt.out, skel, "encode", "the skeleton read")) {
+		rc = 2;
+		goto done;
+	}
 	if (!opt.like) {
 		/* a donor: its type table (or compendium reference) and container; the track set is rebuilt */
 		int found = cli_find_donor(&lo, opt.skeleton, opt.sdk, &like_loader, &ld, &ai);
@@ -954,6 +983,8 @@ int cli_encode_gltf(int argc, char **argv)
 		rc = 1; /* IN cannot be read: a failed input */
 		goto done;
 	}
+	if (names_external_buffer(in, gltf, gltf_size, opt.out))
+		goto done; /* rc is 2 */
 	hks_gltf_read_options ro;
 	memset(&ro, 0, sizeof(ro));
 	ro.base.name = in;

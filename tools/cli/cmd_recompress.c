@@ -525,6 +525,15 @@ static int recompress_main(int argc, char **argv, const char **compendiums)
 			status = 1;
 			continue;
 		}
+		/* IN a folder of one Havok file: the file is an input as much as IN itself (session 24 review) */
+		if ((rec_path && cli_output_over_loaded(rec_path, ld, "recompress", "the input it re-compresses")) ||
+		    (out_path && !exact &&
+		     cli_output_over_loaded(out_path, ld, "recompress", "the input, and without --exact -o writes the "
+		                                                        "predictor's lossy re-encode"))) {
+			hks_loaded_free(ld);
+			status = 2;
+			break;
+		}
 		hks_file *file = ld->file;
 		rc_totals n;
 		memset(&n, 0, sizeof(n));
