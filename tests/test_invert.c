@@ -842,6 +842,43 @@ static void test_end_to_end_pairs(void **state)
 	assert_true(size[1] + 48 < size[0]);
 }
 
+/* Version 17's lanes solved again (docs/RECORD.md "Lanes solved again since version 17"): two-frame spans between
+ * a triple and a double knot and between triple knots, with random integers, so the frames fix only combinations
+ * of the inner points and the solve's split of them misses the stored one. After a correction sets one of them,
+ * version 17 solves the rest of the lane again with it held, so the others follow; version 16 corrects each on
+ * its own but for the pairs between triple knots. Both records give the bytes back (run_end_to_end). */
+static void test_end_to_end_lanes(void **state)
+{
+	(void)state;
+	static const uint8_t knots_mixed[] = {0,  0,  0,  0,  5,  5,  5,  7,  7,  9,  9,  9,  14, 14, 14, 16, 16,
+	                                      18, 18, 18, 25, 25, 27, 27, 27, 29, 29, 29, 39, 39, 39, 39};
+	static const uint8_t knots_pairs[] = {0, 0, 0, 0, 5, 5, 5, 7, 7, 7, 12, 12, 12, 14, 14, 14, 25, 25, 25, 27, 27, 27,
+	                                      39, 39, 39, 39};
+	hks_recompress_report rep;
+	size_t size[2][2];
+	g_deg = 3;
+	for (unsigned k = 0; k < 2; k++)
+		for (unsigned v = 0; v < 2; v++) {
+			g_version = v ? 17u : 16u;
+			rng = 4242u + k;
+			if (k)
+				run_end_to_end(knots_pairs, sizeof(knots_pairs), knots_pairs, sizeof(knots_pairs), &rep);
+			else
+				run_end_to_end(knots_mixed, sizeof(knots_mixed), knots_mixed, sizeof(knots_mixed), &rep);
+			size[k][v] = g_rec_size;
+		}
+	g_version = 0;
+	g_deg = 1;
+	print_message("two-frame spans beside double knots: record version 16 %llu B, version 17 %llu B; between triple "
+	              "knots only: %llu B, %llu B\n",
+	              (unsigned long long)size[0][0], (unsigned long long)size[0][1], (unsigned long long)size[1][0],
+	              (unsigned long long)size[1][1]);
+	/* measured: 657 B and 628 B, 468 B and 466 B; with version 17's corrections not moving the lane (and without
+	 * version 16's pairs) 668 B and 502 B, so both bounds fail when the lanes are not solved again */
+	assert_true(size[0][1] + 16 < size[0][0]);
+	assert_true(size[1][1] <= size[1][0]);
+}
+
 /* Version 16's hybrid tries (docs/RECORD.md "Hybrid tries since version 16"): a run of triple knots at every
  * frame, whose one-frame spans any knot vector with a triple knot every third frame reproduces as well, so the
  * inverter's try puts its knots there and the record's knot edits move them; the ladder's prediction keeps a
@@ -908,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_end_to_end3),
 		cmocka_unit_test(test_end_to_end_pairs),
 		cmocka_unit_test(test_end_to_end_hybrid),
+		cmocka_unit_test(test_end_to_end_lanes),
 		cmocka_unit_test(test_end_to_end_top_below),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,6 +92,7 @@ typedef struct canon {
 	int with_cats;
 	size_t nkeys; /* refit_canon: the slot keys of the control section (0: none) */
 	uint8_t keys[KEYS_MAX];
+	struct lane_solve *ls; /* refit_canon, v17 T/S/F parts: the solve a correction re-solves its lane's rest with */
 } canon;
 
 static hks_result cput(canon *c, const void *p, size_t n, hks_diff_category cat)
@@ -442,6 +443,100 @@ static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t
 	return diff_apply_used(ctx, buf, n, payload, size, NULL);
 }
 
+/* ---- lanes solved again after a correction (record v17) ---- */
+
+/* A T/S/F part's REFIT solve as a correction needs it (docs/RECORD.md "Lanes solved again since version 17"):
+ * the normal matrix the solve eliminated (its band; the same for every lane of the part) and the solved values.
+ * Points the frames leave free, or pin only together (a two-frame span's two inner points: their sum), take
+ * the prior's split; once a correction sets one of them, the least-squares values of the lane's points not yet
+ * read move with it, which generalizes version 15's pairs. Build and apply run the same arithmetic. */
+#define LANE_SOLVE_MAX 256 /* REFIT_MAX */
+#define LANE_BAND 3        /* the highest degree */
+#define LANE_WINDOW 16u    /* points either side a correction moves: Elden Ring's records as with the whole lane
+                            (738,549 B; 8: 738,731 B, 4: 741,950 B) */
+
+typedef struct lane_solve {
+	unsigned n1, deg;      /* n1 0: no solve */
+	unsigned lanes;        /* spline lanes (slots a point) */
+	unsigned lane_of[3];   /* each slot's lane (0..2) */
+	unsigned quant;        /* 1: 16-bit lanes, 0: 8-bit */
+	float lo[3], hi[3];
+	const hks_rcp_model *m;
+	double H[LANE_SOLVE_MAX][2 * LANE_BAND + 1]; /* H[i][j - i + LANE_BAND] */
+	double solved[LANE_SOLVE_MAX][3];
+	double P[LANE_SOLVE_MAX][3];      /* the values as corrections left them */
+	double P_list[LANE_SOLVE_MAX][3]; /* P at the start of a correction list (the builder codes each list twice) */
+	double LD[LANE_SOLVE_MAX][LANE_BAND + 1], x[LANE_SOLVE_MAX];
+	uint8_t held[LANE_SOLVE_MAX];
+} lane_solve;
+
+static double lane_h(const lane_solve *ls, unsigned i, unsigned j)
+{
+	unsigned d = i > j ? i - j : j - i;
+	return d <= ls->deg ? ls->H[i][(int)j - (int)i + LANE_BAND] : 0.0;
+}
+
+/* The slot value of lane l at value v, as refit_section rounds it */
+static uint32_t lane_quantize(const lane_solve *ls, unsigned l, double value)
+{
+	float lo = ls->lo[l], hi = ls->hi[l], v = (float)value;
+	if (hi > lo)
+		v = v + (hi - lo) * (ls->quant ? 0.5f / 65535.0f : 0.5f / 255.0f);
+	return ls->quant ? hks_pack16(ls->m, v, lo, hi) : hks_pack8(ls->m, v, lo, hi);
+}
+
+/* Point i of lane l now holds slot value q: the points within LANE_WINDOW of it that are not held (held[] 0)
+ * move by the least-squares change that keeps the held ones and every point farther away, H_ff x = −H_fi d,
+ * solved by a band LDLᵀ (the free block of a positive definite matrix; held rows are the identity). The
+ * window bounds the work a correction costs (a hostile record's too); the move decays within a few points.
+ * 0, and nothing moves, when a pivot is not positive. */
+static int lane_move(lane_solve *ls, unsigned i, unsigned l, uint32_t q)
+{
+	float lo = ls->lo[l], hi = ls->hi[l];
+	if (!(hi > lo))
+		return 0;
+	double v = (double)lo + (double)q * ((double)hi - (double)lo) / (ls->quant ? 65535.0 : 255.0);
+	double d = v - ls->P[i][l];
+	ls->P[i][l] = v;
+	unsigned p = ls->deg, a = i > LANE_WINDOW ? i - LANE_WINDOW : 0u;
+	unsigned b = i + LANE_WINDOW < ls->n1 ? i + LANE_WINDOW + 1u : ls->n1; /* the window [a, b) */
+	int any = 0;
+	for (unsigned k = a; k < b; k++) {
+		double h = ls->held[k] ? 0.0 : lane_h(ls, k, i);
+		ls->x[k] = -d * h;
+		any |= h != 0.0;
+	}
+	if (!any)
+		return 1;
+	for (unsigned k = a; k < b; k++) {
+		unsigned j0 = k > a + p ? k - p : a;
+		for (unsigned j = j0; j <= k; j++) {
+			double v2 = ls->held[k] || ls->held[j] ? (j == k ? 1.0 : 0.0) : lane_h(ls, k, j);
+			for (unsigned t = j0; t < j; t++)
+				v2 -= ls->LD[k][t + p - k] * ls->LD[j][t + p - j] * ls->LD[t][p];
+			if (j < k) {
+				ls->LD[k][j + p - k] = v2 / ls->LD[j][p];
+			} else if (v2 > 0.0) {
+				ls->LD[k][p] = v2; /* the diagonal D */
+			} else {
+				return 0;
+			}
+		}
+	}
+	for (unsigned k = a; k < b; k++)
+		for (unsigned t = k > a + p ? k - p : a; t < k; t++)
+			ls->x[k] -= ls->LD[k][t + p - k] * ls->x[t];
+	for (unsigned k = a; k < b; k++)
+		ls->x[k] /= ls->LD[k][p];
+	for (unsigned k = b; k-- > a;)
+		for (unsigned t = k + 1; t < b && t <= k + p; t++)
+			ls->x[k] -= ls->LD[t][k + p - t] * ls->x[t];
+	for (unsigned k = a; k < b; k++)
+		if (!ls->held[k])
+			ls->P[k][l] += ls->x[k];
+	return 1;
+}
+
 /* ---- control-point residuals (record v7, docs/RECORD.md "Point residuals") ---- */
 
 #define POINTS_MAX_GROUPED 256 /* the REFIT solve's limit (REFIT_MAX): no entry has more points */
@@ -459,7 +554,8 @@ typedef struct point_layout {
 	size_t per_point, hidden_points, points;
 	int by_key; /* v15: each list's slots in order of doubt, slot_order (the lists one after the other) */
 	const uint8_t *keys; /* v15: the slots' keys (KEY_UP negates a code), or NULL */
-	int pairs;           /* v15: partner[] and place[] hold (point_pairs) */
+	int pairs;           /* v15, v16: partner[] and place[] hold (point_pairs) */
+	lane_solve *ls;      /* v17, T/S/F: a correction solves the rest of its lane again (lane_resolve); place[] holds */
 	uint16_t order[POINTS_MAX_GROUPED];
 	uint16_t slot_order[KEYS_MAX];
 	/* v15: a point's partner (the other inner point of a span whose only frame both see; NO_PARTNER) and each
@@ -494,7 +590,8 @@ static void point_groups(point_layout *L, unsigned kind, const uint8_t *canon, s
 		L->hidden_points += hidden[i];
 	L->points = n1;
 	L->per_point = L->slots / n1;
-	if (version >= 15 && deg == 3 && !L->rot_sel) /* rotations: measured, the pairs' corrections are not opposite */
+	/* rotations: measured, the pairs' corrections are not opposite; v17 solves the lane again instead */
+	if (version >= 15 && version < HKS_REC_VERSION_LANE_RESOLVE && deg == 3 && !L->rot_sel)
 		point_pairs(L, canon + k0, n1, deg);
 }
 
@@ -552,7 +649,7 @@ static void order_by_keys(point_layout *L, const uint8_t *keys)
 }
 
 static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, size_t size, unsigned version,
-                           const uint8_t *keys, size_t nkeys, point_layout *L)
+                           const uint8_t *keys, size_t nkeys, lane_solve *ls, point_layout *L)
 {
 	size_t q = (kind == 0) + 1u; /* [mask byte 0] mask byte, quantization */
 	if (plen <= q || plen > size)
@@ -581,7 +678,11 @@ static int point_layout_of(unsigned kind, const uint8_t *canon, size_t plen, siz
 		point_groups(L, kind, canon, plen, version);
 	if (version >= 15 && keys && nkeys == L->slots && L->slots <= KEYS_MAX)
 		order_by_keys(L, keys);
-	if (L->pairs) {
+	/* v17: the solve behind the refit, when it is this section's (a part refit_canon solved) */
+	if (version >= HKS_REC_VERSION_LANE_RESOLVE && !L->rot_sel && ls && ls->n1 && ls->lanes &&
+	    (size_t)ls->n1 * ls->lanes == L->slots && L->slots <= KEYS_MAX)
+		L->ls = ls;
+	if (L->pairs || L->ls) {
 		if (L->slots > KEYS_MAX) {
 			L->pairs = 0;
 		} else {
@@ -650,6 +751,25 @@ static void pass_to_partner(const point_layout *L, uint8_t *canon, size_t slot, 
 		slot_set(L, canon, s2, (uint32_t)v);
 }
 
+/* v17: slot `slot` of a T/S/F section now holds its final value, `corrected` when a correction set it: the lane's
+ * points not yet read (their slots' place after this one's) are solved again and rounded as refit_section
+ * rounds. An uncorrected slot moves nothing: its value is the solve's own. */
+static void lane_resolve(const point_layout *L, uint8_t *canon, size_t slot, int corrected)
+{
+	lane_solve *ls = L->ls;
+	if (!ls || !corrected)
+		return;
+	unsigned lanes = ls->lanes, pt = (unsigned)(slot / lanes), si = (unsigned)(slot % lanes), l = ls->lane_of[si];
+	unsigned a = pt > LANE_WINDOW ? pt - LANE_WINDOW : 0u, b = pt + LANE_WINDOW < ls->n1 ? pt + LANE_WINDOW + 1u : ls->n1;
+	for (unsigned k = a; k < b; k++)
+		ls->held[k] = L->place[k * lanes + si] <= L->place[slot];
+	if (!lane_move(ls, pt, l, slot_value(L, canon, slot)))
+		return;
+	for (unsigned k = a; k < b; k++)
+		if (!ls->held[k])
+			slot_set(L, canon, k * lanes + si, lane_quantize(ls, l, ls->P[k][l]));
+}
+
 /* (a right shift of a negative value is implementation-defined in C11: the sign is asked for instead) */
 static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (d < 0 ? UINT64_MAX : 0u); }
 static int64_t unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1u); }
@@ -663,13 +783,17 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 {
 	size_t n = group_slots(L, g);
 	size_t section = L->slots * L->width;
-	if (snapshot) /* v15 pairs: both passes start from the refitted slots as the lists before left them */
+	if (snapshot) /* v15 pairs, v17: both passes start from the refitted slots as the lists before left them */
 		memcpy(snapshot, refit + L->start, section);
+	if (L->ls)
+		memcpy(L->ls->P_list, L->ls->P, sizeof(L->ls->P));
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t items = 0;
 		size_t next = 0;
 		if (snapshot && pass)
 			memcpy(refit + L->start, snapshot, section);
+		if (L->ls && pass)
+			memcpy(L->ls->P, L->ls->P_list, sizeof(L->ls->P));
 		for (size_t j = 0; j < n;) {
 			size_t slot = group_slot(L, g, j);
 			if (L->rot_sel) {
@@ -709,8 +833,12 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 					HKS_TRY(hks_rec_put_varint(out, zigzag(slot_sign(L, slot) * ((int64_t)a - (int64_t)b))));
 				}
 				next = j + 1;
-				if (snapshot) /* the slot itself is read no more: only its partner moves */
+				if (L->ls) { /* v17: the slot as apply will have it, then the rest of its lane solved again */
+					slot_set(L, refit, slot, a);
+					lane_resolve(L, refit, slot, 1);
+				} else if (snapshot) { /* the slot itself is read no more: only its partner moves */
 					pass_to_partner(L, refit, slot, (int64_t)a - (int64_t)b);
+				}
 			}
 			j++;
 		}
@@ -722,13 +850,15 @@ static hks_result points_encode_list(hks_bytebuf *out, const point_layout *L, un
 
 static hks_result points_encode(hks_bytebuf *out, const point_layout *L, const uint8_t *refit, const uint8_t *orig)
 {
-	if (!L->pairs || L->rot_sel) {
+	if ((!L->pairs && !L->ls) || L->rot_sel) {
 		for (unsigned g = L->split ? 0u : 1u; g < 2; g++)
 			HKS_TRY(points_encode_list(out, L, g, (uint8_t *)(uintptr_t)refit, orig, NULL));
 		return HKS_OK;
 	}
-	/* v15 pairs: a correction moves the partner's slot, so the lists are written against a copy that the
-	 * corrections change as apply will (points_apply_list) */
+	/* v15 pairs, v17 lanes solved again: a correction moves other slots, so the lists are written against a
+	 * copy that the corrections change as apply will (points_apply_list) */
+	if (L->ls)
+		memcpy(L->ls->P, L->ls->solved, sizeof(L->ls->P));
 	size_t size = L->start + L->slots * L->width;
 	hks_bytebuf work;
 	hks_bytebuf_init(&work, out->ctx);
@@ -787,7 +917,10 @@ static hks_result points_apply_list(hks_cursor *c, const point_layout *L, unsign
 			if (v < 0 || v > (L->width == 2 ? 0xFFFF : 0xFF))
 				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "residual out of range at slot %zu", slot);
 			slot_set(L, canon, slot, (uint32_t)v);
-			pass_to_partner(L, canon, slot, d);
+			if (L->ls)
+				lane_resolve(L, canon, slot, 1);
+			else
+				pass_to_partner(L, canon, slot, d);
 		}
 		next = j + 1;
 	}
@@ -798,6 +931,8 @@ static hks_result points_apply(hks_ctx *ctx, const point_layout *L, uint8_t *can
                                size_t size)
 {
 	hks_cursor c = hks_cursor_make(ctx, payload, size, 0);
+	if (L->ls)
+		memcpy(L->ls->P, L->ls->solved, sizeof(L->ls->P));
 	for (unsigned g = L->split ? 0u : 1u; g < 2; g++)
 		HKS_TRY(points_apply_list(&c, L, g, canon, size));
 	if (c.pos != size)
@@ -813,7 +948,7 @@ static hks_result control_encode(hks_bytebuf *out, unsigned kind, const canon *r
                                  size_t size, size_t plen, unsigned version)
 {
 	point_layout L;
-	if (point_layout_of(kind, refit->bytes.data, plen, size, version, refit->keys, refit->nkeys, &L))
+	if (point_layout_of(kind, refit->bytes.data, plen, size, version, refit->keys, refit->nkeys, refit->ls, &L))
 		return points_encode(out, &L, refit->bytes.data, orig);
 	return diff_encode(out, refit->bytes.data, orig, size);
 }
@@ -824,7 +959,7 @@ static hks_result control_apply(hks_ctx *ctx, unsigned kind, canon *refit, size_
 	point_layout L;
 	uint8_t *b = refit->bytes.data;
 	size_t size = refit->bytes.size;
-	if (point_layout_of(kind, b, plen, size, version, refit->keys, refit->nkeys, &L))
+	if (point_layout_of(kind, b, plen, size, version, refit->keys, refit->nkeys, refit->ls, &L))
 		return points_apply(ctx, &L, b, payload, psize);
 	return diff_apply(ctx, b, size, payload, psize);
 }
@@ -875,6 +1010,8 @@ typedef struct refit_ws {
 	double P[REFIT_MAX][4];
 	double A[REFIT_MAX][REFIT_MAX];
 	double B[REFIT_MAX][4];
+	int keep_band;                          /* v17: refit_canon keeps the normal matrix (lane_solve) */
+	double band[REFIT_MAX][2 * LANE_BAND + 1]; /* its band before the elimination: band[i][j - i + LANE_BAND] */
 } refit_ws;
 
 /* What fills the control points the frames leave free in the REFIT solve (docs/RECORD.md "Undetermined
@@ -990,6 +1127,10 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 			for (int c = 0; c < 4; c++)
 				w->A[s - 3 + a][s - 3 + c] += l3 * r3[a] * r3[c] / norm;
 	}
+	if (w->keep_band)
+		for (int i = 0; i < n1; i++)
+			for (int d = -LANE_BAND; d <= LANE_BAND; d++)
+				w->band[i][d + LANE_BAND] = d >= -deg && d <= deg && i + d >= 0 && i + d < n1 ? w->A[i][i + d] : 0.0;
 	/* Gaussian elimination with partial pivoting */
 	for (int c = 0; c < n1; c++) {
 		int rows_end = c + deg < n1 ? c + deg + 1 : n1, cols_end = c + bw < n1 ? c + bw + 1 : n1;
@@ -1181,19 +1322,25 @@ static int repack_shown_points(unsigned sel, const uint8_t *knots, unsigned n1, 
 static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, const hks_rcp_model *m,
                               const hks_frames_in *in, const hks_stored_block *blk, int last_block, unsigned kind,
                               uint32_t track, const uint8_t *prefix, size_t prefix_size, int offsets, int prior,
-                              canon *cout, int *ok)
+                              unsigned version, canon *cout, int *ok)
 {
 	hks_stored_part p;
 	uint8_t m0 = 0, mb = 0;
 	hks_bytebuf *out = &cout->bytes;
 	*ok = 0;
 	cout->nkeys = 0;
+	if (cout->ls)
+		cout->ls->n1 = 0;
 	HKS_TRY(parse_canon_mode(ctx, scratch, kind, prefix, prefix_size, 1, &p, &m0, &mb));
 	out->size = 0;
 	HKS_TRY(hks_bytebuf_append(out, prefix, prefix_size));
 	if (!p.is_spline)
 		return HKS_OK; /* nothing to solve: static / absent parts are the prefix (+ a static quaternion) */
-	if (!solve_points(w, in, blk->first_frame, blk->num_frames, last_block, kind, track, &p, w->P, prior))
+	int lane_solves = version >= HKS_REC_VERSION_LANE_RESOLVE && kind != 1;
+	w->keep_band = lane_solves;
+	int solved = solve_points(w, in, blk->first_frame, blk->num_frames, last_block, kind, track, &p, w->P, prior);
+	w->keep_band = 0;
+	if (!solved)
 		return HKS_OK;
 	if (offsets) {
 		/* the bounds were offsets from the solve's extremes (bound_offsets): the solve does not use them.
@@ -1207,6 +1354,28 @@ static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, con
 	}
 	size_t at = out->size;
 	HKS_TRY(refit_section(out, m, kind, &p, w->P, cout->keys, &cout->nkeys));
+	if (lane_solves && p.num_control_points <= LANE_SOLVE_MAX) { /* v17: what the corrections solve again with */
+		if (!cout->ls && !(cout->ls = (lane_solve *)hks_malloc(ctx, sizeof(lane_solve))))
+			return hks_fail_nomem(ctx, sizeof(lane_solve));
+		lane_solve *ls = cout->ls;
+		ls->lanes = 0;
+		for (unsigned lane = 0; lane < (kind == 3 ? 1u : 3u); lane++)
+			if (p.flags & (0x10u << lane)) /* the spline lanes, in the order refit_section writes them */
+				ls->lane_of[ls->lanes++] = lane;
+		ls->deg = p.degree;
+		ls->quant = p.quantization;
+		ls->m = m;
+		for (unsigned l = 0; l < 3; l++) {
+			ls->lo[l] = p.min[l];
+			ls->hi[l] = p.max[l];
+		}
+		for (int i = 0; i < p.num_control_points; i++) {
+			memcpy(ls->H[i], w->band[i], sizeof(ls->H[i]));
+			for (unsigned l = 0; l < 3; l++)
+				ls->solved[i][l] = w->P[i][l];
+		}
+		ls->n1 = (unsigned)p.num_control_points;
+	}
 	if (kind == 1 && p.quantization != HKS_ROT_UNCOMPRESSED && hks_pack_quaternion_exact(p.quantization)) {
 		/* points the frames show exactly, repacked to unpack to them (as the inverter does) */
 		uint32_t owned = last_block ? blk->num_frames : blk->num_frames - 1;
@@ -2416,7 +2585,7 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 		if (r == HKS_OK)
 			r = refit_canon(ctx, arena, pr->ws, hks_rcp_model_get((hks_cpu_model)rec->cpu), pr->in,
 			                &p0->blocks[b], b + 1 == rec->num_blocks, kind, track, prefix, plen,
-			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, prior, cn, &ok);
+			                e->kind != HKS_REC_ENTRY_REFIT_PATCHED, prior, rec_version(rec), cn, &ok);
 		if (r == HKS_OK && !ok)
 			r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: the control points cannot be solved", i);
 		if (r == HKS_OK)
@@ -2566,6 +2735,7 @@ static hks_result assemble(predictor *pr, hks_arena *arena, hks_stored_animation
 		}
 	}
 	hks_bytebuf_free(&cn.bytes);
+	hks_free(ctx, cn.ls, sizeof(lane_solve));
 	hks_bytebuf_free(&cn.cats);
 	if (r == HKS_OK)
 		*out = s;
@@ -3070,7 +3240,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 				if (plen <= co.bytes.size)
 					r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
 					                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0, refit_prior(pr->rec),
-					                &cp, &ok);
+					                rec_version(pr->rec), &cp, &ok);
 				if (r == HKS_OK && ok && cp.bytes.size == co.bytes.size) {
 					/* the selected step's prediction of this part: the base of the prefix transforms below
 					 * and (v16) of the hybrid tries */
@@ -3133,7 +3303,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							int ok2 = 0;
 							r = refit_canon(ctx, bd->arena, pr->ws, pr->model, pr->in, &orig->blocks[b],
 							                b + 1 == orig->num_blocks, kind, track, co.bytes.data, plen, 0,
-							                PRIOR_SMOOTH, &cs, &ok2);
+							                PRIOR_SMOOTH, rec_version(pr->rec), &cs, &ok2);
 							if (r != HKS_OK || !ok2 || cs.bytes.size != co.bytes.size)
 								break;
 							solved = &cs;
@@ -3225,12 +3395,16 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 		}
 	}
 	hks_bytebuf_free(&co.bytes);
+	hks_free(ctx, co.ls, sizeof(lane_solve));
 	hks_bytebuf_free(&co.cats);
 	hks_bytebuf_free(&cp.bytes);
+	hks_free(ctx, cp.ls, sizeof(lane_solve));
 	hks_bytebuf_free(&cp.cats);
 	hks_bytebuf_free(&cq.bytes);
+	hks_free(ctx, cq.ls, sizeof(lane_solve));
 	hks_bytebuf_free(&cq.cats);
 	hks_bytebuf_free(&cs.bytes);
+	hks_free(ctx, cs.ls, sizeof(lane_solve));
 	hks_bytebuf_free(&cs.cats);
 	hks_bytebuf_free(&best);
 	hks_bytebuf_free(&trial);

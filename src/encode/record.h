@@ -30,6 +30,10 @@ enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 /* The first version whose INVERTED entries keep no unit hash: apply takes such an entry when the part it
  * builds decodes to the unit's frames, as every other hash-free entry (docs/RECORD.md "Hash"). */
 #define HKS_REC_VERSION_HASHLESS_INVERTED 14u
+/* The first version whose corrections of a T/S/F part's points move the points of the same lane not yet read:
+ * each corrected point is held at its value and the rest of its lane is solved again (docs/RECORD.md "Lanes
+ * solved again since version 17"); it replaces version 15's pairs. */
+#define HKS_REC_VERSION_LANE_RESOLVE 17u
 #define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
        HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
