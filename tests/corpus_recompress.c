@@ -380,8 +380,9 @@ static void test_recompress_corpus(void **state)
 		 * knots the inverter's try spaces three frames apart) and a start state trained on version 16 bodies
 		 * (1.59 / 1.22 %; hk_2010 1.18 %) */
 		/* session 25: record v17, a T/S/F correction solves the rest of its lane again with the corrected point
-		 * held (1.51 / 1.19 %; hk_2010 1.16 %) */
-		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.53 : 1.21));
+		 * held (1.51 / 1.19 %; hk_2010 1.16 %), and a lone hidden point of a span between a triple and a double
+		 * knot goes to its neighbours' midpoint (1.47 / 1.15 %; hk_2010 1.14 %) */
+		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.49 : 1.17));
 		assert_true(g->refit_inv_smooth > 0); /* the smooth prior's entries apply exactly above */
 		assert_true(g->refit_inv_hybrid > 0); /* and so do the hybrid tries' (record v16) */
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 63.5 : 68.8));

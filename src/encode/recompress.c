@@ -1018,7 +1018,8 @@ typedef struct refit_ws {
  * control points in the REFIT solve"): the record's version decides, since its corrections are against the
  * points the solve gives. */
 enum { PRIOR_SMOOTH = 0, /* v8, v9: the third derivative (degree 3) or the first difference (degree 1) */
-       PRIOR_POLYLINE = 1 /* v10: degree 3 pulled toward the polyline of the frames at the Greville abscissae */ };
+       PRIOR_POLYLINE = 1, /* v10: degree 3 pulled toward the polyline of the frames at the Greville abscissae */
+       PRIOR_POLYLINE_MID = 2 /* v17: the same, but a lone hidden point toward the midpoint of its neighbours */ };
 #define POLYLINE_WEIGHT 1e-9
 
 /* The version a record is (0: a record being built, which the writer writes as the current version) */
@@ -1029,7 +1030,18 @@ static unsigned rec_version(const hks_rec_anim *rec)
 
 static int refit_prior(const hks_rec_anim *rec)
 {
-	return rec->version == 0 || rec->version >= 10 ? PRIOR_POLYLINE : PRIOR_SMOOTH;
+	unsigned v = rec_version(rec);
+	return v >= HKS_REC_VERSION_LANE_RESOLVE ? PRIOR_POLYLINE_MID : v >= 10 ? PRIOR_POLYLINE : PRIOR_SMOOTH;
+}
+
+/* v17: a degree-3 point whose five knots are f f f f+1 f+1 or f f f+1 f+1 f+1 (a one-frame span between a triple
+ * and a double knot): no integer frame sees it, and its neighbours are seen. Havok leaves it at about the
+ * midpoint of the two (docs/RECORD.md "Lone hidden points since version 17"). */
+static int lone_hidden_point(const uint8_t *k)
+{
+	if (k[0] + 1u != k[4])
+		return 0;
+	return (k[1] == k[0] && k[2] == k[0] && k[3] == k[4]) || (k[1] == k[0] && k[2] == k[4] && k[3] == k[4]);
 }
 
 static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, uint32_t nf, int last_block,
@@ -1085,7 +1097,7 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 	 * what the frames do not see (docs/RECORD.md "Undetermined control points"); what the third
 	 * derivative leaves free (one-frame spans) the first difference puts on the line. */
 	double l1 = deg == 3 ? lambda * 1e-5 : lambda, l3 = deg == 3 ? lambda : 0.0;
-	if (prior == PRIOR_POLYLINE && deg == 3 && lambda > 0.0 && nf >= 2) {
+	if ((prior == PRIOR_POLYLINE || prior == PRIOR_POLYLINE_MID) && deg == 3 && lambda > 0.0 && nf >= 2) {
 		/* v10: every point is pulled, faintly, toward the polyline through the frames (the block's frames
 		 * joined by straight lines; a hostile block of one frame keeps the penalties) at its Greville
 		 * abscissa, the mean of its three inner knots. What the frames determine moves by a part in 1e9;
@@ -1098,6 +1110,15 @@ static int solve_points_l(refit_ws *w, const hks_frames_in *in, uint32_t first, 
 		                                : in->transforms + ((size_t)first * in->num_transform_tracks + track) *
 		                                                       HKS_TRACK_SAMPLE_FLOATS + lane0[kind];
 		for (int j = 0; j < n1; j++) {
+			if (prior == PRIOR_POLYLINE_MID && j >= 1 && j + 1 < n1 && lone_hidden_point(p->knots + j)) {
+				/* v17: toward the midpoint of its neighbours, (P[j-1] + P[j+1]) / 2 (a second difference;
+				 * no frame sees the point, so it takes that value and the neighbours do not move) */
+				static const double r[3] = {-0.5, 1.0, -0.5};
+				for (int a = 0; a < 3; a++)
+					for (int c = 0; c < 3; c++)
+						w->A[j - 1 + a][j - 1 + c] += POLYLINE_WEIGHT * r[a] * r[c];
+				continue;
+			}
 			double xi = ((double)p->knots[j + 1] + (double)p->knots[j + 2] + (double)p->knots[j + 3]) / 3.0;
 			double below = floor(xi);
 			uint32_t f0 = below < 0.0 ? 0u : below > (double)(nf - 2) ? nf - 2 : (uint32_t)below;
