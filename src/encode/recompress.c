@@ -29,6 +29,7 @@
 #include "record.h"
 #include "stored_format.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -443,6 +444,17 @@ static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t
 	return diff_apply_used(ctx, buf, n, payload, size, NULL);
 }
 
+/* A solved value as f32: values beyond the f32 range (a hostile bound, an ill-conditioned solve) are held at
+ * ±FLT_MAX, since converting them is undefined in ISO C; NaN stays NaN. Every finite f32 value is kept. */
+static float solved_f32(double v)
+{
+	if (v > (double)FLT_MAX)
+		return FLT_MAX;
+	if (v < -(double)FLT_MAX)
+		return -FLT_MAX;
+	return (float)v;
+}
+
 /* ---- lanes solved again after a correction (record v17) ---- */
 
 /* A T/S/F part's REFIT solve as a correction needs it (docs/RECORD.md "Lanes solved again since version 17"):
@@ -450,7 +462,7 @@ static hks_result diff_apply(hks_ctx *ctx, uint8_t *buf, size_t n, const uint8_t
  * Points the frames leave free, or pin only together (a two-frame span's two inner points: their sum), take
  * the prior's split; once a correction sets one of them, the least-squares values of the lane's points not yet
  * read move with it, which generalizes version 15's pairs. Build and apply run the same arithmetic. */
-#define LANE_SOLVE_MAX 256 /* REFIT_MAX */
+#define LANE_SOLVE_MAX 256 /* REFIT_MAX (checked there) */
 #define LANE_BAND 3        /* the highest degree */
 #define LANE_WINDOW 16u    /* points either side a correction moves: Elden Ring's records as with the whole lane
                             (738,549 B; 8: 738,731 B, 4: 741,950 B) */
@@ -479,7 +491,7 @@ static double lane_h(const lane_solve *ls, unsigned i, unsigned j)
 /* The slot value of lane l at value v, as refit_section rounds it */
 static uint32_t lane_quantize(const lane_solve *ls, unsigned l, double value)
 {
-	float lo = ls->lo[l], hi = ls->hi[l], v = (float)value;
+	float lo = ls->lo[l], hi = ls->hi[l], v = solved_f32(value);
 	if (hi > lo)
 		v = v + (hi - lo) * (ls->quant ? 0.5f / 65535.0f : 0.5f / 255.0f);
 	return ls->quant ? hks_pack16(ls->m, v, lo, hi) : hks_pack8(ls->m, v, lo, hi);
@@ -1005,6 +1017,7 @@ static uint32_t unit_hash(const hks_frames_in *in, uint32_t first, uint32_t nf, 
  * Returns 0 when the system is under-determined or singular.
  */
 #define REFIT_MAX 256
+_Static_assert(REFIT_MAX == LANE_SOLVE_MAX, "a lane_solve holds every point a REFIT solve has");
 
 typedef struct refit_ws {
 	double P[REFIT_MAX][4];
@@ -1245,7 +1258,7 @@ static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsign
 		for (int i = 0; i < n1; i++) {
 			float q[4], nq[4];
 			for (int l = 0; l < 4; l++)
-				q[l] = (float)P[i][l];
+				q[l] = solved_f32(P[i][l]);
 			hks_normalize_unguarded(m, q, nq);
 			unsigned sign, k = hks_quat_largest(nq, &sign);
 			/* the point's key: its most doubtful kept component's (the packer's grid is |c| · scale) */
@@ -1281,7 +1294,7 @@ static hks_result refit_section(hks_bytebuf *out, const hks_rcp_model *m, unsign
 		for (unsigned lane = 0; lane < lanes; lane++) {
 			if (!(p->flags & (0x10u << lane)))
 				continue;
-			float lo = p->min[lane], hi = p->max[lane], v = (float)P[i][lane];
+			float lo = p->min[lane], hi = p->max[lane], v = solved_f32(P[i][lane]);
 			if (hi > lo) {
 				uint8_t kl = slot_key(((double)v - lo) / ((double)hi - lo) * (p->quantization ? 65535.0 : 255.0));
 				key = (kl & KEY_DOUBT) < key ? (kl & KEY_DOUBT) : key;
@@ -1444,6 +1457,7 @@ static hks_result predictor_ws(predictor *pr)
 		pr->ws = (refit_ws *)hks_malloc(pr->ctx, sizeof(refit_ws));
 		if (!pr->ws)
 			return hks_fail_nomem(pr->ctx, sizeof(refit_ws));
+		pr->ws->keep_band = 0; /* only refit_canon asks for the band */
 	}
 	return HKS_OK;
 }
