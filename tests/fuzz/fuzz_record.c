@@ -5,11 +5,15 @@
  * a parsed record is written again, stored and coded, and must read back with
  * the same counts and entries; then hks_recompress_apply runs it against frames
  * of the record's own counts (zeros, unit rotations, bounded), which must end
- * in a result or a clean error. Seeds: uncompressed records, so mutations
- * reach the body (tools/make_seeds.c).
+ * in a result or a clean error. A record with the counts of one of the
+ * synthetic clips the seeds were made from (tools/make_seeds.c) is also
+ * applied to that clip's decoded frames, so that its entries' units match and
+ * REFIT corrections run (lane_move, record v17) on mutated payloads. Seeds:
+ * uncompressed records, so mutations reach the body (tools/make_seeds.c).
  */
 #include "fuzz.h"
 #include "fuzz_common.h"
+#include "synth.h"
 
 #include "../../src/encode/record.h"
 
@@ -17,8 +21,61 @@
 
 #define MAX_APPLY_FLOATS (1u << 16)
 
+/* The synthetic clips tools/make_seeds.c makes its record seeds from (synth_spline's arguments), decoded once
+ * (raw rotations, as hks_recompress samples them) */
+typedef struct seed_clip {
+	uint32_t T, F, N, mfpb;
+	unsigned variant;
+	const char *sdk;
+	int made;
+	float *tr, *fl;
+} seed_clip;
+
+static seed_clip seed_clips[] = {
+	{3, 1, 31, 0, 0, "20160200", 0, NULL, NULL},
+	{2, 0, 40, 16, 1, "20180100", 0, NULL, NULL},
+	{2, 2, 20, 8, 2, "20160200", 0, NULL, NULL},
+};
+
+static const seed_clip *seed_clip_frames(uint32_t T, uint32_t F, uint32_t N)
+{
+	for (size_t i = 0; i < sizeof(seed_clips) / sizeof(seed_clips[0]); i++) {
+		seed_clip *c = &seed_clips[i];
+		if (c->T != T || c->F != F || c->N != N)
+			continue;
+		if (!c->made) {
+			c->made = 1;
+			hks_packed_spline *p = synth_spline(T, F, N, c->mfpb, c->variant, c->sdk);
+			hks_stored_animation *st = NULL;
+			hks_error err;
+			if (p) {
+				hks_animation a = hks_animation_of_packed(p);
+				float *tr = (float *)calloc((size_t)N * T * HKS_TRACK_SAMPLE_FLOATS + 1, sizeof(float));
+				float *fl = (float *)calloc((size_t)N * F + 1, sizeof(float));
+				if (tr && fl && hks_stored_read(&a, NULL, &st, &err) == HKS_OK &&
+				    hks_sample_frames(st, NULL, 0, N, tr, F ? fl : NULL, &err) == HKS_OK) {
+					c->tr = tr;
+					c->fl = fl;
+				} else {
+					free(tr);
+					free(fl);
+				}
+				hks_stored_free(st);
+				hks_packed_spline_free(p);
+			}
+		}
+		return c->tr ? c : NULL;
+	}
+	return NULL;
+}
+
+static void apply_to(const float *tr, const float *fl, const hks_rec_anim *r, const uint8_t *data, size_t size);
+
 static void try_apply(const hks_rec_anim *r, const uint8_t *data, size_t size)
 {
+	const seed_clip *clip = seed_clip_frames(r->num_transform_tracks, r->num_float_tracks, r->num_frames);
+	if (clip)
+		apply_to(clip->tr, clip->fl, r, data, size);
 	uint32_t T = r->num_transform_tracks, F = r->num_float_tracks, N = r->num_frames;
 	if (N < 2 || (uint64_t)N * ((uint64_t)T * HKS_TRACK_SAMPLE_FLOATS + F) > MAX_APPLY_FLOATS)
 		return;
@@ -34,6 +91,15 @@ static void try_apply(const hks_rec_anim *r, const uint8_t *data, size_t size)
 		for (int k = 7; k < 10; k++)
 			tr[i * HKS_TRACK_SAMPLE_FLOATS + (size_t)k] = 1.0f; /* scale */
 	}
+	apply_to(tr, fl, r, data, size);
+	free(tr);
+	free(fl);
+}
+
+/* hks_recompress_apply of the record to frames of its counts: a result or a clean error */
+static void apply_to(const float *tr, const float *fl, const hks_rec_anim *r, const uint8_t *data, size_t size)
+{
+	uint32_t T = r->num_transform_tracks, F = r->num_float_tracks, N = r->num_frames;
 	float duration;
 	memcpy(&duration, &r->duration_bits, 4);
 	if (!(duration > 0.0f) || !isfinite(duration))
@@ -58,8 +124,6 @@ static void try_apply(const hks_rec_anim *r, const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(err.code != HKS_OK);
 	}
-	free(tr);
-	free(fl);
 }
 
 /* The parsed record written again, stored or with the body coded (record_model.c), reads back the same. */
