@@ -829,6 +829,20 @@ static void test_end_to_end3(void **state)
 	g_deg = 1;
 }
 
+/* The size of the record run_end_to_end writes at `version` for a degree-3 clip on knot vector `knots`, its
+ * integers drawn from `seed` (both records give the bytes back: run_end_to_end checks) */
+static size_t record_size3(const uint8_t *knots, size_t nk, unsigned version, uint32_t seed)
+{
+	hks_recompress_report rep;
+	g_deg = 3;
+	g_version = version;
+	rng = seed;
+	run_end_to_end(knots, nk, knots, nk, &rep);
+	g_version = 0;
+	g_deg = 1;
+	return g_rec_size;
+}
+
 /* Version 15's pairs (docs/RECORD.md "Pairs since version 15"): two-frame spans between triple knots, whose two
  * inner points only their middle frame sees, with random integers, so the solve splits their sum otherwise than
  * the stored points do and their corrections are opposite: version 15 codes one of each such pair, version 14
@@ -838,17 +852,9 @@ static void test_end_to_end_pairs(void **state)
 	(void)state;
 	static const uint8_t knots_pairs[] = {0, 0, 0, 0, 5, 5, 5, 7, 7, 7, 12, 12, 12, 14, 14, 14, 25, 25, 25, 27, 27, 27,
 	                                      39, 39, 39, 39};
-	hks_recompress_report rep;
 	size_t size[2];
-	g_deg = 3;
-	for (unsigned v = 0; v < 2; v++) {
-		g_version = v ? 15u : 14u;
-		rng = 12345u;
-		run_end_to_end(knots_pairs, sizeof(knots_pairs), knots_pairs, sizeof(knots_pairs), &rep);
-		size[v] = g_rec_size;
-	}
-	g_version = 0;
-	g_deg = 1;
+	for (unsigned v = 0; v < 2; v++)
+		size[v] = record_size3(knots_pairs, sizeof(knots_pairs), v ? 15u : 14u, 12345u);
 	print_message("two-frame spans between triple knots: record version 14 %llu B, version 15 %llu B\n",
 	              (unsigned long long)size[0], (unsigned long long)size[1]);
 	/* measured: 535 B and 473 B; 504 B for version 15 without its pairs (the order of doubt alone), so the bound
@@ -868,21 +874,11 @@ static void test_end_to_end_lanes(void **state)
 	                                      18, 18, 18, 25, 25, 27, 27, 27, 29, 29, 29, 39, 39, 39, 39};
 	static const uint8_t knots_pairs[] = {0, 0, 0, 0, 5, 5, 5, 7, 7, 7, 12, 12, 12, 14, 14, 14, 25, 25, 25, 27, 27, 27,
 	                                      39, 39, 39, 39};
-	hks_recompress_report rep;
 	size_t size[2][2];
-	g_deg = 3;
-	for (unsigned k = 0; k < 2; k++)
-		for (unsigned v = 0; v < 2; v++) {
-			g_version = v ? 17u : 16u;
-			rng = 4242u + k;
-			if (k)
-				run_end_to_end(knots_pairs, sizeof(knots_pairs), knots_pairs, sizeof(knots_pairs), &rep);
-			else
-				run_end_to_end(knots_mixed, sizeof(knots_mixed), knots_mixed, sizeof(knots_mixed), &rep);
-			size[k][v] = g_rec_size;
-		}
-	g_version = 0;
-	g_deg = 1;
+	for (unsigned v = 0; v < 2; v++) {
+		size[0][v] = record_size3(knots_mixed, sizeof(knots_mixed), v ? 17u : 16u, 4242u);
+		size[1][v] = record_size3(knots_pairs, sizeof(knots_pairs), v ? 17u : 16u, 4243u);
+	}
 	print_message("two-frame spans beside double knots: record version 16 %llu B, version 17 %llu B; between triple "
 	              "knots only: %llu B, %llu B\n",
 	              (unsigned long long)size[0][0], (unsigned long long)size[0][1], (unsigned long long)size[1][0],
@@ -902,19 +898,11 @@ static void test_end_to_end_lone(void **state)
 	(void)state;
 	static const uint8_t knots_lone[] = {0,  0,  0,  0,  5,  5,  5,  6,  6,  11, 11, 11, 12, 12, 18, 18, 18,
 	                                     19, 19, 25, 25, 26, 26, 26, 31, 31, 32, 32, 32, 39, 39, 39, 39};
-	hks_recompress_report rep;
 	size_t size[2];
-	g_deg = 3;
 	g_lone_mid = 1;
-	for (unsigned v = 0; v < 2; v++) {
-		g_version = v ? 17u : 16u;
-		rng = 31337u;
-		run_end_to_end(knots_lone, sizeof(knots_lone), knots_lone, sizeof(knots_lone), &rep);
-		size[v] = g_rec_size;
-	}
+	for (unsigned v = 0; v < 2; v++)
+		size[v] = record_size3(knots_lone, sizeof(knots_lone), v ? 17u : 16u, 31337u);
 	g_lone_mid = 0;
-	g_version = 0;
-	g_deg = 1;
 	print_message("one-frame spans between a triple and a double knot: record version 16 %llu B, version 17 %llu B\n",
 	              (unsigned long long)size[0], (unsigned long long)size[1]);
 	/* measured: 639 B and 556 B; version 17 with version 16's prior for those points 639 B, so the bound fails when

@@ -291,6 +291,24 @@ static size_t stored_body_at(const uint8_t *rec, size_t size)
 	return at + 1;
 }
 
+/* A record of `version`, written and applied exactly (recompress_old_applied), then relabelled `version` + 1 and
+ * applied to the same frames: 1 when that is refused or gives other data */
+static int relabelled_differs(const synth *s, const decoded *d, int no_zlib, unsigned ladder, hks_cpu_model cpu,
+                              unsigned version)
+{
+	size_t size = 0;
+	uint8_t *rec = recompress_old_applied(s, &d->in, no_zlib, ladder, cpu, version, &size);
+	rec[4] = (uint8_t)(version + 1);
+	hks_packed_spline *out = NULL;
+	hks_record_apply_report ar;
+	hks_error err;
+	int differs = hks_recompress_apply(&d->in, rec, size, NULL, &out, &ar, &err) != HKS_OK ||
+	              !same_data(out, &s->anim.spline);
+	hks_packed_spline_free(out);
+	hks_buffer_free(NULL, rec, size);
+	return differs;
+}
+
 /* A record of an older version written beside a version 14 record (`rec`, `size`) for the same clip and options,
  * applied exactly (recompress_old_applied). Stored (no_zlib), it is `rec` but for the version byte and the INVERTED
  * entries' hashes; coded, each relabelled as the other is decoded by the other model: refused, or other data,
@@ -420,25 +438,11 @@ static void test_exact_round_trip(void **state)
 		/* version 15 (knot edits against the inverter's own tries only, its body coded from version 14's start
 		 * state; docs/RECORD.md "Version 16") is still written and applied; relabelled 16, its body is decoded
 		 * from version 16's start state: refused, or other data */
-		size_t v15_size = 0;
-		uint8_t *v15 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 15, &v15_size);
-		v15[4] = 16;
-		if (hks_recompress_apply(&d.in, v15, v15_size, NULL, &out, &ar, &err) != HKS_OK || !same_data(out, &s.anim.spline))
-			other_state++;
+		other_state += (unsigned)relabelled_differs(&s, &d, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 15);
 		coded_runs += !(v & 1); /* a stored body (no_zlib) is read alike by both: its tries are the inverter's */
-		hks_packed_spline_free(out);
-		out = NULL;
-		hks_buffer_free(NULL, v15, v15_size);
 		/* version 16 (each correction on its own slot but for the pairs; docs/RECORD.md "Lanes solved again since
 		 * version 17") is still written and applied; relabelled 17, a correction moves the rest of its lane */
-		size_t v16_size = 0;
-		uint8_t *v16 = recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 16, &v16_size);
-		v16[4] = 17;
-		if (hks_recompress_apply(&d.in, v16, v16_size, NULL, &out, &ar, &err) != HKS_OK || !same_data(out, &s.anim.spline))
-			other_lanes++;
-		hks_packed_spline_free(out);
-		out = NULL;
-		hks_buffer_free(NULL, v16, v16_size);
+		other_lanes += (unsigned)relabelled_differs(&s, &d, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 16);
 		/* version 11 entries: REFIT_INV entries that name the smooth prior (bit 7 of the try byte) */
 		{
 			hks_ctx rctx;
