@@ -480,6 +480,49 @@ static void test_prior_well_formed(void **state)
 	assert_false(hks_rec_prior_check(&ctx, &beyond));
 }
 
+/* The developer's measurement (hks_rec_model_costs, make_record_prior --fields): the costs of a body's classes add
+ * up to its coded size within the coder's few bytes of overhead, the knot symbols and correction flags are classes
+ * of their own, measuring leaves the coding alone, and every class has a name. */
+static void test_costs(void **state)
+{
+	(void)state;
+	rng_state = 0x5eedu;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, NULL);
+	for (unsigned entries = 6; entries <= 11; entries += 5) { /* the sixth entry is a REFIT_INV */
+		hks_bytebuf body, out, again;
+		hks_bytebuf_init(&body, &ctx);
+		predicted_body(&body, entries);
+		coded(body.data, body.size, &out);
+		double bits[HKS_REC_COST_CLASSES] = {0}, total = 0.0;
+		assert_int_equal(hks_rec_model_costs(&ctx, body.data, body.size, version, bits), HKS_OK);
+		for (unsigned c = 0; c < HKS_REC_COST_CLASSES; c++) {
+			assert_true(bits[c] >= 0.0);
+			total += bits[c];
+		}
+		/* the arithmetic coder spends at most a few bytes over the ideal; it never codes below it by more than
+		 * its 32-bit precision allows */
+		assert_true(total / 8.0 <= (double)out.size + 2.0);
+		assert_true(total / 8.0 >= (double)out.size - 4.0 - (double)out.size / 200.0);
+		unsigned knots = 0, flags = 0;
+		for (unsigned c = 0; c < HKS_REC_COST_CLASSES; c++) {
+			const char *name = hks_rec_model_cost_name(c);
+			assert_non_null(name);
+			knots += !strcmp(name, "knot symbols") && bits[c] > 0.0;
+			flags += strstr(name, "flags") != NULL && bits[c] > 0.0;
+		}
+		assert_int_equal(knots, 1);
+		assert_true(flags >= 1);
+		coded(body.data, body.size, &again);
+		assert_int_equal(again.size, out.size);
+		assert_memory_equal(again.data, out.data, out.size);
+		hks_bytebuf_free(&again);
+		hks_bytebuf_free(&out);
+		hks_bytebuf_free(&body);
+	}
+	assert_null(hks_rec_model_cost_name(HKS_REC_COST_CLASSES));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +555,7 @@ int main(void)
 		cmocka_unit_test_setup(test_refit_inv_length, version_16),
 		cmocka_unit_test_setup(test_refit_inv_length, version_14),
 		cmocka_unit_test(test_prior_well_formed),
+		cmocka_unit_test_setup(test_costs, version_16),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,9 @@
  *   --eval NAME=SRC    also code the records of SRC (a record file or @LIST) with version 13's model, the
  *                      trained state and the built-in version 14 state, and print the coded bytes of each
  *                      (repeatable)
+ *   --fields SRC       print what coding the records of SRC costs, by field of the body and by the decisions
+ *                      coded outside the byte model (knot symbols, correction flags), each record at its own
+ *                      version with that version's start state; trains nothing (TRAIN may be empty)
  *
  * The state holds only the model's statistics (slot probabilities and counts, mixer weights), never the
  * bytes of a body; the output is the same for the same records.
@@ -32,6 +35,7 @@
 typedef struct body_set {
 	uint8_t **body;
 	size_t *size;
+	unsigned *version; /* each record's */
 	size_t n, cap;
 } body_set;
 
@@ -64,17 +68,28 @@ static uint8_t *read_file(const char *path, size_t *size)
 	return b;
 }
 
-static void add_body(body_set *s, uint8_t *body, size_t size)
+static void add_body(body_set *s, uint8_t *body, size_t size, unsigned version)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
 		s->body = (uint8_t **)realloc(s->body, s->cap * sizeof(*s->body));
 		s->size = (size_t *)realloc(s->size, s->cap * sizeof(*s->size));
-		if (!s->body || !s->size)
+		s->version = (unsigned *)realloc(s->version, s->cap * sizeof(*s->version));
+		if (!s->body || !s->size || !s->version)
 			die("out of memory", NULL);
 	}
 	s->body[s->n] = body;
+	s->version[s->n] = version;
 	s->size[s->n++] = size;
+}
+
+static void free_bodies(body_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->body[i]);
+	free(s->body);
+	free(s->size);
+	free(s->version);
 }
 
 /* One record's body: "HKSR", version, flags, varint body size, then the coded (flags 2) or stored (0) body */
@@ -106,7 +121,7 @@ static void add_record(body_set *s, const uint8_t *r, size_t n, const char *path
 	} else {
 		die("unsupported record (version 9 and up, stored or coded)", path);
 	}
-	add_body(s, body, (size_t)size);
+	add_body(s, body, (size_t)size, version);
 }
 
 static void add_record_file(body_set *s, const char *path)
@@ -233,6 +248,34 @@ static void write_source(const char *path, const hks_rec_prior *p, const hks_rec
 		die("cannot write", path);
 }
 
+/* --fields: the coded bytes of SRC's records by cost class, the largest first */
+static void print_costs(const char *src)
+{
+	body_set s = {0};
+	add_source(&s, src);
+	double bits[HKS_REC_COST_CLASSES] = {0}, total = 0.0;
+	for (size_t i = 0; i < s.n; i++)
+		if (hks_rec_model_costs(&g_ctx, s.body[i], s.size[i], s.version[i], bits) != HKS_OK)
+			die("coding failed", src);
+	unsigned order[HKS_REC_COST_CLASSES];
+	for (unsigned c = 0; c < HKS_REC_COST_CLASSES; c++) {
+		order[c] = c;
+		total += bits[c];
+	}
+	for (unsigned a = 1; a < HKS_REC_COST_CLASSES; a++) /* insertion sort by cost, largest first */
+		for (unsigned b = a; b > 0 && bits[order[b]] > bits[order[b - 1]]; b--) {
+			unsigned t = order[b];
+			order[b] = order[b - 1];
+			order[b - 1] = t;
+		}
+	printf("%s: %zu bodies, %.0f B coded (the records' heads not counted)\n", src, s.n, total / 8.0);
+	for (unsigned c = 0; c < HKS_REC_COST_CLASSES && bits[order[c]] > 0.0; c++)
+		printf("  %-34s %10.0f B %6.2f %%\n", hks_rec_model_cost_name(order[c]), bits[order[c]] / 8.0,
+		       100.0 * bits[order[c]] / total);
+	fflush(stdout);
+	free_bodies(&s);
+}
+
 int main(int argc, char **argv)
 {
 	hks_ctx_init(&g_ctx, NULL, (uint64_t)1 << 30, NULL);
@@ -240,8 +283,8 @@ int main(int argc, char **argv)
 	                             255};
 	const char *out = NULL, *note = NULL;
 	unsigned version = 14; /* the record version the state is for: its name (hks_rec_prior_v14, _v16) */
-	const char *eval[16];
-	unsigned evals = 0;
+	const char *eval[16], *fields[16];
+	unsigned evals = 0, nfields = 0;
 	body_set train = {0};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -259,9 +302,11 @@ int main(int argc, char **argv)
 			opt.mixer_seen_cap = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(a, "--eval") && i + 1 < argc && evals < 16)
 			eval[evals++] = argv[++i];
+		else if (!strcmp(a, "--fields") && i + 1 < argc && nfields < 16)
+			fields[nfields++] = argv[++i];
 		else if (a[0] == '-')
 			die("usage: make_record_prior [-o OUT.c] [--version 14|16] [--note TEXT] [--parts LIST] [--cap N] [--mixer-cap N] "
-			    "[--eval NAME=SRC]... "
+			    "[--eval NAME=SRC]... [--fields SRC]... "
 			    "TRAIN...",
 			    NULL);
 		else
@@ -271,6 +316,10 @@ int main(int argc, char **argv)
 		die("--cap is 1..255, --mixer-cap 0..255", NULL);
 	if (version != 14 && version != 16)
 		die("--version is 14 or 16 (the versions with a start state of their own)", NULL);
+	for (unsigned f = 0; f < nfields; f++)
+		print_costs(fields[f]);
+	if (nfields && !train.n)
+		return 0;
 	if (!train.n)
 		die("no training records", NULL);
 	uint64_t train_bytes = 0;
@@ -294,15 +343,9 @@ int main(int argc, char **argv)
 		       100.0 * ((double)trained - (double)v13) / (double)v13, (unsigned long long)builtin,
 		       (unsigned long long)builtin16);
 		fflush(stdout);
-		for (size_t i = 0; i < s.n; i++)
-			free(s.body[i]);
-		free(s.body);
-		free(s.size);
+		free_bodies(&s);
 	}
 	hks_rec_prior_free(&g_ctx, &prior);
-	for (size_t i = 0; i < train.n; i++)
-		free(train.body[i]);
-	free(train.body);
-	free(train.size);
+	free_bodies(&train);
 	return 0;
 }

@@ -161,6 +161,14 @@ hks_result hks_rec_prior_train(hks_ctx *ctx, const uint8_t *const *body, const s
 void hks_rec_prior_free(hks_ctx *ctx, hks_rec_prior *p);
 /* Whether every number of a start state names a statistic of the model, in increasing order (the tests) */
 int hks_rec_prior_check(hks_ctx *ctx, const hks_rec_prior *p);
+/* Developer (tools/make_record_prior.c --fields): what coding the body costs, in bits, added to bits[] by cost
+ * class: the body's fields (docs/RECORD.md "Byte layout"), the knot symbols, the correction flags by list and
+ * part, the end check; hks_rec_model_cost_name names a class (NULL beyond the last). The coded stream is the
+ * same as hks_rec_model_encode's (and is dropped). */
+#define HKS_REC_COST_CLASSES 42
+hks_result hks_rec_model_costs(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
+                               double bits[HKS_REC_COST_CLASSES]);
+const char *hks_rec_model_cost_name(unsigned cost_class);
 /* hks_rec_model_encode with another start state than the version's (measuring a trained one) */
 hks_result hks_rec_model_encode_prior(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
                                       const hks_rec_prior *prior, hks_bytebuf *out);

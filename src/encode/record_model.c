@@ -26,6 +26,7 @@
 
 #include "encode_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 enum {
@@ -42,6 +43,24 @@ enum {
 	F_R_INV_HEAD, F_R_CORR_COUNT, F_R_CORR_GAP, F_R_CORR_CODE, F_R_HIDDEN_COUNT, F_R_HIDDEN_GAP, F_R_HIDDEN_CODE,
 	F_COUNT
 };
+
+/* Developer measurement (hks_rec_model_costs): the coded bits by field, then by the decisions coded outside the
+ * byte model. The names are the report's (tools/make_record_prior.c --fields). */
+enum { COST_KNOTS = F_COUNT, /* the knot edits frame by frame (and their per-entry flag) */
+       COST_FLAGS,           /* + 2 · list + rotation: correction gaps slot by slot (and their per-list flag) */
+       COST_CHECK = COST_FLAGS + 4, /* the end check and the flush byte */
+       COST_CLASSES };
+_Static_assert(COST_CLASSES == HKS_REC_COST_CLASSES, "record.h names every cost class");
+static const char *const cost_names[COST_CLASSES] = {
+	"head", "whole data", "entry gaps", "entry kinds", "payload sizes", "entry hashes", "DIFF payloads",
+	"VERBATIM payloads", "REFIT payloads", "REFIT_PATCHED payloads", "INVERTED payloads", "REFIT_INV tries",
+	"knot edit counts", "knot edit gaps", "knot edit differences", "REFIT_INV heads", "static values", "bounds",
+	"seen correction counts", "seen correction gaps", "seen correction codes", "whole points", "XOR runs", "tails",
+	"hidden correction counts", "hidden correction gaps", "hidden correction codes", "hidden whole points",
+	"knot ranges", "rotation REFIT_INV heads", "rotation seen correction counts", "rotation seen correction gaps",
+	"rotation seen correction codes", "rotation hidden correction counts", "rotation hidden correction gaps",
+	"rotation hidden correction codes", "knot symbols", "hidden flags", "rotation hidden flags", "seen flags",
+	"rotation seen flags", "end check"};
 
 #define MODELS 7
 /* Slots per model: 2^bits with bits from the body's size (table_bits), so that a small body does not pay
@@ -547,6 +566,8 @@ typedef struct walker {
 	unsigned version;  /* the record's: from 11 on, the hidden points' corrections come first, apart, and
 	                      the knot edits are coded frame by frame */
 	uint64_t budget; /* v11: binary decisions left for knot symbols and gap flags (bounds the decoder's work) */
+	double *cost;    /* hks_rec_model_costs: the bits coded per cost class (COST_*), or NULL */
+	unsigned cost_class;
 	/* coder */
 	uint32_t low, high, x;
 	hks_bytebuf *out; /* encoding */
@@ -567,6 +588,8 @@ static uint8_t next_input(walker *w)
 /* One bit at probability p / 4096 (of a 1); the model learns from it when `learn`. */
 static int code_bit_at(walker *w, int bit, uint32_t p, int learn)
 {
+	if (w->cost) /* measuring: what this decision costs (−log2 of its probability) */
+		w->cost[w->cost_class] -= log2((double)(bit ? p : 4096u - p) / 4096.0);
 	uint32_t mid = w->low + (uint32_t)(((uint64_t)(w->high - w->low) * p) >> 12);
 	if (w->decoding)
 		bit = w->x <= mid;
@@ -600,6 +623,7 @@ static int code_bit(walker *w, int bit)
 static unsigned code_check(walker *w, unsigned check)
 {
 	unsigned v = 0;
+	w->cost_class = COST_CHECK;
 	for (int b = 15; b >= 0; b--)
 		v = v << 1 | (unsigned)code_bit_at(w, (int)(check >> b & 1u), 2048u, 0);
 	return v;
@@ -623,6 +647,7 @@ static unsigned field_byte(walker *w, unsigned field)
 	if (!w->m)
 		return w->body[w->pos++];
 	w->m->field = field;
+	w->cost_class = field;
 	model_contexts(w->m);
 	model_groups(w->m);
 	unsigned byte = w->decoding ? 0 : w->body[w->pos];
@@ -699,6 +724,7 @@ static unsigned knot_symbol(walker *w, unsigned symbol)
 	/* the first mixer's weight set: by the run's length, up to 3 (v13: up to 17) */
 	int32_t(*weights)[MIXER_INPUTS] = k->weight[k->v13 ? k->run_length : k->run_length < 3 ? k->run_length : 3];
 	unsigned v = 512;
+	w->cost_class = COST_KNOTS;
 	for (unsigned step = 0; step < KNOT_STEPS; step++) {
 		if (!w->budget) { /* only a stream no encoder wrote gets here: the rest of the entry is 0 */
 			v = 0;
@@ -837,6 +863,7 @@ static void walk_knot_edits(walker *w, unsigned part)
 			dense = need <= w->budget;
 		}
 		slot *flag = &w->m->knots.dense;
+		w->cost_class = COST_KNOTS;
 		dense = code_bit_at(w, dense, slot_p12(flag), 0);
 		slot_learn(w->m, flag, dense);
 		if (dense) {
@@ -918,6 +945,7 @@ static int gap_flag(walker *w, unsigned list, unsigned rot, unsigned component, 
 	in[3] = 77; /* bias */
 	int32_t dot = mixer_dot(weight, in);
 	int p = m->squashed[dot + 2047];
+	w->cost_class = COST_FLAGS + 2u * list + rot;
 	bit = code_bit_at(w, bit, (uint32_t)p, 0);
 	mixer_train(weight, in, (bit << 12) - p);
 	for (unsigned i = 0; i < 3; i++)
@@ -945,6 +973,7 @@ static void walk_corrections(walker *w, unsigned list, unsigned rot, size_t per_
 		uint64_t need = 0;
 		int ok = w->decoding ? 0 : gaps_as_flags(w, n, width, &need) && need <= w->budget;
 		slot *flag = &w->m->gaps.flags[list][rot];
+		w->cost_class = COST_FLAGS + 2u * list + rot;
 		by_slot = code_bit_at(w, ok, slot_p12(flag), 0);
 		slot_learn(w->m, flag, by_slot);
 		w->m->gaps.history = 0;
@@ -1201,6 +1230,28 @@ static hks_result model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, u
 		state_copy(carry, w.m, groups);
 	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
 	return w.res;
+}
+
+hks_result hks_rec_model_costs(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
+                               double bits[HKS_REC_COST_CLASSES])
+{
+	walker w;
+	HKS_TRY(walker_start(ctx, &w, (uint8_t *)(uintptr_t)body, size, version, version_prior(version), NULL, 0));
+	hks_bytebuf out;
+	hks_bytebuf_init(&out, ctx);
+	w.out = &out;
+	w.cost = bits;
+	walk_body(&w);
+	code_check(&w, body_check(body, size));
+	bits[COST_CHECK] += 8.0; /* the flush byte (model_encode) */
+	hks_bytebuf_free(&out);
+	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
+	return w.res;
+}
+
+const char *hks_rec_model_cost_name(unsigned cost_class)
+{
+	return cost_class < COST_CLASSES ? cost_names[cost_class] : NULL;
 }
 
 hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version, hks_bytebuf *out)
