@@ -268,9 +268,11 @@ static void print_costs(const char *src)
 			order[b] = order[b - 1];
 			order[b - 1] = t;
 		}
-	printf("%s: %zu bodies, %.0f B coded (the records' heads not counted)\n", src, s.n, total / 8.0);
+	printf("%s: %zu bodies, %.0f B as measured (within a few bytes a body of the coded size; the records' heads not "
+	       "counted)\n",
+	       src, s.n, total / 8.0);
 	for (unsigned c = 0; c < HKS_REC_COST_CLASSES && bits[order[c]] > 0.0; c++)
-		printf("  %-34s %10.0f B %6.2f %%\n", hks_rec_model_cost_name(order[c]), bits[order[c]] / 8.0,
+		printf("  %-52s %10.0f B %6.2f %%\n", hks_rec_model_cost_name(order[c]), bits[order[c]] / 8.0,
 		       100.0 * bits[order[c]] / total);
 	fflush(stdout);
 	free_bodies(&s);
@@ -318,8 +320,11 @@ int main(int argc, char **argv)
 		die("--version is 14 or 16 (the versions with a start state of their own)", NULL);
 	for (unsigned f = 0; f < nfields; f++)
 		print_costs(fields[f]);
-	if (nfields && !train.n)
+	if (nfields && !train.n) {
+		if (evals)
+			die("--eval measures a trained state: it needs training records", NULL);
 		return 0;
+	}
 	if (!train.n)
 		die("no training records", NULL);
 	uint64_t train_bytes = 0;

@@ -55,10 +55,11 @@ static const char *const cost_names[COST_CLASSES] = {
 	"head", "whole data", "entry gaps", "entry kinds", "payload sizes", "entry hashes", "DIFF payloads",
 	"VERBATIM payloads", "REFIT payloads", "REFIT_PATCHED payloads", "INVERTED payloads", "REFIT_INV tries",
 	"knot edit counts", "knot edit gaps", "knot edit differences", "REFIT_INV heads", "static values", "bounds",
-	"seen correction counts", "seen correction gaps", "seen correction codes", "whole points", "XOR runs", "tails",
+	"seen correction (or XOR run) counts", "seen correction (or XOR run) gaps",
+	"seen correction codes (or XOR run lengths)", "whole points", "XOR runs", "tails",
 	"hidden correction counts", "hidden correction gaps", "hidden correction codes", "hidden whole points",
-	"knot ranges", "rotation REFIT_INV heads", "rotation seen correction counts", "rotation seen correction gaps",
-	"rotation seen correction codes", "rotation hidden correction counts", "rotation hidden correction gaps",
+	"knot ranges", "rotation REFIT_INV heads", "rotation seen correction (or XOR run) counts",
+	"rotation seen correction (or XOR run) gaps", "rotation seen correction codes (or XOR run lengths)", "rotation hidden correction counts", "rotation hidden correction gaps",
 	"rotation hidden correction codes", "knot symbols", "hidden flags", "rotation hidden flags", "seen flags",
 	"rotation seen flags", "end check"};
 
