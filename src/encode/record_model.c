@@ -59,9 +59,9 @@ static const char *const cost_names[COST_CLASSES] = {
 	"seen correction codes (or XOR run lengths)", "whole points", "XOR runs", "tails",
 	"hidden correction counts", "hidden correction gaps", "hidden correction codes", "hidden whole points",
 	"knot ranges", "rotation REFIT_INV heads", "rotation seen correction (or XOR run) counts",
-	"rotation seen correction (or XOR run) gaps", "rotation seen correction codes (or XOR run lengths)", "rotation hidden correction counts", "rotation hidden correction gaps",
-	"rotation hidden correction codes", "knot symbols", "hidden flags", "rotation hidden flags", "seen flags",
-	"rotation seen flags", "end check"};
+	"rotation seen correction (or XOR run) gaps", "rotation seen correction codes (or XOR run lengths)",
+	"rotation hidden correction counts", "rotation hidden correction gaps", "rotation hidden correction codes",
+	"knot symbols", "hidden flags", "rotation hidden flags", "seen flags", "rotation seen flags", "end check"};
 
 #define MODELS 7
 /* Slots per model: 2^bits with bits from the body's size (table_bits), so that a small body does not pay
