@@ -1213,13 +1213,16 @@ static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t si
 	return HKS_OK;
 }
 
+/* `cost`: hks_rec_model_costs' measurement, or NULL */
 static hks_result model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
-                               const hks_rec_prior *prior, model *carry, unsigned groups, hks_bytebuf *out)
+                               const hks_rec_prior *prior, model *carry, unsigned groups, hks_bytebuf *out,
+                               double *cost)
 {
 	walker w;
 	/* the body is only read when encoding */
 	HKS_TRY(walker_start(ctx, &w, (uint8_t *)body, size, version, prior, carry, groups));
 	w.out = out;
+	w.cost = cost;
 	walk_body(&w);
 	code_check(&w, body_check(body, size));
 	/* one byte flushes: the decoder fills with 0xFF, and (low >> 24) followed by 0xFF bytes lies between low
@@ -1227,6 +1230,8 @@ static hks_result model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, u
 	uint8_t last = (uint8_t)(w.low >> 24);
 	if (w.res == HKS_OK)
 		w.res = hks_bytebuf_append(out, &last, 1);
+	if (cost)
+		cost[COST_CHECK] += 8.0;
 	if (carry)
 		state_copy(carry, w.m, groups);
 	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
@@ -1236,18 +1241,11 @@ static hks_result model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, u
 hks_result hks_rec_model_costs(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
                                double bits[HKS_REC_COST_CLASSES])
 {
-	walker w;
-	HKS_TRY(walker_start(ctx, &w, (uint8_t *)(uintptr_t)body, size, version, version_prior(version), NULL, 0));
-	hks_bytebuf out;
+	hks_bytebuf out; /* coded as the writer codes, then dropped */
 	hks_bytebuf_init(&out, ctx);
-	w.out = &out;
-	w.cost = bits;
-	walk_body(&w);
-	code_check(&w, body_check(body, size));
-	bits[COST_CHECK] += 8.0; /* the flush byte (model_encode) */
+	hks_result r = model_encode(ctx, body, size, version, version_prior(version), NULL, 0, &out, bits);
 	hks_bytebuf_free(&out);
-	hks_free(ctx, w.m, model_bytes(w.m->table_bits));
-	return w.res;
+	return r;
 }
 
 const char *hks_rec_model_cost_name(unsigned cost_class)
@@ -1257,13 +1255,13 @@ const char *hks_rec_model_cost_name(unsigned cost_class)
 
 hks_result hks_rec_model_encode(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version, hks_bytebuf *out)
 {
-	return model_encode(ctx, body, size, version, version_prior(version), NULL, 0, out);
+	return model_encode(ctx, body, size, version, version_prior(version), NULL, 0, out, NULL);
 }
 
 hks_result hks_rec_model_encode_prior(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,
                                       const hks_rec_prior *prior, hks_bytebuf *out)
 {
-	return model_encode(ctx, body, size, version, prior, NULL, 0, out);
+	return model_encode(ctx, body, size, version, prior, NULL, 0, out, NULL);
 }
 
 hks_result hks_rec_model_decode(hks_ctx *ctx, const uint8_t *in, size_t in_size, unsigned version, uint8_t *body,
@@ -1316,7 +1314,7 @@ hks_result hks_rec_prior_train(hks_ctx *ctx, const uint8_t *const *body, const s
 	hks_bytebuf_init(&scratch, ctx);
 	for (size_t i = 0; r == HKS_OK && i < n; i++) {
 		scratch.size = 0;
-		r = model_encode(ctx, body[i], size[i], HKS_REC_PRIOR_VERSION, NULL, carry, opt->groups, &scratch);
+		r = model_encode(ctx, body[i], size[i], HKS_REC_PRIOR_VERSION, NULL, carry, opt->groups, &scratch, NULL);
 	}
 	hks_bytebuf_free(&scratch);
 	state_table t[SLOT_TABLES], f[SLOT_TABLES], tv[VALUE_TABLES], fv[VALUE_TABLES];
