@@ -954,6 +954,18 @@ static void test_end_to_end_hybrid(void **state)
 	              (unsigned long long)rep[1].refit_inv_parts, (unsigned long long)rep[1].refit_inv_hybrid_parts,
 	              g_refit_inv_later);
 	assert_true(rep[1].refit_inv_hybrid_parts > 0);
+	/* version 18's default ladder of two steps, whose knot-edit entries may take the hybrid of step 1 */
+	g_version = 18;
+	g_ladder = 0;
+	rng = 777u;
+	run_end_to_end(knots_dense, sizeof(knots_dense), knots_dense, sizeof(knots_dense), &rep[1]);
+	print_message("version 18, two steps: knot-edit entries %llu, with a hybrid %llu, on step 1 %u\n",
+	              (unsigned long long)rep[1].refit_inv_parts, (unsigned long long)rep[1].refit_inv_hybrid_parts,
+	              g_refit_inv_later);
+	/* measured: 1 of 10 entries (a knot-edit entry names a later step only for its hybrid: the units with
+	 * entries are those no step reproduced, whose selected step is 0); the record applies exactly
+	 * (run_end_to_end) */
+	assert_true(g_refit_inv_later > 0);
 	g_ladder = 1;
 	g_version = 0;
 	g_deg = 1;

@@ -58,13 +58,26 @@ static const ladder_step ladder_tab[HKS_RECORD_LADDER_MAX] = {
 	{0.0000001f, 0.0000001f},
 };
 
+/* Step `step`'s tolerances in a record of `version`: from version 18 steps 1 and 6 trade places, so that the
+ * second step, which version 18 records take by default, fits at 0.00075 / 0.0008. Measured on Elden Ring
+ * (docs/RECORD.md "Two ladder steps since version 18"): a second step at Havok's 0.001 made the records 3.4 %
+ * smaller, at 0.00075 / 0.0008 5.0 %, at 0.0009 5.3 %, at 0.0015 1.3 % larger; Sekiro, not used for the choice,
+ * 2.7, 4.7 and 4.6 % smaller at the first three. */
+static ladder_step ladder_tolerances(unsigned version, unsigned step)
+{
+	if (version >= HKS_REC_VERSION_TWO_STEPS && (step == 1 || step == 6))
+		step = 7 - step;
+	return ladder_tab[step];
+}
+
 /* Havok's default tolerance (ENCODER.md §3.1): the predictor classifies lanes
  * with it (§5.4) whatever tolerance a step fits with. */
 #define HAVOK_TOLERANCE 0.001f
 
-/* With the inversion selected after step 0 (docs/RECORD.md "Inversion"), the later steps add almost
- * nothing and the record is smaller without them (measured: "Figures", session 4). */
-#define DEFAULT_LADDER 1u
+/* The default ladder is the steps a record of the version has when its head does not say (record.h): one up to
+ * version 17 (with the inversion selected after step 0 the later steps made few parts exact and the record
+ * larger: "Figures", session 4), two from version 18, whose REFIT_INV entries may take the second step's
+ * hybrid tries (docs/RECORD.md "Two ladder steps since version 18"). */
 
 const char *hks_diff_category_name(hks_diff_category c)
 {
@@ -1468,20 +1481,21 @@ static hks_result predict(predictor *pr, unsigned step, const uint8_t *skip)
 		return HKS_OK;
 	const hks_rec_anim *rec = pr->rec;
 	uint32_t T = rec->num_transform_tracks, F = rec->num_float_tracks;
+	ladder_step tol = ladder_tolerances(rec_version(rec), step);
 	hks_track_params *pt = (hks_track_params *)hks_calloc(pr->ctx, T + F + 1, sizeof(hks_track_params));
 	if (!pt)
 		return hks_fail_nomem(pr->ctx, 0);
 	for (uint32_t t = 0; t < T; t++) {
 		uint8_t m0 = rec->track_quant[t];
-		pt[t].rotation_tolerance = ladder_tab[step].rotation_tolerance;
-		pt[t].translation_tolerance = pt[t].scale_tolerance = ladder_tab[step].tolerance;
+		pt[t].rotation_tolerance = tol.rotation_tolerance;
+		pt[t].translation_tolerance = pt[t].scale_tolerance = tol.tolerance;
 		pt[t].translation_quantization = (uint8_t)((m0 & 3) ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT);
 		unsigned sel = (m0 >> 2) & 15;
 		pt[t].rotation_quantization = HKS_ENC_ROT_QUANT(sel <= HKS_ROT_UNCOMPRESSED ? sel : HKS_ROT_THREECOMP40);
 		pt[t].scale_quantization = (uint8_t)((m0 >> 6) ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT);
 	}
 	for (uint32_t i = 0; i < F; i++) {
-		pt[T + i].float_tolerance = ladder_tab[step].tolerance;
+		pt[T + i].float_tolerance = tol.tolerance;
 		pt[T + i].float_quantization = rec->float_quant[i] ? HKS_ENC_SCALAR_16BIT : HKS_ENC_SCALAR_8BIT;
 	}
 	hks_encode_options eo;
@@ -3065,10 +3079,11 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 	hks_bytebuf_init(&cp.bytes, ctx);
 	hks_bytebuf_init(&cp.cats, ctx);
 	co.with_cats = 1;
-	hks_bytebuf best, trial, tail;
+	hks_bytebuf best, trial, tail, full;
 	hks_bytebuf_init(&best, ctx);
 	hks_bytebuf_init(&trial, ctx);
 	hks_bytebuf_init(&tail, ctx);
+	hks_bytebuf_init(&full, ctx);
 	hks_result r = HKS_OK;
 	for (uint32_t b = 0; r == HKS_OK && b < orig->num_blocks; b++) {
 		for (uint32_t u = 0; r == HKS_OK && u < per; u++) {
@@ -3330,6 +3345,9 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					int tries = pr->inv_guess && k0 + nk <= plen && nk <= 1024 &&
 					            guess_has_degree(pr->inv_guess[idx], op->degree, max_tries);
 					unsigned priors = rec_version(pr->rec) >= 11 && op->degree == 3 ? 2u : 1u;
+					/* per prior: the prefix with its bounds as offsets from that prior's solve, its knot bytes
+					 * still in and its static values not yet XORed with a prediction, then the corrections; the
+					 * smaller is kept (full). The two transforms touch different bytes (static values, bounds). */
 					size_t tail_size = 0;
 					uint8_t tail_prior = 0;
 					for (unsigned pi = 0; r == HKS_OK && tries && pi < priors; pi++) {
@@ -3343,24 +3361,18 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 								break;
 							solved = &cs;
 						}
-						r = canon_part(&cq, kind, sel_m0, sel_mb, psel);
 						trial.size = 0;
-						if (r == HKS_OK)
-							r = hks_bytebuf_append(&trial, co.bytes.data, plen);
+						r = hks_bytebuf_append(&trial, co.bytes.data, plen);
 						if (r == HKS_OK) {
-							prefix_transform(kind, trial.data, plen, cq.bytes.data, cq.bytes.size, 0);
 							bound_offsets(kind, trial.data, plen, (const double (*)[4])pr->ws->P,
 							              op->num_control_points, 0);
-							/* cut the degree, count and knot bytes out: the try and the edits give them */
-							memmove(trial.data + k0 - 3, trial.data + k0 + nk, plen - k0 - nk);
-							trial.size -= nk + 3;
 							r = control_encode(&trial, kind, solved, co.bytes.data, co.bytes.size, plen,
 							                   rec_version(pr->rec));
 						}
-						if (r == HKS_OK && (pi == 0 || trial.size < tail_size)) {
-							tail.size = 0;
-							r = hks_bytebuf_append(&tail, trial.data, trial.size);
-							tail_size = trial.size;
+						if (r == HKS_OK && (pi == 0 || trial.size < full.size)) {
+							full.size = 0;
+							r = hks_bytebuf_append(&full, trial.data, trial.size);
+							tail_size = trial.size - nk - 3;
 							tail_prior = (uint8_t)(pi ? 0x80u : 0u);
 						}
 					}
@@ -3374,24 +3386,47 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					/* the real tries, then (v16) the hybrids; a missing hybrid is skipped */
 					unsigned G = tries ? guess_count(pr->inv_guess[idx]) : 0u;
 					unsigned ntries = tries ? G + (rec_version(pr->rec) >= 16 ? HYBRID_TRIES : 0u) : 0u;
-					for (unsigned t = 0; r == HKS_OK && tail_size && t < ntries; t++) {
-						if (!entry_try(pr->inv_guess[idx], t, rec_version(pr->rec), psel, hybrid, &gd, &gn, &gk))
-							continue;
-						if (gd != op->degree || t >= max_tries)
-							continue;
-						trial.size = 0;
-						uint8_t tb = (uint8_t)(t | tail_prior);
-						r = hks_bytebuf_append(&trial, &tb, 1);
+					/* the selected step's prediction first; from version 18 then the other steps' (docs/RECORD.md
+					 * "Two ladder steps since version 18"), whose hybrids differ. The tail's length is the same
+					 * for every step (only its static values' XOR base changes), so a real try, whose edits do
+					 * not depend on the step, never wins for a later one: those take only their hybrids. */
+					unsigned nsteps = rec_version(pr->rec) >= HKS_REC_VERSION_TWO_STEPS ? last + 1u : 1u;
+					for (unsigned si = 0; r == HKS_OK && tail_size && si < nsteps; si++) {
+						unsigned xs = si == 0 ? sel : si <= sel ? si - 1u : si;
+						unsigned xs_kind;
+						uint8_t xs_m0, xs_mb;
+						uint32_t xs_track;
+						const hks_stored_part *pxs =
+							xs == sel ? psel : unit_part(pr->pred[xs], b, u, T, &xs_kind, &xs_m0, &xs_mb, &xs_track);
+						r = canon_part(&cq, kind, xs == sel ? sel_m0 : xs_m0, xs == sel ? sel_mb : xs_mb, pxs);
+						tail.size = 0;
 						if (r == HKS_OK)
-							r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
-							                   rec_version(pr->rec));
-						if (r == HKS_OK)
-							r = hks_bytebuf_append(&trial, tail.data, tail.size);
-						if (r == HKS_OK && trial.size < current) {
-							refit = 3;
-							refit_step = sel;
-							hybrid_chosen = t >= G;
-							r = take_trial(&best, &trial, &current);
+							r = hks_bytebuf_append(&tail, full.data, full.size);
+						if (r != HKS_OK)
+							break;
+						prefix_transform(kind, tail.data, plen, cq.bytes.data, cq.bytes.size, 0);
+						/* cut the degree, count and knot bytes out: the try and the edits give them */
+						memmove(tail.data + k0 - 3, tail.data + k0 + nk, tail.size - k0 - nk);
+						tail.size -= nk + 3;
+						for (unsigned t = si ? G : 0u; r == HKS_OK && t < ntries; t++) {
+							if (!entry_try(pr->inv_guess[idx], t, rec_version(pr->rec), pxs, hybrid, &gd, &gn, &gk))
+								continue;
+							if (gd != op->degree || t >= max_tries)
+								continue;
+							trial.size = 0;
+							uint8_t tb = (uint8_t)(t | tail_prior);
+							r = hks_bytebuf_append(&trial, &tb, 1);
+							if (r == HKS_OK)
+								r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
+								                   rec_version(pr->rec));
+							if (r == HKS_OK)
+								r = hks_bytebuf_append(&trial, tail.data, tail.size);
+							if (r == HKS_OK && trial.size < current) {
+								refit = 3;
+								refit_step = xs;
+								hybrid_chosen = t >= G;
+								r = take_trial(&best, &trial, &current);
+							}
 						}
 					}
 				}
@@ -3444,6 +3479,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 	hks_bytebuf_free(&best);
 	hks_bytebuf_free(&trial);
 	hks_bytebuf_free(&tail);
+	hks_bytebuf_free(&full);
 	return r;
 }
 
@@ -3476,7 +3512,7 @@ hks_result hks_recompress_version(const hks_animation *anim, const hks_recompres
 		                HKS_RECORD_VERSION, version);
 	hks_recompress_report rep;
 	memset(&rep, 0, sizeof(rep));
-	unsigned ladder = opts->ladder ? opts->ladder : DEFAULT_LADDER;
+	unsigned ladder = opts->ladder ? opts->ladder : hks_rec_implied_steps(version);
 	if (ladder > HKS_RECORD_LADDER_MAX)
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "ladder %u exceeds %d", ladder, HKS_RECORD_LADDER_MAX);
 

@@ -152,7 +152,8 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned ver
 		int blocks = r->max_frames_per_block != HKS_REC_IMPLIED_FRAMES_PER_BLOCK ||
 		             r->num_blocks != hks_rec_blocks_implied(r->num_frames);
 		int steps = r->kind == HKS_REC_ANIM_PREDICTED &&
-		            (r->ladder_count != HKS_REC_IMPLIED_STEPS || r->offsets_override != HKS_REC_IMPLIED_OVERRIDES);
+		            (r->ladder_count != hks_rec_implied_steps(version) ||
+		             r->offsets_override != HKS_REC_IMPLIED_OVERRIDES);
 		HKS_TRY(put_u8(b, (uint8_t)(r->kind | (r->guard ? HKS_REC_HEAD_GUARD : 0u) |
 		                            dcode << HKS_REC_HEAD_DURATION_SHIFT | (blocks ? HKS_REC_HEAD_BLOCKS : 0u) |
 		                            (unsigned)(r->cpu - HKS_CPU_INTEL) << HKS_REC_HEAD_CPU_SHIFT |
@@ -198,7 +199,8 @@ static hks_result write_body(hks_bytebuf *b, const hks_rec_anim *r, unsigned ver
 	}
 	HKS_TRY(hks_bytebuf_append(b, r->track_quant, r->num_transform_tracks));
 	HKS_TRY(hks_bytebuf_append(b, r->float_quant, r->num_float_tracks));
-	if (version < 12 || r->ladder_count != HKS_REC_IMPLIED_STEPS || r->offsets_override != HKS_REC_IMPLIED_OVERRIDES) {
+	if (version < 12 || r->ladder_count != hks_rec_implied_steps(version) ||
+	    r->offsets_override != HKS_REC_IMPLIED_OVERRIDES) {
 		HKS_TRY(put_u8(b, r->ladder_count));
 		HKS_TRY(put_u8(b, r->offsets_override));
 	}
@@ -341,7 +343,7 @@ static hks_result read_body(hks_cursor *c, hks_arena *arena, hks_rec_anim *r)
 		HKS_TRY(hks_read_bytes(c, r->num_transform_tracks, &r->track_quant, "track quantizations"));
 		HKS_TRY(hks_read_bytes(c, r->num_float_tracks, &r->float_quant, "float quantizations"));
 		if (r->version >= 12 && !(head & HKS_REC_HEAD_STEPS)) {
-			r->ladder_count = HKS_REC_IMPLIED_STEPS;
+			r->ladder_count = (uint8_t)hks_rec_implied_steps(r->version);
 			r->offsets_override = HKS_REC_IMPLIED_OVERRIDES;
 		} else {
 			HKS_TRY(hks_read_u8(c, &r->ladder_count, "ladder count"));

@@ -27,6 +27,17 @@ enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 #define HKS_REC_HEAD_STEPS 0x80u          /* a prediction's ladder steps and override flags follow (else
                                              HKS_REC_IMPLIED_STEPS and HKS_REC_IMPLIED_OVERRIDES) */
 #define HKS_REC_IMPLIED_STEPS 1u
+/* The first version whose records predict with two ladder steps unless the head says otherwise, and whose step 1
+ * fits at the tolerances of earlier versions' step 6 (0.00075 rotations, 0.0008 the others) and step 6 at theirs
+ * (Havok's 0.001): the entries that edit the knots of a try may take the hybrid of either step's prediction
+ * (docs/RECORD.md "Two ladder steps since version 18"). */
+#define HKS_REC_VERSION_TWO_STEPS 18u
+#define HKS_REC_IMPLIED_STEPS_TWO 2u
+/* The ladder steps a record of `version` has when its head does not store them */
+static inline unsigned hks_rec_implied_steps(unsigned version)
+{
+	return version >= HKS_REC_VERSION_TWO_STEPS ? HKS_REC_IMPLIED_STEPS_TWO : HKS_REC_IMPLIED_STEPS;
+}
 /* The first version whose INVERTED entries keep no unit hash: apply takes such an entry when the part it
  * builds decodes to the unit's frames, as every other hash-free entry (docs/RECORD.md "Hash"). */
 #define HKS_REC_VERSION_HASHLESS_INVERTED 14u
