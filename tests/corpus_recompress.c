@@ -122,9 +122,9 @@ static int same_output(const hks_packed_spline *p, const hks_spline_header *h)
 	        memcmp(q->float_block_offsets, h->float_block_offsets, 4u * h->num_float_block_offsets) == 0);
 }
 
-/* The knot-edit entries of a record that name a later ladder step than 0: from version 18 those whose hybrid try
- * is made from step 1's prediction (the units with entries are those no step reproduced, whose selected step is
- * 0; docs/RECORD.md "Two ladder steps since version 18") */
+/* The knot-edit entries of a record that name a later ladder step than 0: from version 18 mostly those whose
+ * hybrid try is made from step 1's prediction (docs/RECORD.md "Two ladder steps since version 18"), and the few
+ * whose unit step 1 reproduced in its frames but not in its bytes (1 on Elden Ring without version 18's loop) */
 static uint64_t refit_inv_later_steps(const uint8_t *rec, size_t size)
 {
 	hks_options o;
@@ -411,7 +411,8 @@ static void test_recompress_corpus(void **state)
 		assert_true(pct(g->record_bytes, g->data_bytes) <= (er ? 1.40 : 1.11));
 		assert_true(g->refit_inv_smooth > 0); /* the smooth prior's entries apply exactly above */
 		assert_true(g->refit_inv_hybrid > 0); /* and so do the hybrid tries' (record v16) */
-		assert_true(g->refit_inv_step > 0);   /* and those of the second step's prediction (record v18) */
+		/* and those of the second step's prediction (record v18; measured 2,926 / 2,115 in session 27) */
+		assert_true(g->refit_inv_step >= (er ? 2600u : 1900u));
 		assert_true(pct(g->spline_no_record, g->spline_total) >= (er ? 63.5 : 68.8));
 		assert_true(g->anims_no_record >= (er ? 5u : 3u));
 		assert_true(pct(g->verbatim, g->anims) == 0.0);

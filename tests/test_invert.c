@@ -962,9 +962,8 @@ static void test_end_to_end_hybrid(void **state)
 	print_message("version 18, two steps: knot-edit entries %llu, with a hybrid %llu, on step 1 %u\n",
 	              (unsigned long long)rep[1].refit_inv_parts, (unsigned long long)rep[1].refit_inv_hybrid_parts,
 	              g_refit_inv_later);
-	/* measured: 1 of 10 entries (a knot-edit entry names a later step only for its hybrid: the units with
-	 * entries are those no step reproduced, whose selected step is 0); the record applies exactly
-	 * (run_end_to_end) */
+	/* measured: 1 of 10 entries, none without version 18's loop (a unit step 1 reproduced in its frames but not
+	 * in its bytes would count too); the record applies exactly (run_end_to_end) */
 	assert_true(g_refit_inv_later > 0);
 	g_ladder = 1;
 	g_version = 0;

@@ -453,6 +453,13 @@ static void test_exact_round_trip(void **state)
 		if (v & 1) /* stored: version 17 leaves one step implied, version 18 two */
 			assert_int_equal(v17[stored_body_at(v17, v17_size)] & HKS_REC_HEAD_STEPS,
 			                 ladders[(v >> 1) % 3] != HKS_REC_IMPLIED_STEPS ? HKS_REC_HEAD_STEPS : 0);
+		{ /* and read back, stored or coded, with the steps it was written with */
+			hks_ctx rctx;
+			hks_rec_anim ra;
+			hks_arena *arena = read_record(v17, v17_size, &rctx, &err, &ra);
+			assert_int_equal(ra.ladder_count, ladders[(v >> 1) % 3]);
+			hks_arena_free(arena);
+		}
 		hks_buffer_free(NULL, v17, v17_size);
 		/* version 11 entries: REFIT_INV entries that name the smooth prior (bit 7 of the try byte) */
 		{
@@ -460,6 +467,7 @@ static void test_exact_round_trip(void **state)
 			hks_rec_anim ra;
 			rec[4] = HKS_RECORD_VERSION; /* relabelled above */
 			hks_arena *arena = read_record(rec, size, &rctx, &err, &ra);
+			assert_int_equal(ra.ladder_count, ladders[(v >> 1) % 3]); /* implied (2) or stored */
 			for (uint32_t i = 0; i < ra.num_entries; i++)
 				smooth_entries += ra.entries[i].kind == HKS_REC_ENTRY_REFIT_INV && (ra.entries[i].payload[0] & 0x80u);
 			hks_arena_free(arena);

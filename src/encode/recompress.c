@@ -3398,6 +3398,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						uint32_t xs_track;
 						const hks_stored_part *pxs =
 							xs == sel ? psel : unit_part(pr->pred[xs], b, u, T, &xs_kind, &xs_m0, &xs_mb, &xs_track);
+						if (si && (!pxs || !pxs->is_spline || (pxs->degree != 1 && pxs->degree != 3)))
+							continue; /* no hybrid from this prediction (hybrid_knots) */
 						r = canon_part(&cq, kind, xs == sel ? sel_m0 : xs_m0, xs == sel ? sel_mb : xs_mb, pxs);
 						tail.size = 0;
 						if (r == HKS_OK)
