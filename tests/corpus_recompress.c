@@ -122,27 +122,6 @@ static int same_output(const hks_packed_spline *p, const hks_spline_header *h)
 	        memcmp(q->float_block_offsets, h->float_block_offsets, 4u * h->num_float_block_offsets) == 0);
 }
 
-/* The knot-edit entries of a record that name a later ladder step than 0: from version 18 mostly those whose
- * hybrid try is made from step 1's prediction (docs/RECORD.md "Two ladder steps since version 18"), and the few
- * whose unit step 1 reproduced in its frames but not in its bytes (1 on Elden Ring without version 18's loop) */
-static uint64_t refit_inv_later_steps(const uint8_t *rec, size_t size)
-{
-	hks_options o;
-	memset(&o, 0, sizeof(o));
-	hks_ctx ctx;
-	hks_error err;
-	hks_ctx_init(&ctx, &o, 0, &err);
-	hks_arena *arena = hks_arena_create(&ctx);
-	assert_non_null(arena);
-	hks_rec_anim ra;
-	uint64_t n = 0;
-	if (hks_rec_read(&ctx, arena, rec, size, &ra) == HKS_OK)
-		for (uint32_t i = 0; i < ra.num_entries; i++)
-			n += ra.entries[i].kind == HKS_REC_ENTRY_REFIT_INV && ra.entries[i].ladder > 0;
-	hks_arena_free(arena);
-	return n;
-}
-
 static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 {
 	const hks_animation *anim = &ld->file->animations[a];
@@ -193,7 +172,12 @@ static void recompress_one(const hks_loaded *ld, uint32_t a, group *g)
 	g->refit_inv += rep.refit_inv_parts;
 	g->refit_inv_smooth += rep.refit_inv_smooth_parts;
 	g->refit_inv_hybrid += rep.refit_inv_hybrid_parts;
-	g->refit_inv_step += refit_inv_later_steps(rec, rec_size);
+	/* the knot-edit entries on a later step than 0: from version 18 mostly those whose hybrid try is made from
+	 * step 1's prediction, and the few whose unit step 1 reproduced in its frames but not in its bytes (1 on Elden
+	 * Ring without version 18's loop; docs/RECORD.md "Two ladder steps since version 18") */
+	uint64_t later = 0;
+	assert_true(hks_test_record_knot_edits(rec, rec_size, NULL, &later));
+	g->refit_inv_step += later;
 	g->parts += rep.parts;
 	g->parts_exact += rep.parts_exact;
 	for (int k = 0; k < 4; k++) {

@@ -312,8 +312,8 @@ enum { NF = 40, NTR = 6, NFL = 1, MAXCP = 44 };
 
 static unsigned g_deg = 1; /* the degree of the synthetic spline parts */
 static unsigned g_top_below = 0; /* 1: a lane's largest point one step below the grid's top (no point on it) */
-static size_t g_refit_inv_payload; /* run_end_to_end: the REFIT_INV entries' payload bytes */
-static unsigned g_refit_inv_later;   /* run_end_to_end: REFIT_INV entries on a later ladder step's prediction */
+static uint64_t g_refit_inv_payload; /* run_end_to_end: the REFIT_INV entries' payload bytes */
+static uint64_t g_refit_inv_later; /* run_end_to_end: REFIT_INV entries on a later ladder step's prediction */
 static unsigned g_ladder = 1;        /* the ladder run_end_to_end re-compresses with */
 static unsigned g_version = 0;   /* the record version run_end_to_end writes (0: the current one) */
 static size_t g_rec_size;        /* the size of the record it wrote */
@@ -462,25 +462,8 @@ static void run_end_to_end(const uint8_t *ka, unsigned nka, const uint8_t *kb, u
 	else
 		assert_int_equal(hks_recompress(&anim, &ro, &rec, &rec_size, NULL, &rep, &err), HKS_OK);
 	g_rec_size = rec_size;
-	{ /* the knot-edit entries' payload bytes (before the body coder) */
-		hks_options o;
-		memset(&o, 0, sizeof(o));
-		hks_ctx ctx;
-		hks_error e2;
-		hks_ctx_init(&ctx, &o, 0, &e2);
-		hks_arena *arena = hks_arena_create(&ctx);
-		assert_non_null(arena);
-		hks_rec_anim ra;
-		assert_int_equal(hks_rec_read(&ctx, arena, rec, rec_size, &ra), HKS_OK);
-		g_refit_inv_payload = 0;
-		g_refit_inv_later = 0;
-		for (uint32_t i = 0; i < ra.num_entries; i++)
-			if (ra.entries[i].kind == HKS_REC_ENTRY_REFIT_INV) {
-				g_refit_inv_payload += ra.entries[i].payload_size;
-				g_refit_inv_later += ra.entries[i].ladder > 0;
-			}
-		hks_arena_free(arena);
-	}
+	/* the knot-edit entries' payload bytes (before the body coder), and those on a later ladder step */
+	assert_true(hks_test_record_knot_edits(rec, rec_size, &g_refit_inv_payload, &g_refit_inv_later));
 	print_message("parts %llu exact %llu inverted %llu (spline %llu) ambiguities %llu (bound %llu, mask %llu), resolved %llu\n",
 	              (unsigned long long)rep.parts, (unsigned long long)rep.parts_exact,
 	              (unsigned long long)rep.inverted_parts, (unsigned long long)rep.inverted_spline_parts,
@@ -910,6 +893,20 @@ static void test_end_to_end_lone(void **state)
 	assert_true(size[1] + 48 < size[0]);
 }
 
+/* run_end_to_end on degree-3 parts with knots `k` as record `version` with `ladder` steps (0: the version's
+ * default), printing the knot-edit entries, those with a hybrid and those on a later ladder step */
+static void dense_with_ladder(const uint8_t *k, unsigned nk, unsigned version, unsigned ladder, hks_recompress_report *rep)
+{
+	g_version = version;
+	g_ladder = ladder;
+	g_deg = 3;
+	rng = 777u;
+	run_end_to_end(k, nk, k, nk, rep);
+	print_message("version %u, ladder %u: knot-edit entries %llu, with a hybrid %llu, on a later step %llu\n", version,
+	              ladder, (unsigned long long)rep->refit_inv_parts, (unsigned long long)rep->refit_inv_hybrid_parts,
+	              (unsigned long long)g_refit_inv_later);
+}
+
 /* Version 16's hybrid tries (docs/RECORD.md "Hybrid tries since version 16"): a run of triple knots at every
  * frame, whose one-frame spans any knot vector with a triple knot every third frame reproduces as well, so the
  * inverter's try puts its knots there and the record's knot edits move them; the ladder's prediction keeps a
@@ -942,26 +939,13 @@ static void test_end_to_end_hybrid(void **state)
 	/* the entries' corrections are the same in both versions: what the hybrids save is in the knot edits (the
 	 * coded sizes also differ by the coder's start state, trained per version on real bodies) */
 	assert_true(payload[1] < payload[0]);
-	/* with the whole ladder the record still applies exactly (run_end_to_end). Its knot-edit entries still take
-	 * step 0's prediction here, as on the corpus (no entry of 30 Elden Ring clips re-compressed with --ladder 12
-	 * takes a later step), so a hybrid from a later step's knots is not exercised by a test */
-	g_version = 16;
-	g_ladder = 12;
-	g_deg = 3;
-	rng = 777u;
-	run_end_to_end(knots_dense, sizeof(knots_dense), knots_dense, sizeof(knots_dense), &rep[1]);
-	print_message("ladder 12: knot-edit entries %llu, with a hybrid %llu, on a later step %u\n",
-	              (unsigned long long)rep[1].refit_inv_parts, (unsigned long long)rep[1].refit_inv_hybrid_parts,
-	              g_refit_inv_later);
+	/* with the whole ladder the record still applies exactly (run_end_to_end). Version 16's knot-edit entries
+	 * take the selected step's prediction, step 0 here (none on a later step); version 18's below may take a
+	 * later step's */
+	dense_with_ladder(knots_dense, sizeof(knots_dense), 16, 12, &rep[1]);
 	assert_true(rep[1].refit_inv_hybrid_parts > 0);
 	/* version 18's default ladder of two steps, whose knot-edit entries may take the hybrid of step 1 */
-	g_version = 18;
-	g_ladder = 0;
-	rng = 777u;
-	run_end_to_end(knots_dense, sizeof(knots_dense), knots_dense, sizeof(knots_dense), &rep[1]);
-	print_message("version 18, two steps: knot-edit entries %llu, with a hybrid %llu, on step 1 %u\n",
-	              (unsigned long long)rep[1].refit_inv_parts, (unsigned long long)rep[1].refit_inv_hybrid_parts,
-	              g_refit_inv_later);
+	dense_with_ladder(knots_dense, sizeof(knots_dense), 18, 0, &rep[1]);
 	/* measured: 1 of 10 entries, none without version 18's loop (a unit step 1 reproduced in its frames but not
 	 * in its bytes would count too); the record applies exactly (run_end_to_end) */
 	assert_true(g_refit_inv_later > 0);

@@ -1,5 +1,6 @@
 #define _DEFAULT_SOURCE
 #include "hks_test.h"
+#include "record.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -166,4 +167,30 @@ double hks_test_lane_step(const hks_stored_animation *s, uint32_t t, int part, i
 			step = st;
 	}
 	return step;
+}
+
+int hks_test_record_knot_edits(const uint8_t *rec, size_t size, uint64_t *payload_bytes, uint64_t *later_step)
+{
+	hks_options o;
+	memset(&o, 0, sizeof(o));
+	hks_ctx ctx;
+	hks_error err;
+	hks_ctx_init(&ctx, &o, 0, &err);
+	hks_arena *arena = hks_arena_create(&ctx);
+	if (!arena)
+		return 0;
+	hks_rec_anim ra;
+	uint64_t bytes = 0, later = 0;
+	int ok = hks_rec_read(&ctx, arena, rec, size, &ra) == HKS_OK;
+	for (uint32_t i = 0; ok && i < ra.num_entries; i++)
+		if (ra.entries[i].kind == HKS_REC_ENTRY_REFIT_INV) {
+			bytes += ra.entries[i].payload_size;
+			later += ra.entries[i].ladder > 0;
+		}
+	hks_arena_free(arena);
+	if (payload_bytes)
+		*payload_bytes = bytes;
+	if (later_step)
+		*later_step = later;
+	return ok;
 }

@@ -38,4 +38,9 @@ hks_animation hks_test_animation_of(const hks_packed_spline *p);
  * ThreeComp packers rebuild from the others (ENCODER.md §9.5). */
 double hks_test_lane_step(const hks_stored_animation *s, uint32_t t, int part, int lane);
 
+/* The knot-edit (REFIT_INV) entries of a record: their payload bytes (before the body coder) into *payload_bytes
+ * and how many name a ladder step above 0 (from version 18 mostly those on step 1's hybrid tries) into *later_step
+ * (either may be NULL). 0 when the record does not read. */
+int hks_test_record_knot_edits(const uint8_t *rec, size_t size, uint64_t *payload_bytes, uint64_t *later_step);
+
 #endif
