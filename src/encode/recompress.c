@@ -74,11 +74,6 @@ static ladder_step ladder_tolerances(unsigned version, unsigned step)
  * with it (§5.4) whatever tolerance a step fits with. */
 #define HAVOK_TOLERANCE 0.001f
 
-/* The default ladder is the steps a record of the version has when its head does not say (record.h): one up to
- * version 17 (with the inversion selected after step 0 the later steps made few parts exact and the record
- * larger: "Figures", session 4), two from version 18, whose REFIT_INV entries may take the second step's
- * hybrid tries (docs/RECORD.md "Two ladder steps since version 18"). */
-
 const char *hks_diff_category_name(hks_diff_category c)
 {
 	static const char *const names[HKS_DIFF_COUNT] = {
@@ -3394,13 +3389,15 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					for (unsigned si = 0; r == HKS_OK && tail_size && si < nsteps; si++) {
 						unsigned xs = si == 0 ? sel : si <= sel ? si - 1u : si;
 						unsigned xs_kind;
-						uint8_t xs_m0, xs_mb;
+						uint8_t xs_m0 = sel_m0, xs_mb = sel_mb;
 						uint32_t xs_track;
-						const hks_stored_part *pxs =
-							xs == sel ? psel : unit_part(pr->pred[xs], b, u, T, &xs_kind, &xs_m0, &xs_mb, &xs_track);
-						if (si && (!pxs || !pxs->is_spline || (pxs->degree != 1 && pxs->degree != 3)))
-							continue; /* no hybrid from this prediction (hybrid_knots) */
-						r = canon_part(&cq, kind, xs == sel ? sel_m0 : xs_m0, xs == sel ? sel_mb : xs_mb, pxs);
+						const hks_stored_part *pxs = psel;
+						if (si) {
+							pxs = unit_part(pr->pred[xs], b, u, T, &xs_kind, &xs_m0, &xs_mb, &xs_track);
+							if (!pxs || !pxs->is_spline || (pxs->degree != 1 && pxs->degree != 3))
+								continue; /* no hybrid from this prediction (hybrid_knots) */
+						}
+						r = canon_part(&cq, kind, xs_m0, xs_mb, pxs);
 						tail.size = 0;
 						if (r == HKS_OK)
 							r = hks_bytebuf_append(&tail, full.data, full.size);
@@ -3514,6 +3511,10 @@ hks_result hks_recompress_version(const hks_animation *anim, const hks_recompres
 		                HKS_RECORD_VERSION, version);
 	hks_recompress_report rep;
 	memset(&rep, 0, sizeof(rep));
+	/* the default ladder is the steps a record of the version has when its head does not say (record.h): one up
+	 * to version 17 (with the inversion selected after step 0 the later steps made few parts exact and the record
+	 * larger: "Figures", session 4), two from version 18, whose REFIT_INV entries may take the second step's
+	 * hybrid tries (docs/RECORD.md "Two ladder steps since version 18") */
 	unsigned ladder = opts->ladder ? opts->ladder : hks_rec_implied_steps(version);
 	if (ladder > HKS_RECORD_LADDER_MAX)
 		return hks_fail(&ctx, HKS_E_ARGUMENT, -1, "ladder %u exceeds %d", ladder, HKS_RECORD_LADDER_MAX);

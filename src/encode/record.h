@@ -25,7 +25,7 @@ enum { HKS_REC_ANIM_PREDICTED = 0, HKS_REC_ANIM_VERBATIM = 1 };
 #define HKS_REC_HEAD_BLOCKS 0x10u         /* maxFramesPerBlock and numBlocks follow (else hks_rec_blocks_implied) */
 #define HKS_REC_HEAD_CPU_SHIFT 5u         /* 2 bits: the CPU model - 1 (HKS_CPU_INTEL .. HKS_CPU_EXACT) */
 #define HKS_REC_HEAD_STEPS 0x80u          /* a prediction's ladder steps and override flags follow (else
-                                             HKS_REC_IMPLIED_STEPS and HKS_REC_IMPLIED_OVERRIDES) */
+                                             hks_rec_implied_steps and HKS_REC_IMPLIED_OVERRIDES) */
 #define HKS_REC_IMPLIED_STEPS 1u
 /* The first version whose records predict with two ladder steps unless the head says otherwise, and whose step 1
  * fits at the tolerances of earlier versions' step 6 (0.00075 rotations, 0.0008 the others) and step 6 at theirs
