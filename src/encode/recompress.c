@@ -2206,9 +2206,98 @@ static void knot_mult(const uint8_t *k, size_t n, int m[256])
 		m[k[i]]++;
 }
 
+/* v19: the knot edits as ranks (docs/RECORD.md "Knot edits as ranks since version 19"). A frame's symbol, the
+ * zigzag of its multiplicity difference, is stored as its rank in the order of the symbols' frequency in its
+ * context: the try's multiplicities at the frame before, the frame and the frame after (each up to 4) and the
+ * previous frame's symbol (up to 8). The orders were counted over Sekiro's knot-edit entries in version 18
+ * records (tools/knot_rank_table.py); a row is the context's number, ((m(f-1) * 5 + m(f)) * 5 + m(f+1)) * 9 +
+ * previous symbol, and symbols 0..7 of its order by rank, 4 bits each from the low bits (the ninth is the one
+ * left). A context without a row keeps the symbols as they are. The rank depends on the try, which the frames
+ * give, not on what the body coder has seen: a unit whose frames were edited gets other knots from its own entry,
+ * which then fails its test as before, and every other entry is read as written. */
+#define KNOT_RANK_SYMBOLS 9u
+static const uint32_t knot_rank_order[][2] = {
+	{0, 0x75316240u}, {2, 0x75316420u}, {4, 0x75316240u}, {6, 0x75314260u}, {9, 0x75316240u}, {11, 0x75316420u},
+	{13, 0x75316420u}, {15, 0x75432160u}, {18, 0x75316240u}, {20, 0x75312640u}, {22, 0x75316240u}, {24, 0x75314260u},
+	{27, 0x75316240u}, {29, 0x75314260u}, {31, 0x75316420u}, {33, 0x75314206u}, {36, 0x75312460u}, {38, 0x75431260u},
+	{40, 0x76543120u}, {42, 0x75431260u}, {45, 0x76534120u}, {47, 0x76534210u}, {49, 0x76543201u}, {51, 0x76530214u},
+	{54, 0x76534120u}, {63, 0x76534102u}, {65, 0x76543201u}, {67, 0x76543021u}, {72, 0x76534102u}, {76, 0x76543201u},
+	{78, 0x76532410u}, {81, 0x76530241u}, {83, 0x76532041u}, {85, 0x76534201u}, {87, 0x76532041u}, {90, 0x76543120u},
+	{92, 0x76541203u}, {94, 0x76542103u}, {96, 0x76541032u}, {99, 0x76542130u}, {101, 0x76542013u},
+	{103, 0x76542103u}, {108, 0x76542130u}, {110, 0x76542013u}, {112, 0x76542013u}, {119, 0x76542031u},
+	{121, 0x76542013u}, {135, 0x76425310u}, {137, 0x76423105u}, {139, 0x76423105u}, {141, 0x76423150u},
+	{144, 0x76425310u}, {146, 0x76421305u}, {148, 0x76421305u}, {150, 0x76421350u}, {153, 0x76423510u},
+	{155, 0x76421305u}, {157, 0x76421305u}, {159, 0x76423510u}, {162, 0x76423510u}, {164, 0x76421350u},
+	{166, 0x76421350u}, {168, 0x76421530u}, {225, 0x75316420u}, {226, 0x75316402u}, {227, 0x76531420u},
+	{229, 0x75314260u}, {234, 0x75316420u}, {235, 0x76531240u}, {236, 0x76531420u}, {243, 0x75316420u},
+	{244, 0x75316240u}, {245, 0x75316240u}, {247, 0x75431260u}, {252, 0x76543120u}, {253, 0x75316240u},
+	{254, 0x76531420u}, {256, 0x75431260u}, {261, 0x75431260u}, {262, 0x75312460u}, {265, 0x75431620u},
+	{270, 0x76534120u}, {271, 0x76531402u}, {280, 0x76534102u}, {281, 0x76543201u}, {290, 0x76543021u},
+	{298, 0x76534120u}, {315, 0x76543120u}, {316, 0x76543120u}, {317, 0x76542130u}, {324, 0x76542031u},
+	{326, 0x76542103u}, {333, 0x76542103u}, {335, 0x76542103u}, {360, 0x76423510u}, {361, 0x76425301u},
+	{362, 0x76423510u}, {369, 0x76421350u}, {370, 0x76542130u}, {371, 0x76425310u}, {378, 0x76421530u},
+	{379, 0x76425130u}, {380, 0x76421350u}, {387, 0x76421530u}, {388, 0x76425130u}, {389, 0x76425310u},
+	{450, 0x75316420u}, {451, 0x75316240u}, {452, 0x75314260u}, {453, 0x75316042u}, {459, 0x75316420u},
+	{460, 0x76531240u}, {462, 0x76531240u}, {468, 0x75316240u}, {469, 0x75316420u}, {470, 0x75432160u},
+	{471, 0x75316240u}, {477, 0x76531420u}, {478, 0x76531420u}, {479, 0x75314260u}, {480, 0x75316240u},
+	{486, 0x75316420u}, {487, 0x75431260u}, {488, 0x75431260u}, {489, 0x75312460u}, {495, 0x76534120u},
+	{496, 0x76534102u}, {497, 0x76534021u}, {498, 0x76534102u}, {513, 0x76543021u}, {525, 0x76534102u},
+	{540, 0x76542310u}, {541, 0x76541230u}, {542, 0x76541203u}, {549, 0x76542013u}, {558, 0x76542103u},
+	{567, 0x76542013u}, {585, 0x76423510u}, {586, 0x76423510u}, {587, 0x76432150u}, {588, 0x76542310u},
+	{594, 0x76421530u}, {595, 0x76542130u}, {603, 0x76421350u}, {612, 0x76421530u}, {613, 0x76425130u},
+	{614, 0x76421530u}, {615, 0x76425310u}, {675, 0x75316240u}, {676, 0x75316420u}, {678, 0x75316240u},
+	{680, 0x75316024u}, {684, 0x75314260u}, {685, 0x75316420u}, {687, 0x75316240u}, {689, 0x75316240u},
+	{693, 0x75314260u}, {694, 0x75316420u}, {696, 0x75316420u}, {698, 0x75316240u}, {702, 0x75316420u},
+	{703, 0x76531420u}, {705, 0x76531420u}, {707, 0x75316420u}, {711, 0x75431206u}, {720, 0x76531042u},
+	{721, 0x76531402u}, {723, 0x76531402u}, {725, 0x76531420u}, {729, 0x76534210u}, {730, 0x76543021u},
+	{732, 0x76543102u}, {734, 0x76543102u}, {738, 0x76534120u}, {739, 0x76543021u}, {741, 0x76543102u},
+	{743, 0x76534102u}, {747, 0x76534210u}, {748, 0x76543201u}, {752, 0x76534120u}, {765, 0x76541320u},
+	{766, 0x76542310u}, {770, 0x76543120u}, {774, 0x76542310u}, {775, 0x76542130u}, {777, 0x76542031u},
+	{783, 0x76542301u}, {784, 0x76542130u}, {810, 0x76423510u}, {811, 0x76425301u}, {813, 0x76425310u},
+	{815, 0x76425301u}, {819, 0x76425130u}, {820, 0x76421035u}, {822, 0x76425130u}, {824, 0x76425130u},
+	{828, 0x76425130u}, {829, 0x76421035u}, {831, 0x76421035u}, {833, 0x76423105u}, {837, 0x76421350u},
+	{838, 0x76421035u}, {840, 0x76421350u}, {842, 0x76425310u}, {900, 0x75312460u}, {909, 0x75314260u},
+	{918, 0x75314260u}, {927, 0x75314206u}, {945, 0x76531042u}
+};
+
+/* The symbols of `context` in the order of their rank */
+static void knot_rank_context(unsigned context, uint8_t order[KNOT_RANK_SYMBOLS])
+{
+	size_t lo = 0, hi = sizeof(knot_rank_order) / sizeof(knot_rank_order[0]);
+	uint32_t packed = 0x76543210u; /* no row: the identity */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (knot_rank_order[mid][0] < context) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo < sizeof(knot_rank_order) / sizeof(knot_rank_order[0]) && knot_rank_order[lo][0] == context)
+		packed = knot_rank_order[lo][1];
+	unsigned used = 0;
+	for (unsigned i = 0; i + 1 < KNOT_RANK_SYMBOLS; i++) {
+		order[i] = (uint8_t)(packed >> (4 * i) & 15u);
+		used |= 1u << order[i];
+	}
+	order[KNOT_RANK_SYMBOLS - 1] = 0;
+	while (used & (1u << order[KNOT_RANK_SYMBOLS - 1]))
+		order[KNOT_RANK_SYMBOLS - 1]++;
+}
+
+/* The context of frame f: the try's multiplicities (mb) around it and the previous frame's symbol */
+static unsigned knot_rank_context_of(const int mb[256], unsigned f, uint64_t previous)
+{
+	unsigned before = f ? (unsigned)(mb[f - 1] < 4 ? mb[f - 1] : 4) : 0u;
+	unsigned at = (unsigned)(mb[f] < 4 ? mb[f] : 4);
+	unsigned after = f < 255 ? (unsigned)(mb[f + 1] < 4 ? mb[f + 1] : 4) : 0u;
+	return ((before * 5u + at) * 5u + after) * KNOT_RANK_SYMBOLS +
+	       (unsigned)(previous < KNOT_RANK_SYMBOLS - 1 ? previous : KNOT_RANK_SYMBOLS - 1);
+}
+
 /* The edits turning knot vector `base` into `target` (both non-decreasing): varint count, then per frame
  * whose multiplicity differs varint gap (from the previous edited frame + 1) and the zigzag varint of the
- * difference. */
+ * difference (v19: per frame up to the range whose rank is not 0, its rank: knot_rank_order). */
 static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target, size_t nt,
                                  unsigned version)
 {
@@ -2221,16 +2310,38 @@ static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t n
 		if (mb[f] != mt[f] && f > range)
 			range = f;
 	}
+	uint64_t code[256]; /* per frame: what is stored (0: nothing) */
+	uint64_t previous = 0;
+	for (unsigned f = 0; f < 256; f++) {
+		uint64_t symbol = zigzag((int64_t)mt[f] - mb[f]);
+		code[f] = symbol;
+		if (version >= HKS_REC_VERSION_KNOT_RANKS) {
+			code[f] = 0;
+			if (f <= range && symbol < KNOT_RANK_SYMBOLS) {
+				uint8_t order[KNOT_RANK_SYMBOLS];
+				knot_rank_context(knot_rank_context_of(mb, f, previous), order);
+				while (order[code[f]] != symbol)
+					code[f]++;
+			} else if (f <= range) {
+				code[f] = symbol;
+			}
+		}
+		previous = symbol;
+	}
+	if (version >= HKS_REC_VERSION_KNOT_RANKS) {
+		count = 0;
+		for (unsigned f = 0; f <= range; f++)
+			count += code[f] != 0;
+	}
 	if (version >= 11) /* the frames the body coder codes one by one: the original's, and any edit past them */
 		HKS_TRY(hks_rec_put_varint(out, range));
 	HKS_TRY(hks_rec_put_varint(out, count));
 	unsigned next = 0;
 	for (unsigned f = 0; f < 256; f++) {
-		if (mb[f] == mt[f])
+		if (!code[f])
 			continue;
-		int64_t d = mt[f] - mb[f];
 		HKS_TRY(hks_rec_put_varint(out, f - next));
-		HKS_TRY(hks_rec_put_varint(out, zigzag(d)));
+		HKS_TRY(hks_rec_put_varint(out, code[f]));
 		next = f + 1;
 	}
 	return HKS_OK;
@@ -2253,16 +2364,38 @@ static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, 
 	}
 	uint32_t count = 0;
 	HKS_TRY(hks_rec_get_count(c, 256, &count, "knot edits"));
-	uint64_t next = 0;
+	uint64_t next = 0, code[256];
+	memset(code, 0, sizeof(code));
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t gap = 0, z = 0;
 		HKS_TRY(hks_rec_get_varint(c, &gap, "knot edit gap"));
 		HKS_TRY(hks_rec_get_varint(c, &z, "knot edit"));
 		int64_t d = unzigzag(z);
-		if (gap > range || next + gap > range || d < -255 || d > 255 || m[next + gap] + d < 0 || d == 0)
+		if (gap > range || next + gap > range || d < -255 || d > 255 || d == 0 ||
+		    (version < HKS_REC_VERSION_KNOT_RANKS && m[next + gap] + d < 0))
 			return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "knot edit %u is impossible", i);
-		m[next + gap] += (int)d;
+		if (version < HKS_REC_VERSION_KNOT_RANKS)
+			m[next + gap] += (int)d;
+		code[next + gap] = z;
 		next += gap + 1;
+	}
+	if (version >= HKS_REC_VERSION_KNOT_RANKS) { /* v19: ranks, frame by frame against the try's multiplicities */
+		int mb[256];
+		memcpy(mb, m, sizeof(mb));
+		uint64_t previous = 0;
+		for (unsigned f = 0; f <= range; f++) {
+			uint64_t symbol = code[f];
+			if (symbol < KNOT_RANK_SYMBOLS) {
+				uint8_t order[KNOT_RANK_SYMBOLS];
+				knot_rank_context(knot_rank_context_of(mb, f, previous), order);
+				symbol = order[symbol];
+			}
+			int64_t d = unzigzag(symbol);
+			if (m[f] + d < 0)
+				return hks_fail(ctx, HKS_E_MALFORMED, hks_cursor_offset(c), "knot edit at frame %u is impossible", f);
+			m[f] += (int)d;
+			previous = symbol;
+		}
 	}
 	size_t k = 0;
 	for (unsigned f = 0; f < 256; f++)

@@ -45,6 +45,10 @@ static inline unsigned hks_rec_implied_steps(unsigned version)
  * each corrected point is held at its value and the rest of its lane is solved again (docs/RECORD.md "Lanes
  * solved again since version 17"); it replaces version 15's pairs. */
 #define HKS_REC_VERSION_LANE_RESOLVE 17u
+/* The first version whose knot edits store, per frame, the rank of the multiplicity difference among the
+ * differences in the order of their frequency where the try has the same multiplicities around the frame and the
+ * frame before has the same difference (docs/RECORD.md "Knot edits as ranks since version 19"). */
+#define HKS_REC_VERSION_KNOT_RANKS 19u
 #define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
        HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
