@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 	hks_rec_prior_options opt = {HKS_REC_PRIOR_KNOT_SLOTS | HKS_REC_PRIOR_GAP_SLOTS | HKS_REC_PRIOR_KNOT_WEIGHTS, 255,
 	                             255};
 	const char *out = NULL, *note = NULL;
-	unsigned version = 14; /* the record version the state is for: its name (hks_rec_prior_v14, _v16) */
+	unsigned version = 14; /* the record version the state is for: its name (hks_rec_prior_v14, _v16, _v19) */
 	const char *eval[16], *fields[16];
 	unsigned evals = 0, nfields = 0;
 	body_set train = {0};
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--fields") && i + 1 < argc && nfields < 16)
 			fields[nfields++] = argv[++i];
 		else if (a[0] == '-')
-			die("usage: make_record_prior [-o OUT.c] [--version 14|16] [--note TEXT] [--parts LIST] [--cap N] [--mixer-cap N] "
+			die("usage: make_record_prior [-o OUT.c] [--version 14|16|19] [--note TEXT] [--parts LIST] [--cap N] [--mixer-cap N] "
 			    "[--eval NAME=SRC]... [--fields SRC]... "
 			    "TRAIN...",
 			    NULL);
@@ -316,8 +316,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.seen_cap < 1 || opt.seen_cap > 255 || opt.mixer_seen_cap > 255)
 		die("--cap is 1..255, --mixer-cap 0..255", NULL);
-	if (version != 14 && version != 16)
-		die("--version is 14 or 16 (the versions with a start state of their own)", NULL);
+	if (version != 14 && version != 16 && version != 19)
+		die("--version is 14, 16 or 19 (the versions with a start state of their own)", NULL);
 	for (unsigned f = 0; f < nfields; f++)
 		print_costs(fields[f]);
 	if (nfields && !train.n) {
@@ -342,11 +342,13 @@ int main(int argc, char **argv)
 		body_set s = {0};
 		add_source(&s, eq ? eq + 1 : eval[e]);
 		uint64_t v13 = coded_bytes(&s, 13, NULL), trained = coded_bytes(&s, 14, &prior),
-		         builtin = coded_bytes(&s, 14, &hks_rec_prior_v14), builtin16 = coded_bytes(&s, 14, &hks_rec_prior_v16);
-		printf("%.*s: %zu bodies, coded v13 %llu B, trained %llu B (%+.3f %%), built-in v14 %llu B, built-in v16 %llu B\n",
+		         builtin = coded_bytes(&s, 14, &hks_rec_prior_v14), builtin16 = coded_bytes(&s, 14, &hks_rec_prior_v16),
+		         builtin19 = coded_bytes(&s, 14, &hks_rec_prior_v19);
+		printf("%.*s: %zu bodies, coded v13 %llu B, trained %llu B (%+.3f %%), built-in v14 %llu B, built-in v16 %llu B, "
+		       "built-in v19 %llu B\n",
 		       eq ? (int)(eq - eval[e]) : 0, eval[e], s.n, (unsigned long long)v13, (unsigned long long)trained,
 		       100.0 * ((double)trained - (double)v13) / (double)v13, (unsigned long long)builtin,
-		       (unsigned long long)builtin16);
+		       (unsigned long long)builtin16, (unsigned long long)builtin19);
 		fflush(stdout);
 		free_bodies(&s);
 	}

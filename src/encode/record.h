@@ -154,6 +154,10 @@ extern const hks_rec_prior hks_rec_prior_v14;
  * tries: other statistics; record_prior_v16.c). Versions 14 and 15 keep version 14's. */
 extern const hks_rec_prior hks_rec_prior_v16;
 #define HKS_REC_PRIOR_V16 16u
+/* Version 19's: the same model, trained on Sekiro's version 19 bodies (their knot edits are ranks: other
+ * statistics; record_prior_v19.c, docs/RECORD.md "Version 19"). Versions 16 to 18 keep version 16's. */
+extern const hks_rec_prior hks_rec_prior_v19;
+#define HKS_REC_PRIOR_V19 19u
 
 /* The parts of the model a start state sets (tools/make_record_prior.c) */
 #define HKS_REC_PRIOR_KNOT_SLOTS 0x01u

@@ -1187,7 +1187,10 @@ static void model_prime_head(model *m)
 /* The start state of a record of `version`: none before version 14 */
 static const hks_rec_prior *version_prior(unsigned version)
 {
-	return version >= HKS_REC_PRIOR_V16 ? &hks_rec_prior_v16 : version >= HKS_REC_PRIOR_VERSION ? &hks_rec_prior_v14 : NULL;
+	return version >= HKS_REC_PRIOR_V19   ? &hks_rec_prior_v19
+	       : version >= HKS_REC_PRIOR_V16     ? &hks_rec_prior_v16
+	       : version >= HKS_REC_PRIOR_VERSION ? &hks_rec_prior_v14
+	                                          : NULL;
 }
 
 static void state_copy(model *to, model *from, unsigned groups);
