@@ -1223,6 +1223,57 @@ static void test_v12_duration(void **state)
 	assert_null(w);
 }
 
+/* Version 19's knot edits are ranks (docs/RECORD.md "Knot edits as ranks since version 19"): the rank table is
+ * well formed, and a fixed edit gives pinned bytes. The try has a single knot at frame 5 beside a double at 6,
+ * where a second copy is the most frequent change: the target raising it to 2 stores nothing there (rank 0),
+ * keeping it stores a non-zero rank; frame 8 gains 5 copies (symbol 10, stored as it is); frame 10's triple knot
+ * goes (symbol 5, rank 3), and frame 11 beside it, unchanged, stores rank 2 (after a removed triple knot a lowered
+ * neighbour is the most frequent). Each version reads back the target; version 18 stores the differences. */
+static void test_knot_edit_ranks(void **state)
+{
+	(void)state;
+	assert_true(hks_rec_knot_rank_table_valid());
+	static const uint8_t base[] = {0, 0, 0, 0, 5, 6, 6, 10, 10, 10, 14, 14, 14, 14};
+	static const uint8_t target[] = {0, 0, 0, 0, 5, 5, 6, 6, 8, 8, 8, 8, 8, 14, 14, 14, 14};
+	static const uint8_t kept[] = {0, 0, 0, 0, 5, 6, 6, 8, 8, 8, 8, 8, 14, 14, 14, 14};
+	/* range 14; 3 stored frames, each gap and code: frame 8 10, frame 10 3, frame 11 2 (session 28's table) */
+	static const uint8_t pinned_v19[] = {14, 3, 8, 10, 1, 3, 0, 2};
+	/* range 14; 3 edits: frame 5 +1 (2), frame 8 +5 (10), frame 10 -3 (5) */
+	static const uint8_t pinned_v18[] = {14, 3, 5, 2, 2, 10, 1, 5};
+	hks_ctx ctx;
+	hks_error err;
+	hks_ctx_init(&ctx, NULL, 0, &err);
+	for (unsigned k = 0; k < 3; k++) {
+		unsigned version = k == 1 ? 18u : 19u;
+		const uint8_t *t = k == 2 ? kept : target;
+		size_t nt = k == 2 ? sizeof(kept) : sizeof(target);
+		hks_bytebuf b;
+		hks_bytebuf_init(&b, &ctx);
+		assert_int_equal(hks_rec_knot_edits_write(&b, base, sizeof(base), t, nt, version), HKS_OK);
+		printf("version %u%s:", version, k == 2 ? " (frame 5 kept)" : "");
+		for (size_t i = 0; i < b.size; i++)
+			printf(" %u", b.data[i]);
+		printf("\n");
+		if (k == 0) {
+			assert_int_equal(b.size, sizeof(pinned_v19));
+			assert_memory_equal(b.data, pinned_v19, sizeof(pinned_v19));
+		} else if (k == 1) {
+			assert_int_equal(b.size, sizeof(pinned_v18));
+			assert_memory_equal(b.data, pinned_v18, sizeof(pinned_v18));
+		} else { /* the frame whose multiplicity stays stores a rank */
+			assert_true(b.size > sizeof(pinned_v19));
+		}
+		hks_cursor c = hks_cursor_make(&ctx, b.data, b.size, 0);
+		uint8_t out[64];
+		size_t n = 0;
+		assert_int_equal(hks_rec_knot_edits_read(&c, base, sizeof(base), out, sizeof(out), &n, version), HKS_OK);
+		assert_int_equal(n, nt);
+		assert_memory_equal(out, t, nt);
+		assert_int_equal(c.pos, b.size);
+		hks_bytebuf_free(&b);
+	}
+}
+
 /* Version 12 keeps the data hash's low 32 bits (docs/RECORD.md "Hash"): a change there is a mismatch, a change
  * above them is not written at all; version 11 keeps and compares all 64. And a record relabelled between 11
  * and 12 is refused or gives other data (docs/RECORD.md "Version 12"). */
@@ -1333,6 +1384,7 @@ int main(void)
 		cmocka_unit_test(test_verbatim_empty_data_at_end),
 		cmocka_unit_test(test_v12_duration),
 		cmocka_unit_test(test_v12_hash_and_relabel),
+		cmocka_unit_test(test_knot_edit_ranks),
 		cmocka_unit_test(test_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

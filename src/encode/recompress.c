@@ -2320,8 +2320,8 @@ static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t n
 			if (f <= range && symbol < KNOT_RANK_SYMBOLS) {
 				uint8_t order[KNOT_RANK_SYMBOLS];
 				knot_rank_context(knot_rank_context_of(mb, f, previous), order);
-				while (order[code[f]] != symbol)
-					code[f]++;
+				while (code[f] + 1 < KNOT_RANK_SYMBOLS && order[code[f]] != symbol)
+					code[f]++; /* the orders are permutations (hks_rec_knot_rank_table_valid) */
 			} else if (f <= range) {
 				code[f] = symbol;
 			}
@@ -2406,6 +2406,35 @@ static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, 
 		}
 	*n = k;
 	return HKS_OK;
+}
+
+hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
+                                    size_t nt, unsigned version)
+{
+	return knot_edits_put(out, base, nb, target, nt, version);
+}
+
+hks_result hks_rec_knot_edits_read(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n,
+                                   unsigned version)
+{
+	return knot_edits_get(c, base, nb, out, cap, n, version);
+}
+
+int hks_rec_knot_rank_table_valid(void)
+{
+	size_t rows = sizeof(knot_rank_order) / sizeof(knot_rank_order[0]);
+	for (size_t i = 0; i < rows; i++) {
+		if (knot_rank_order[i][0] >= 125u * KNOT_RANK_SYMBOLS || (i && knot_rank_order[i][0] <= knot_rank_order[i - 1][0]))
+			return 0;
+		unsigned used = 0;
+		for (unsigned k = 0; k + 1 < KNOT_RANK_SYMBOLS; k++) {
+			unsigned v = knot_rank_order[i][1] >> (4 * k) & 15u;
+			if (v >= KNOT_RANK_SYMBOLS || (used & (1u << v)))
+				return 0;
+			used |= 1u << v;
+		}
+	}
+	return 1;
 }
 
 /* ---- candidate selection (docs/RECORD.md "Candidate selection") ---------- */

@@ -199,6 +199,16 @@ hks_result hks_rec_model_encode_prior(hks_ctx *ctx, const uint8_t *body, size_t 
  * record's version selects the grammar (11 and up: two correction lists). */
 size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, unsigned version);
 
+/* A REFIT_INV entry's knot edits (docs/RECORD.md "Knot edits"; since version 19 as ranks, "Knot edits as ranks
+ * since version 19"): those turning knot vector `base` into `target` appended to `out`, and read back from the
+ * cursor against `base` into out[0..*n) (at most `cap` knots). recompress.c; the tests pin version 19's bytes. */
+hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
+                                    size_t nt, unsigned version);
+hks_result hks_rec_knot_edits_read(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n,
+                                   unsigned version);
+/* Whether the rank table's rows are in increasing context order and each is a permutation of the symbols */
+int hks_rec_knot_rank_table_valid(void);
+
 /* hks_recompress writing record version `version` (9 to HKS_RECORD_VERSION): version 9's REFIT solve differs
  * from version 10's (docs/RECORD.md "Version 10"), version 11's entries from version 10's, version 12's head
  * from version 11's; the tests write them all. recompress.c. */
