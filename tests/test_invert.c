@@ -917,6 +917,11 @@ static void dense_with_ladder(const uint8_t *k, unsigned nk, unsigned version, u
 	              (unsigned long long)g_refit_inv_later);
 }
 
+/* A run of triple knots at every frame from 6 to 17 (degree 3, 40 frames): the hybrid and rank tests' clip */
+static const uint8_t knots_dense[] = {0,  0,  0,  0,  6,  6,  6,  7,  7,  7,  8,  8,  8,  9,  9,  9,  10, 10, 10, 11,
+                                      11, 11, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15, 16, 16, 16, 17, 17, 17,
+                                      39, 39, 39, 39};
+
 /* Version 16's hybrid tries (docs/RECORD.md "Hybrid tries since version 16"): a run of triple knots at every
  * frame, whose one-frame spans any knot vector with a triple knot every third frame reproduces as well, so the
  * inverter's try puts its knots there and the record's knot edits move them; the ladder's prediction keeps a
@@ -924,9 +929,6 @@ static void dense_with_ladder(const uint8_t *k, unsigned nk, unsigned version, u
 static void test_end_to_end_hybrid(void **state)
 {
 	(void)state;
-	static const uint8_t knots_dense[] = {0,  0,  0,  0,  6,  6,  6,  7,  7,  7,  8,  8,  8,  9,  9,  9,  10, 10, 10, 11,
-	                                      11, 11, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15, 16, 16, 16, 17, 17, 17,
-	                                      39, 39, 39, 39};
 	hks_recompress_report rep[2];
 	size_t size[2], payload[2];
 	g_deg = 3;
@@ -971,9 +973,6 @@ static void test_end_to_end_hybrid(void **state)
 static void test_end_to_end_knot_ranks(void **state)
 {
 	(void)state;
-	static const uint8_t knots_dense[] = {0,  0,  0,  0,  6,  6,  6,  7,  7,  7,  8,  8,  8,  9,  9,  9,  10, 10, 10, 11,
-	                                      11, 11, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15, 16, 16, 16, 17, 17, 17,
-	                                      39, 39, 39, 39};
 	hks_recompress_report rep[2];
 	uint64_t payload[2];
 	for (unsigned v = 0; v < 2; v++) {
