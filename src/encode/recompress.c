@@ -2298,40 +2298,28 @@ static unsigned knot_rank_context_of(const int mb[256], unsigned f, uint64_t pre
 /* The edits turning knot vector `base` into `target` (both non-decreasing): varint count, then per frame
  * whose multiplicity differs varint gap (from the previous edited frame + 1) and the zigzag varint of the
  * difference (v19: per frame up to the range whose rank is not 0, its rank: knot_rank_order). */
-static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target, size_t nt,
-                                 unsigned version)
+hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
+                                    size_t nt, unsigned version)
 {
 	int mb[256], mt[256];
 	knot_mult(base, nb, mb);
 	knot_mult(target, nt, mt);
 	unsigned count = 0, range = nt ? target[nt - 1] : 0;
-	for (unsigned f = 0; f < 256; f++) {
-		count += mb[f] != mt[f];
+	for (unsigned f = 0; f < 256; f++)
 		if (mb[f] != mt[f] && f > range)
 			range = f;
-	}
-	uint64_t code[256]; /* per frame: what is stored (0: nothing) */
-	uint64_t previous = 0;
+	uint64_t code[256], previous = 0; /* per frame: what is stored (0: nothing) */
 	for (unsigned f = 0; f < 256; f++) {
-		uint64_t symbol = zigzag((int64_t)mt[f] - mb[f]);
+		uint64_t symbol = zigzag((int64_t)mt[f] - mb[f]); /* 0 past the range */
 		code[f] = symbol;
-		if (version >= HKS_REC_VERSION_KNOT_RANKS) {
-			code[f] = 0;
-			if (f <= range && symbol < KNOT_RANK_SYMBOLS) {
-				uint8_t order[KNOT_RANK_SYMBOLS];
-				knot_rank_context(knot_rank_context_of(mb, f, previous), order);
-				while (code[f] + 1 < KNOT_RANK_SYMBOLS && order[code[f]] != symbol)
-					code[f]++; /* the orders are permutations (hks_rec_knot_rank_table_valid) */
-			} else if (f <= range) {
-				code[f] = symbol;
-			}
+		if (version >= HKS_REC_VERSION_KNOT_RANKS && f <= range && symbol < KNOT_RANK_SYMBOLS) {
+			uint8_t order[KNOT_RANK_SYMBOLS]; /* a permutation (hks_rec_knot_rank_table_valid) */
+			knot_rank_context(knot_rank_context_of(mb, f, previous), order);
+			for (code[f] = 0; code[f] + 1 < KNOT_RANK_SYMBOLS && order[code[f]] != symbol; code[f]++)
+				;
 		}
+		count += code[f] != 0;
 		previous = symbol;
-	}
-	if (version >= HKS_REC_VERSION_KNOT_RANKS) {
-		count = 0;
-		for (unsigned f = 0; f <= range; f++)
-			count += code[f] != 0;
 	}
 	if (version >= 11) /* the frames the body coder codes one by one: the original's, and any edit past them */
 		HKS_TRY(hks_rec_put_varint(out, range));
@@ -2349,8 +2337,8 @@ static hks_result knot_edits_put(hks_bytebuf *out, const uint8_t *base, size_t n
 
 /* Apply the edits at the cursor to `base`: the knot vector into out[0..*n) (out holds HKS_INVERT_MAX_POINTS + 4
  * ... at most `cap` knots). */
-static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n,
-                                 unsigned version)
+hks_result hks_rec_knot_edits_read(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n,
+                                   unsigned version)
 {
 	hks_ctx *ctx = c->ctx;
 	int m[256];
@@ -2406,18 +2394,6 @@ static hks_result knot_edits_get(hks_cursor *c, const uint8_t *base, size_t nb, 
 		}
 	*n = k;
 	return HKS_OK;
-}
-
-hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
-                                    size_t nt, unsigned version)
-{
-	return knot_edits_put(out, base, nb, target, nt, version);
-}
-
-hks_result hks_rec_knot_edits_read(hks_cursor *c, const uint8_t *base, size_t nb, uint8_t *out, size_t cap, size_t *n,
-                                   unsigned version)
-{
-	return knot_edits_get(c, base, nb, out, cap, n, version);
 }
 
 int hks_rec_knot_rank_table_valid(void)
@@ -2716,7 +2692,7 @@ static hks_result entry_part(predictor *pr, hks_arena *arena, canon *cn, uint32_
 					             i, t);
 			}
 			if (r == HKS_OK)
-				r = knot_edits_get(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk, rec_version(rec));
+				r = hks_rec_knot_edits_read(&c, gk, (size_t)gn + gd + 1, knots, sizeof(knots), &nk, rec_version(rec));
 			if (r == HKS_OK && (nk < 2u * gd + 2u || nk - gd - 1 > 0xFFFFu))
 				r = hks_fail(ctx, HKS_E_MALFORMED, -1, "refit entry %u: %zu knots of degree %u", i, nk, gd);
 			const uint8_t *head = NULL, *floats = NULL;
@@ -3578,7 +3554,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							uint8_t tb = (uint8_t)(t | tail_prior);
 							r = hks_bytebuf_append(&trial, &tb, 1);
 							if (r == HKS_OK)
-								r = knot_edits_put(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
+								r = hks_rec_knot_edits_write(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
 								                   rec_version(pr->rec));
 							if (r == HKS_OK)
 								r = hks_bytebuf_append(&trial, tail.data, tail.size);
