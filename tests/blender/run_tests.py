@@ -56,8 +56,8 @@ def check(ok, what):
     return ok
 
 
-def run(cmd, timeout=600):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+def run(cmd, timeout=600, env=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout, env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -139,7 +139,10 @@ def decoded_tracks(cli, path, comps, work):
 def blender(script_args, work, log):
     exe = os.environ.get("HKS_BLENDER", "blender")
     cmd = [exe, "-b", "--factory-startup", "--python", os.path.join(HERE, "roundtrip.py"), "--"] + script_args
-    rc, out, err = run(cmd)
+    # roundtrip.py leaves through os._exit, which skips Blender's removal of its session folder
+    # (blender_XXXXXX under TMPDIR): give Blender the test's own folder, removed at the end
+    env = dict(os.environ, TMPDIR=work, TEMP=work, TMP=work)
+    rc, out, err = run(cmd, env=env)
     ok = rc == 0 and "ROUNDTRIP ok" in out
     if not ok:
         print(out[-2000:], err[-2000:])
