@@ -6,6 +6,7 @@
  * Every input is built here (frames -> hks_encode_spline).
  */
 #include "hks_test.h"
+#include "encode_internal.h"
 #include "record.h"
 
 #include <math.h>
@@ -467,6 +468,12 @@ static void test_exact_round_trip(void **state)
 		hks_buffer_free(NULL,
 		                recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 18, &v18_size),
 		                v18_size);
+		/* version 19 (bounds offset from the solve's extremes alone; docs/RECORD.md "Bound bases since version 20")
+		 * is still written and applied */
+		size_t v19_size = 0;
+		hks_buffer_free(NULL,
+		                recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 19, &v19_size),
+		                v19_size);
 		/* version 11 entries: REFIT_INV entries that name the smooth prior (bit 7 of the try byte) */
 		{
 			hks_ctx rctx;
@@ -1229,6 +1236,49 @@ static void test_v12_duration(void **state)
  * keeping it stores a non-zero rank; frame 8 gains 5 copies (symbol 10, stored as it is); frame 10's triple knot
  * goes (symbol 5, rank 3), and frame 11 beside it, unchanged, stores rank 2 (after a removed triple knot a lowered
  * neighbour is the most frequent). Each version reads back the target; version 18 stores the differences. */
+/* Version 20's bases of REFIT bounds (docs/RECORD.md "Bound bases since version 20"), on both reciprocal
+ * models: a minimum solved within 2^-27 of the range from 0 is offset from +0; a maximum whose top point the
+ * quantizer puts one below the grid's top is offset from the value that integer implies, a few ulps from the
+ * stored one (up to 6 seen) where version 19's base is hundreds of ulps away; one at the top keeps the solved maximum. */
+static void test_bound_bases(void **state)
+{
+	(void)state;
+	/* a lane at rest at 0: the solve's minimum a tiny value of either sign */
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 20, 1, 0, -6.1e-11, 0.1, 0.0f), 0u);
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_AMD_ZEN, 20, 1, 0, 3.0e-12, 0.1, 0.0f), 0u);
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 19, 1, 0, -6.1e-11, 0.1, 0.0f), hks_f32_bits(-6.1e-11f));
+	/* a minimum of 2^-25 in a range of 0.1 is a value (2^-28 of the range away from 0 would not be) */
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 20, 1, 0, 2.98023224e-8, 0.1, 0.0f),
+	                 hks_f32_bits(2.98023224e-8f));
+	for (unsigned cpu = HKS_CPU_INTEL; cpu <= HKS_CPU_AMD_ZEN; cpu++) {
+		const hks_rcp_model *m = hks_rcp_model_get((hks_cpu_model)cpu);
+		assert_non_null(m);
+		for (unsigned quant = 0; quant < 2; quant++) {
+			unsigned top = quant ? 65535u : 255u, below = 0, at_top = 0;
+			const float lo = -0.25f;
+			float hi = 0.1003f;
+			for (unsigned i = 0; i < 200000 && (below < 3 || at_top < 3); i++, hi = nextafterf(hi, 1.0f)) {
+				unsigned q = quant ? hks_pack16(m, hi, lo, hi) : hks_pack8(m, hi, lo, hi);
+				float seen = hks_dequantize_scalar_inline(quant, q, lo, hi); /* what the frames give the solve */
+				uint32_t v20 = hks_rec_bound_base(cpu, 20, quant, 1, lo, seen, lo);
+				uint32_t v19 = hks_rec_bound_base(cpu, 19, quant, 1, lo, seen, lo);
+				assert_int_equal(v19, hks_f32_bits(seen));
+				int64_t d20 = (int64_t)v20 - (int64_t)hks_f32_bits(hi), d19 = (int64_t)v19 - (int64_t)hks_f32_bits(hi);
+				if (q == top - 1u && v20 != v19) {
+					below++;
+					assert_true(d20 >= -16 && d20 <= 16); /* the f32 roundings of the dequantized point */
+					assert_true(d19 < -100);
+				} else if (q == top) {
+					at_top++;
+					assert_int_equal(v20, v19); /* the solved maximum itself */
+				}
+			}
+			assert_true(below >= 3); /* both cases occur on this range */
+			assert_true(at_top >= 3);
+		}
+	}
+}
+
 static void test_knot_edit_ranks(void **state)
 {
 	(void)state;
@@ -1385,6 +1435,7 @@ int main(void)
 		cmocka_unit_test(test_v12_duration),
 		cmocka_unit_test(test_v12_hash_and_relabel),
 		cmocka_unit_test(test_knot_edit_ranks),
+		cmocka_unit_test(test_bound_bases),
 		cmocka_unit_test(test_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

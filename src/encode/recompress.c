@@ -337,17 +337,51 @@ static uint32_t unzigzag32(uint32_t z) { return (z >> 1) ^ (uint32_t)-(int32_t)(
 
 /*
  * The bounds of a REFIT prefix's spline lanes as offsets (v8, docs/RECORD.md "REFIT prefix coding"): each
- * stored f32 min / max becomes the zigzag of the difference (mod 2^32) of its bits from those of the
+ * stored f32 min / max becomes the zigzag of the difference (mod 2^32) of its bits from those of a base, the
  * smallest / largest control point the REFIT solve gives on the prefix's knots (P, n1 points), which is
  * within a few ulps of it where a point sits on the bound. Same length, bijective; `decode` undoes it in
  * place. Prefixes whose layout does not fit are left as they are.
+ *
+ * v20 (docs/RECORD.md "Bound bases since version 20"): the top point of a lane is its maximum itself, which
+ * Havok's truncating quantizer (model m) puts at the grid's top or one below it. Below it, the solve finds the
+ * point one grid step under the stored maximum, hundreds of ulps away: the maximum's base is then the value
+ * that step implies, m + (hi - m) * top / (top - 1) from the (already decoded) minimum m, when the quantizer
+ * gives the grid's top at the solved maximum itself and one below it at that value. And a minimum of 0 (a
+ * lane that starts at rest) is solved as a tiny value of either sign, a whole exponent range away in bits:
+ * a solved extreme within 2^-27 of the solved range from 0 has base +0.
  */
-static void bound_offsets(unsigned kind, uint8_t *b, size_t size, const double (*P)[4], unsigned n1, int decode)
+static uint32_t bound_base(const hks_rcp_model *model, unsigned version, unsigned quant, int is_max, double lo,
+                           double hi, float decoded_min)
+{
+	double extreme = is_max ? hi : lo;
+	if (version < HKS_REC_VERSION_BOUND_BASES || !model)
+		return hks_f32_bits((float)extreme);
+	if (fabs(extreme) <= ldexp(hi - lo, -27))
+		return 0u; /* +0 */
+	if (!is_max)
+		return hks_f32_bits((float)lo);
+	float m0 = (float)hi, top = quant ? 65535.0f : 255.0f;
+	float m1 = (float)((double)decoded_min + ((double)m0 - (double)decoded_min) * (double)top / (double)(top - 1.0f));
+	unsigned t0 = quant ? hks_pack16(model, m0, decoded_min, m0) : hks_pack8(model, m0, decoded_min, m0);
+	unsigned t1 = quant ? hks_pack16(model, m1, decoded_min, m1) : hks_pack8(model, m1, decoded_min, m1);
+	if (t0 != (unsigned)top && t1 == (unsigned)top - 1u && m1 == m1)
+		return hks_f32_bits(m1);
+	return hks_f32_bits(m0);
+}
+
+uint32_t hks_rec_bound_base(unsigned cpu, unsigned version, unsigned quant, int is_max, double lo, double hi,
+                            float decoded_min)
+{
+	return bound_base(hks_rcp_model_get((hks_cpu_model)cpu), version, quant, is_max, lo, hi, decoded_min);
+}
+
+static void bound_offsets(unsigned kind, uint8_t *b, size_t size, const double (*P)[4], unsigned n1, int decode,
+                          const hks_rcp_model *model, unsigned version)
 {
 	size_t off = (kind == 0) + 2u;
 	if (kind == 1 || off + 3 > size || n1 < 1)
 		return;
-	uint8_t mbyte = b[off - 2];
+	uint8_t mbyte = b[off - 2], quant = b[off - 1];
 	uint8_t flags = kind == 3 ? (uint8_t)(mbyte & 0xF9) : mbyte;
 	if (!(flags & 0xF0))
 		return;
@@ -366,10 +400,12 @@ static void bound_offsets(unsigned kind, uint8_t *b, size_t size, const double (
 			lo = P[i][lane] < lo ? P[i][lane] : lo;
 			hi = P[i][lane] > hi ? P[i][lane] : hi;
 		}
-		uint32_t base[2] = {hks_f32_bits((float)lo), hks_f32_bits((float)hi)};
+		float decoded_min = 0.0f; /* the stored minimum, known when the maximum's base is made */
 		for (unsigned k = 0; k < 2; k++, at += 4) {
-			uint32_t v = hks_le32(b + at);
-			hks_put_le32(b + at, decode ? base[k] + unzigzag32(v) : zigzag32(v - base[k]));
+			uint32_t base = bound_base(model, version, quant, (int)k, lo, hi, decoded_min);
+			uint32_t v = hks_le32(b + at), stored = decode ? base + unzigzag32(v) : v;
+			hks_put_le32(b + at, decode ? stored : zigzag32(v - base));
+			decoded_min = hks_f32_from_bits(stored);
 		}
 	}
 }
@@ -1390,7 +1426,7 @@ static hks_result refit_canon(hks_ctx *ctx, hks_arena *scratch, refit_ws *w, con
 		uint8_t *pc = (uint8_t *)hks_arena_dup(scratch, prefix, prefix_size);
 		if (!pc)
 			return hks_fail_nomem(ctx, prefix_size);
-		bound_offsets(kind, pc, prefix_size, (const double (*)[4])w->P, p.num_control_points, 1);
+		bound_offsets(kind, pc, prefix_size, (const double (*)[4])w->P, p.num_control_points, 1, m, version);
 		HKS_TRY(parse_canon_mode(ctx, scratch, kind, pc, prefix_size, 1, &p, &m0, &mb));
 		memcpy(out->data, pc, prefix_size);
 	}
@@ -2295,11 +2331,11 @@ static unsigned knot_rank_context_of(const int mb[256], unsigned f, uint64_t pre
 	       (unsigned)(previous < KNOT_RANK_SYMBOLS - 1 ? previous : KNOT_RANK_SYMBOLS - 1);
 }
 
-/* The edits turning knot vector `base` into `target` (both non-decreasing): varint count, then per frame
- * whose multiplicity differs varint gap (from the previous edited frame + 1) and the zigzag varint of the
- * difference (v19: per frame up to the range whose rank is not 0, its rank: knot_rank_order). */
-hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
-                                    size_t nt, unsigned version)
+/* Per frame, what the knot edits turning knot vector `base` into `target` (both non-decreasing) store (0:
+ * nothing): the zigzag of the multiplicity difference, from version 19 its rank (knot_rank_order) up to the
+ * range, which *range receives; returns how many frames store a code. */
+static unsigned knot_edit_codes(const uint8_t *base, size_t nb, const uint8_t *target, size_t nt, unsigned version,
+                                uint64_t code[256], unsigned *range_out)
 {
 	int mb[256], mt[256];
 	knot_mult(base, nb, mb);
@@ -2308,7 +2344,7 @@ hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_
 	for (unsigned f = 0; f < 256; f++)
 		if (mb[f] != mt[f] && f > range)
 			range = f;
-	uint64_t code[256], previous = 0; /* per frame: what is stored (0: nothing) */
+	uint64_t previous = 0;
 	for (unsigned f = 0; f < 256; f++) {
 		uint64_t symbol = zigzag((int64_t)mt[f] - mb[f]); /* 0 past the range */
 		code[f] = symbol;
@@ -2321,6 +2357,18 @@ hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_
 		count += code[f] != 0;
 		previous = symbol;
 	}
+	*range_out = range;
+	return count;
+}
+
+/* The edits turning knot vector `base` into `target` (both non-decreasing): varint count, then per frame
+ * whose multiplicity differs varint gap (from the previous edited frame + 1) and the zigzag varint of the
+ * difference (v19: per frame up to the range whose rank is not 0, its rank: knot_rank_order). */
+hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
+                                    size_t nt, unsigned version)
+{
+	uint64_t code[256];
+	unsigned range = 0, count = knot_edit_codes(base, nb, target, nt, version, code, &range);
 	if (version >= 11) /* the frames the body coder codes one by one: the original's, and any edit past them */
 		HKS_TRY(hks_rec_put_varint(out, range));
 	HKS_TRY(hks_rec_put_varint(out, count));
@@ -2333,6 +2381,20 @@ hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_
 		next = f + 1;
 	}
 	return HKS_OK;
+}
+
+/* What the body coder spends on knot edits, roughly, in tenths of a bit: it codes every frame up to the range
+ * (docs/RECORD.md "Body coding"), a frame that stores nothing for about 0.3 bits and code c for about 1.8 + 1.2 c
+ * (the ranks' frequencies). The writer chooses among knot-edit tries by this, not by their bytes, which count
+ * only the frames that store a code (docs/RECORD.md "Knot-edit tries by their coded cost"). */
+static unsigned knot_edits_cost(const uint8_t *base, size_t nb, const uint8_t *target, size_t nt, unsigned version)
+{
+	uint64_t code[256];
+	unsigned range = 0, cost = 0;
+	knot_edit_codes(base, nb, target, nt, version, code, &range);
+	for (unsigned f = 0; f <= range && f < 256; f++)
+		cost += code[f] ? 18u + 12u * (unsigned)(code[f] < 64 ? code[f] : 64) : 3u;
+	return cost;
 }
 
 /* Apply the edits at the cursor to `base`: the knot vector into out[0..*n) (out holds HKS_INVERT_MAX_POINTS + 4
@@ -3442,7 +3504,8 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					if (r == HKS_OK) {
 						prefix_transform(kind, trial.data + at, plen, cq.bytes.data, cq.bytes.size, 0);
 						/* the solve on the original's knots just made (refit_canon above) */
-						bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P, op->num_control_points, 0);
+						bound_offsets(kind, trial.data + at, plen, (const double (*)[4])pr->ws->P, op->num_control_points, 0,
+						              pr->model, rec_version(pr->rec));
 					}
 					if (r == HKS_OK)
 						r = control_encode(&trial, kind, &cp, co.bytes.data, co.bytes.size, plen, rec_version(pr->rec));
@@ -3498,7 +3561,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 						r = hks_bytebuf_append(&trial, co.bytes.data, plen);
 						if (r == HKS_OK) {
 							bound_offsets(kind, trial.data, plen, (const double (*)[4])pr->ws->P,
-							              op->num_control_points, 0);
+							              op->num_control_points, 0, pr->model, rec_version(pr->rec));
 							r = control_encode(&trial, kind, solved, co.bytes.data, co.bytes.size, plen,
 							                   rec_version(pr->rec));
 						}
@@ -3516,6 +3579,7 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 					if (rec_version(pr->rec) >= 11)
 						current += REFIT_INV_SLACK;
 					uint8_t hybrid[HKS_INVERT_MAX_POINTS + 4];
+					unsigned best_edit_cost = 0;
 					/* the real tries, then (v16) the hybrids; a missing hybrid is skipped */
 					unsigned G = tries ? guess_count(pr->inv_guess[idx]) : 0u;
 					unsigned ntries = tries ? G + (rec_version(pr->rec) >= 16 ? HYBRID_TRIES : 0u) : 0u;
@@ -3558,7 +3622,13 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 								                   rec_version(pr->rec));
 							if (r == HKS_OK)
 								r = hks_bytebuf_append(&trial, tail.data, tail.size);
-							if (r == HKS_OK && trial.size < current) {
+							/* the first knot-edit try must beat the other kinds by bytes (they code alike); then the
+							 * tries, whose tails have one length, compete by the coder's cost of their edits */
+							unsigned cost = knot_edits_cost(gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
+							                                rec_version(pr->rec)) + (t ? 40u : 0u);
+							int better = refit == 3 ? cost < best_edit_cost : trial.size < current;
+							if (r == HKS_OK && better) {
+								best_edit_cost = cost;
 								refit = 3;
 								refit_step = xs;
 								hybrid_chosen = t >= G;

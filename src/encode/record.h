@@ -49,6 +49,11 @@ static inline unsigned hks_rec_implied_steps(unsigned version)
  * differences in the order of their frequency where the try has the same multiplicities around the frame and the
  * frame before has the same difference (docs/RECORD.md "Knot edits as ranks since version 19"). */
 #define HKS_REC_VERSION_KNOT_RANKS 19u
+/* The first version whose REFIT bounds are offsets from bases that know Havok's quantizer: a minimum the solve
+ * puts within 2^-27 of the lane's range from 0 is offset from +0, and a maximum from the value the top point's
+ * integer one below the grid's top implies when the quantizer gives that integer there (docs/RECORD.md
+ * "Bound bases since version 20"). */
+#define HKS_REC_VERSION_BOUND_BASES 20u
 #define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
        HKS_REC_DURATION_30 = 1,     /* (float)(numFrames - 1) / 30.0f */
@@ -208,6 +213,13 @@ hks_result hks_rec_knot_edits_read(hks_cursor *c, const uint8_t *base, size_t nb
                                    unsigned version);
 /* Whether the rank table's rows are in increasing context order and each is a permutation of the symbols */
 int hks_rec_knot_rank_table_valid(void);
+
+/* The f32 bits a REFIT prefix's stored minimum (is_max 0) or maximum (1) of a spline lane is offset from
+ * (docs/RECORD.md "REFIT prefix coding", "Bound bases since version 20"): lo and hi are the solve's smallest and
+ * largest control point of the lane, quant the part's quantization (1: 16 bits), decoded_min the stored minimum
+ * (read first), cpu the record's reciprocal model (HKS_CPU_*). recompress.c; the tests check each rule. */
+uint32_t hks_rec_bound_base(unsigned cpu, unsigned version, unsigned quant, int is_max, double lo, double hi,
+                            float decoded_min);
 
 /* hks_recompress writing record version `version` (9 to HKS_RECORD_VERSION): version 9's REFIT solve differs
  * from version 10's (docs/RECORD.md "Version 10"), version 11's entries from version 10's, version 12's head
