@@ -1230,12 +1230,6 @@ static void test_v12_duration(void **state)
 	assert_null(w);
 }
 
-/* Version 19's knot edits are ranks (docs/RECORD.md "Knot edits as ranks since version 19"): the rank table is
- * well formed, and a fixed edit gives pinned bytes. The try has a single knot at frame 5 beside a double at 6,
- * where a second copy is the most frequent change: the target raising it to 2 stores nothing there (rank 0),
- * keeping it stores a non-zero rank; frame 8 gains 5 copies (symbol 10, stored as it is); frame 10's triple knot
- * goes (symbol 5, rank 3), and frame 11 beside it, unchanged, stores rank 2 (after a removed triple knot a lowered
- * neighbour is the most frequent). Each version reads back the target; version 18 stores the differences. */
 /* Version 20's bases of REFIT bounds (docs/RECORD.md "Bound bases since version 20"), on both reciprocal
  * models: a minimum solved within 2^-27 of the range from 0 is offset from +0; a maximum whose top point the
  * quantizer puts one below the grid's top is offset from the value that integer implies, a few ulps from the
@@ -1250,6 +1244,14 @@ static void test_bound_bases(void **state)
 	/* a minimum of 2^-25 in a range of 0.1 is a value (2^-28 of the range away from 0 would not be) */
 	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 20, 1, 0, 2.98023224e-8, 0.1, 0.0f),
 	                 hks_f32_bits(2.98023224e-8f));
+	/* the line itself: 2^-27 of the range is +0's, 2^-26 the solved value's; a maximum at rest too */
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 20, 1, 0, -ldexp(0.1, -27), 0.1, 0.0f), 0u);
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 20, 1, 0, -ldexp(0.1, -26), 0.1, 0.0f),
+	                 hks_f32_bits((float)-ldexp(0.1, -26)));
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_AMD_ZEN, 20, 1, 1, -0.1, 3.0e-12, -0.1f), 0u);
+	/* a minimum that is not a number (hostile data) leaves the maximum's base the solved one */
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 20, 1, 1, -0.25, 0.1, NAN), hks_f32_bits(0.1f));
+	assert_int_equal(hks_rec_bound_base(HKS_CPU_INTEL, 20, 1, 1, -0.25, 0.1, -INFINITY), hks_f32_bits(0.1f));
 	for (unsigned cpu = HKS_CPU_INTEL; cpu <= HKS_CPU_AMD_ZEN; cpu++) {
 		const hks_rcp_model *m = hks_rcp_model_get((hks_cpu_model)cpu);
 		assert_non_null(m);
@@ -1264,6 +1266,11 @@ static void test_bound_bases(void **state)
 				uint32_t v19 = hks_rec_bound_base(cpu, 19, quant, 1, lo, seen, lo);
 				assert_int_equal(v19, hks_f32_bits(seen));
 				int64_t d20 = (int64_t)v20 - (int64_t)hks_f32_bits(hi), d19 = (int64_t)v19 - (int64_t)hks_f32_bits(hi);
+				/* the rule itself: the solved maximum does not give the top, the implied one gives one below */
+				float implied = (float)((double)lo + ((double)seen - (double)lo) * (double)top / (double)(top - 1u));
+				unsigned t0 = quant ? hks_pack16(m, seen, lo, seen) : hks_pack8(m, seen, lo, seen);
+				unsigned t1 = quant ? hks_pack16(m, implied, lo, implied) : hks_pack8(m, implied, lo, implied);
+				assert_int_equal(v20, t0 != top && t1 == top - 1u ? hks_f32_bits(implied) : v19);
 				if (q == top - 1u && v20 != v19) {
 					below++;
 					assert_true(d20 >= -16 && d20 <= 16); /* the f32 roundings of the dequantized point */
@@ -1279,6 +1286,12 @@ static void test_bound_bases(void **state)
 	}
 }
 
+/* Version 19's knot edits are ranks (docs/RECORD.md "Knot edits as ranks since version 19"): the rank table is
+ * well formed, and a fixed edit gives pinned bytes. The try has a single knot at frame 5 beside a double at 6,
+ * where a second copy is the most frequent change: the target raising it to 2 stores nothing there (rank 0),
+ * keeping it stores a non-zero rank; frame 8 gains 5 copies (symbol 10, stored as it is); frame 10's triple knot
+ * goes (symbol 5, rank 3), and frame 11 beside it, unchanged, stores rank 2 (after a removed triple knot a lowered
+ * neighbour is the most frequent). Each version reads back the target; version 18 stores the differences. */
 static void test_knot_edit_ranks(void **state)
 {
 	(void)state;

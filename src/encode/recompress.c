@@ -1776,6 +1776,24 @@ static unsigned try_knots(unsigned t, const float *v, uint32_t nf, uint32_t owne
 }
 
 /* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
+/* v20 (docs/RECORD.md "Bounds Havok's quantizer can have made, since version 20"): Havok takes a lane's bounds
+ * from its control points and quantizes those points through them, so its smallest point is stored as 0 and
+ * its largest, the maximum itself, as the quantizer gives the maximum on its own range (the grid's top or one
+ * below). Bounds whose lane has other extreme integers decode the same frames but are not Havok's. */
+static int quantizer_consistent(const hks_rcp_model *model, const hks_stored_part *p, unsigned l, unsigned slot,
+                                unsigned n1)
+{
+	unsigned qlo = 65535u, qhi = 0;
+	for (unsigned i = 0; i < n1; i++) {
+		unsigned q = p->control_points[(size_t)i * p->spline_lanes + slot];
+		qlo = q < qlo ? q : qlo;
+		qhi = q > qhi ? q : qhi;
+	}
+	float lo = p->min[l], hi = p->max[l];
+	unsigned top = p->quantization ? hks_pack16(model, hi, lo, hi) : hks_pack8(model, hi, lo, hi);
+	return qlo == 0 && qhi == top;
+}
+
 static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint32_t u, hks_stored_part *out,
                               uint8_t *mbyte, int *ok)
 {
@@ -1943,6 +1961,9 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 	uint8_t knots[HKS_INVERT_MAX_POINTS + 4], prev[HKS_INVERT_MAX_POINTS + 4];
 	unsigned prev_n = 0;
 	uint16_t *cp = (uint16_t *)hks_arena_array(arena, (size_t)HKS_INVERT_MAX_POINTS * 3, 2);
+	uint16_t fb_q[HKS_INVERT_MAX_POINTS];
+	/* v20: among bounds that decode to the frames, those Havok's quantizer can have made come first */
+	int prefer_quantizer = rec_version(pr->rec) >= HKS_REC_VERSION_BOUND_BASES && pr->model;
 	double (*P3)[4] = (double (*)[4])hks_arena_array(arena, HKS_INVERT_MAX_POINTS, sizeof(double[4]));
 	if (!cp || !P3)
 		return hks_fail_nomem(pr->ctx, 0);
@@ -1999,7 +2020,8 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 		for (unsigned l = 0; l < lanes && !failed; l++) {
 			if (!active[l])
 				continue;
-			int found = 0;
+			int found = 0, fallback = 0;
+			float fb_lo = 0.0f, fb_hi = 0.0f;
 			unsigned slot = 0;
 			for (unsigned k = 0; k < l; k++)
 				slot += active[k];
@@ -2046,6 +2068,9 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 						}
 						if (!shown)
 							continue;
+						/* v20: once a candidate Havok cannot have made verified, only those it can are tried */
+						if (fallback && deg == 1 && !quantizer_consistent(pr->model, &p, l, slot, n1))
+							continue;
 						/* the lane alone first: most wrong bounds fail there, without a full decode */
 						unsigned res = hks_invert_lane_matches(&p, l, slot, v, lanes, owned)
 						                   ? verify_part(pr->base, kind, &p, flags, v, lanes, nf, owned)
@@ -2057,11 +2082,32 @@ static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint3
 							if (dp)
 								res = verify_part_frames(pr->base, kind, &p, flags, v, lanes, nf, owned, NULL);
 						}
+						if ((res & (1u << l)) && prefer_quantizer &&
+						    !quantizer_consistent(pr->model, &p, l, slot, n1)) {
+							/* it decodes to the frames, but Havok's quantizer cannot have made it: kept in
+							 * case no candidate it could have made does */
+							if (!fallback) {
+								fallback = 1;
+								fb_lo = p.min[l];
+								fb_hi = p.max[l];
+								for (unsigned i = 0; i < n1; i++)
+									fb_q[i] = cp[(size_t)i * p.spline_lanes + slot];
+							}
+							continue;
+						}
 						if (res & (1u << l)) {
 							found = 1;
 							good |= 1u << l;
 						}
 					}
+			if (!found && fallback) {
+				p.min[l] = fb_lo;
+				p.max[l] = fb_hi;
+				for (unsigned i = 0; i < n1; i++)
+					cp[(size_t)i * p.spline_lanes + slot] = fb_q[i];
+				found = 1;
+				good |= 1u << l;
+			}
 			failed = !found;
 		}
 		if (failed || good != all)
