@@ -1775,7 +1775,6 @@ static unsigned try_knots(unsigned t, const float *v, uint32_t nf, uint32_t owne
 	return n1;
 }
 
-/* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
 /* v20 (docs/RECORD.md "Bounds Havok's quantizer can have made, since version 20"): Havok takes a lane's bounds
  * from its control points and quantizes those points through them, so its smallest point is stored as 0 and
  * its largest, the maximum itself, as the quantizer gives the maximum on its own range (the grid's top or one
@@ -1794,6 +1793,7 @@ static int quantizer_consistent(const hks_rcp_model *model, const hks_stored_par
 	return qlo == 0 && qhi == top;
 }
 
+/* Try to invert unit (b, u); on success *out (memory in arena) and *mbyte. */
 static hks_result invert_unit(predictor *pr, hks_arena *arena, uint32_t b, uint32_t u, hks_stored_part *out,
                               uint8_t *mbyte, int *ok)
 {
@@ -2407,14 +2407,21 @@ static unsigned knot_edit_codes(const uint8_t *base, size_t nb, const uint8_t *t
 	return count;
 }
 
-/* The edits turning knot vector `base` into `target` (both non-decreasing): varint count, then per frame
- * whose multiplicity differs varint gap (from the previous edited frame + 1) and the zigzag varint of the
- * difference (v19: per frame up to the range whose rank is not 0, its rank: knot_rank_order). */
-hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
-                                    size_t nt, unsigned version)
+/* The edits turning knot vector `base` into `target` (both non-decreasing), appended to `out`, and when `cost`
+ * is given what the body coder spends on them, roughly, in tenths of a bit. The coder codes every frame up to the
+ * range (docs/RECORD.md "Body coding"): a frame that stores nothing for about 0.3 bits, code c for about
+ * 1.8 + 1.2 c (the ranks' frequencies). The writer chooses among knot-edit tries by this, not by their bytes,
+ * which count only the frames that store a code (docs/RECORD.md "Knot-edit tries by their coded cost"). */
+static hks_result knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
+                                   size_t nt, unsigned version, unsigned *cost)
 {
 	uint64_t code[256];
 	unsigned range = 0, count = knot_edit_codes(base, nb, target, nt, version, code, &range);
+	if (cost) {
+		*cost = 0;
+		for (unsigned f = 0; f <= range && f < 256; f++)
+			*cost += code[f] ? 18u + 12u * (unsigned)(code[f] < 64 ? code[f] : 64) : 3u;
+	}
 	if (version >= 11) /* the frames the body coder codes one by one: the original's, and any edit past them */
 		HKS_TRY(hks_rec_put_varint(out, range));
 	HKS_TRY(hks_rec_put_varint(out, count));
@@ -2429,18 +2436,13 @@ hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_
 	return HKS_OK;
 }
 
-/* What the body coder spends on knot edits, roughly, in tenths of a bit: it codes every frame up to the range
- * (docs/RECORD.md "Body coding"), a frame that stores nothing for about 0.3 bits and code c for about 1.8 + 1.2 c
- * (the ranks' frequencies). The writer chooses among knot-edit tries by this, not by their bytes, which count
- * only the frames that store a code (docs/RECORD.md "Knot-edit tries by their coded cost"). */
-static unsigned knot_edits_cost(const uint8_t *base, size_t nb, const uint8_t *target, size_t nt, unsigned version)
+/* varint count, then per frame whose multiplicity differs varint gap (from the previous edited frame + 1) and
+ * the zigzag varint of the difference (v19: per frame up to the range whose rank is not 0, its rank:
+ * knot_rank_order) */
+hks_result hks_rec_knot_edits_write(hks_bytebuf *out, const uint8_t *base, size_t nb, const uint8_t *target,
+                                    size_t nt, unsigned version)
 {
-	uint64_t code[256];
-	unsigned range = 0, cost = 0;
-	knot_edit_codes(base, nb, target, nt, version, code, &range);
-	for (unsigned f = 0; f <= range && f < 256; f++)
-		cost += code[f] ? 18u + 12u * (unsigned)(code[f] < 64 ? code[f] : 64) : 3u;
-	return cost;
+	return knot_edits_write(out, base, nb, target, nt, version, NULL);
 }
 
 /* Apply the edits at the cursor to `base`: the knot vector into out[0..*n) (out holds HKS_INVERT_MAX_POINTS + 4
@@ -3663,15 +3665,16 @@ static hks_result build_entries(builder *bd, predictor *pr, const hks_stored_ani
 							trial.size = 0;
 							uint8_t tb = (uint8_t)(t | tail_prior);
 							r = hks_bytebuf_append(&trial, &tb, 1);
+							unsigned cost = 0;
 							if (r == HKS_OK)
-								r = hks_rec_knot_edits_write(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
-								                   rec_version(pr->rec));
+								r = knot_edits_write(&trial, gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
+								                     rec_version(pr->rec), &cost);
 							if (r == HKS_OK)
 								r = hks_bytebuf_append(&trial, tail.data, tail.size);
-							/* the first knot-edit try must beat the other kinds by bytes (they code alike); then the
-							 * tries, whose tails have one length, compete by the coder's cost of their edits */
-							unsigned cost = knot_edits_cost(gk, (size_t)gn + gd + 1, co.bytes.data + k0, nk,
-							                                rec_version(pr->rec)) + (t ? 40u : 0u);
+							/* the first knot-edit try must beat the other kinds by bytes (within REFIT_INV_SLACK);
+							 * then the tries, whose tails have one length, compete by the coder's cost of their
+							 * edits, a try other than the first paying 4 bits more for its try byte */
+							cost += t ? 40u : 0u;
 							int better = refit == 3 ? cost < best_edit_cost : trial.size < current;
 							if (r == HKS_OK && better) {
 								best_edit_cost = cost;
