@@ -1323,7 +1323,7 @@ void hks_gltf_animation_free(hks_gltf_animation *anim);
  * every part whose frames are unchanged gets its original bytes, the others
  * are fitted afresh.
  */
-#define HKS_RECORD_VERSION 20
+#define HKS_RECORD_VERSION 21
 #define HKS_RECORD_VERSION_MIN 8 /* the oldest record version this build reads (docs/RECORD.md) */
 #define HKS_RECORD_LADDER_MAX 12  /* predictor candidates (tolerance steps, docs/RECORD.md) */
 

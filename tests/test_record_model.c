@@ -314,6 +314,10 @@ static void test_hostile_streams(void **state)
  * edits are ranks (src/encode/record_prior_v19.c, docs/RECORD.md "Version 19") */
 #define PINNED_SIZE_V19 228
 #define PINNED_HASH_V19 UINT64_C(0xc8cd71603e459e3a)
+/* version 21: version 19's body and start state; the entries' gaps unit by unit and their kinds with their units'
+ * part kinds (docs/RECORD.md "Version 21") */
+#define PINNED_SIZE_V21 234
+#define PINNED_HASH_V21 UINT64_C(0x792630c98301ad3a)
 /* hks_rec_refit_inv_length of a payload laid out as version 10 (in[0] the try byte), with a range byte
  * inserted after the try for version 11; the length it measures, less that byte (0 stays 0). `avail` of the
  * n bytes are available. */
@@ -407,6 +411,9 @@ static void test_pinned_coding(void **state)
 	} else if (version == 19) {
 		assert_int_equal(out.size, PINNED_SIZE_V19);
 		assert_true(h == PINNED_HASH_V19);
+	} else if (version == 21) {
+		assert_int_equal(out.size, PINNED_SIZE_V21);
+		assert_true(h == PINNED_HASH_V21);
 	} else {
 		/* version 15 codes a body as version 14 does */
 		assert_true(version == 14 || version == 15);
@@ -463,6 +470,13 @@ static int version_19(void **state)
 {
 	(void)state;
 	version = 19;
+	return 0;
+}
+
+static int version_21(void **state)
+{
+	(void)state;
+	version = 21;
 	return 0;
 }
 
@@ -542,6 +556,108 @@ static void test_costs(void **state)
 	assert_null(hks_rec_model_cost_name(HKS_REC_COST_CLASSES));
 }
 
+/* A version 12+ body of INVERTED entries (empty payloads) at units index[0..n) of a clip of T transform tracks and
+ * one block, and a VERBATIM entry at the end whose `pad` bytes make the body as large as a test needs (the entry
+ * flags' budget grows with the body). `non_minimal`: that entry's gap is written as a 2-byte varint. */
+static void entries_body(hks_bytebuf *b, unsigned T, const uint64_t *index, unsigned n, size_t pad, unsigned non_minimal)
+{
+	put(b, (uint8_t)(HKS_REC_HEAD_BLOCKS | 1u << HKS_REC_HEAD_CPU_SHIFT));
+	put_varint(b, 120); /* numFrames */
+	put_varint(b, T);
+	put_varint(b, 0);   /* float tracks */
+	put_varint(b, 256); /* maxFramesPerBlock */
+	put_varint(b, 1);   /* numBlocks */
+	put_n(b, 4 + 4, 256);
+	put_n(b, T, 4);
+	put_varint(b, n + 1u);
+	uint64_t next = 0;
+	for (unsigned i = 0; i <= n; i++) {
+		uint64_t at = i < n ? index[i] : next + 3; /* the VERBATIM entry */
+		if (i == non_minimal) {
+			assert_true(at - next < 128);
+			put(b, (uint8_t)(0x80u | (at - next)));
+			put(b, 0);
+		} else {
+			put_varint(b, at - next);
+		}
+		next = at + 1;
+	}
+	for (unsigned i = 0; i <= n; i++)
+		put(b, i < n ? HKS_REC_ENTRY_INVERTED : HKS_REC_ENTRY_VERBATIM);
+	for (unsigned i = 0; i <= n; i++)
+		put_varint(b, i < n ? 0 : pad);
+	put_n(b, pad, 256);
+}
+
+static double cost_of(const uint8_t *body, size_t size, unsigned v, const char *name)
+{
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, NULL);
+	double bits[HKS_REC_COST_CLASSES] = {0};
+	assert_int_equal(hks_rec_model_costs(&ctx, body, size, v, bits), HKS_OK);
+	for (unsigned c = 0; c < HKS_REC_COST_CLASSES; c++)
+		if (!strcmp(hks_rec_model_cost_name(c), name))
+			return bits[c];
+	fail_msg("no cost class %s", name);
+	return 0.0;
+}
+
+/* Version 21 codes the entries' index gaps unit by unit, each unit's flag predicted from its part kind and the
+ * entries before it (docs/RECORD.md "Entry gaps unit by unit since version 21"); gaps it cannot code that way (a
+ * non-minimal varint, a gap above 65,535 units, more flags than the budget) fall back to the byte model. */
+static void test_entry_gaps(void **state)
+{
+	(void)state;
+	rng_state = 0xE7u;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, NULL);
+	enum { T = 80 };
+	static uint64_t index[3 * T];
+	unsigned n = 0;
+	/* rotations need entries more often than translations, scales almost never: as on the corpus */
+	for (unsigned u = 0; u < 3 * T; u++)
+		if (rng() % 100 < (u % 3 == 0 ? 45u : u % 3 == 1 ? 12u : 1u))
+			index[n++] = u;
+	hks_bytebuf body, out, old;
+	hks_bytebuf_init(&body, &ctx);
+	entries_body(&body, T, index, n, 16, ~0u);
+	round_trip(body.data, body.size, 1);
+	unsigned saved = version;
+	version = 20; /* the same body coded as version 20 did, its gaps by the byte model */
+	coded(body.data, body.size, &old);
+	double gap_bits_20 = cost_of(body.data, body.size, 20, "entry gaps");
+	version = saved;
+	coded(body.data, body.size, &out);
+	double flag_bits = cost_of(body.data, body.size, version, "entry flags");
+	printf("%u entries over %u units: version 20 %zu B (gaps %.1f bits), version %u %zu B (entry flags %.1f bits)\n",
+	       n, 3 * T, old.size, gap_bits_20, version, out.size, flag_bits);
+	assert_true(cost_of(body.data, body.size, version, "entry gaps") == 0.0);
+	assert_true(flag_bits > 0.0 && flag_bits < 0.9 * gap_bits_20);
+	assert_true(out.size < old.size);
+	hks_bytebuf_free(&old);
+	hks_bytebuf_free(&out);
+	hks_bytebuf_free(&body);
+
+	/* the fallbacks: a non-minimal varint; a gap above the limit; a gap of exactly the limit, whose last unit
+	 * has no flag, and one below it, when the body is large enough for their flags, and not when it is not */
+	static const struct {
+		uint64_t gap;
+		size_t pad;
+		unsigned non_minimal;
+		int by_unit;
+	} cases[] = {{5, 16, 1, 0}, {65536, 16, ~0u, 0}, {65535, 20000, ~0u, 1}, {65534, 20000, ~0u, 1},
+	             {65534, 16, ~0u, 0}, {9, 16, ~0u, 1}};
+	for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint64_t at[3] = {0, 1 + cases[c].gap, 2 + cases[c].gap};
+		hks_bytebuf_init(&body, &ctx);
+		entries_body(&body, T, at, 3, cases[c].pad, cases[c].non_minimal);
+		round_trip(body.data, body.size, body.size < 100);
+		double gaps = cost_of(body.data, body.size, version, "entry gaps");
+		assert_true(cases[c].by_unit ? gaps == 0.0 : gaps > 0.0);
+		hks_bytebuf_free(&body);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +696,12 @@ int main(void)
 		cmocka_unit_test(test_prior_well_formed),
 		cmocka_unit_test_setup(test_costs, version_16),
 		cmocka_unit_test_setup(test_costs, version_19),
+		cmocka_unit_test_setup(test_round_trips, version_21),
+		cmocka_unit_test_setup(test_hostile_streams, version_21),
+		cmocka_unit_test_setup(test_pinned_coding, version_21),
+		cmocka_unit_test_setup(test_refit_inv_length, version_21),
+		cmocka_unit_test_setup(test_costs, version_21),
+		cmocka_unit_test_setup(test_entry_gaps, version_21),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,8 @@
  *
  * Since version 14 the model starts from a state trained on Sekiro's record
  * bodies (record_prior.c, written by tools/make_record_prior.c; "Version 14").
+ * Since version 21 the entries' index gaps are coded unit by unit and their
+ * kind bytes know their units' part kinds ("Version 21").
  *
  * Everything is integer arithmetic with fixed tables, so the coded bytes are
  * the same on every compiler and machine. The decoder never fails on hostile
@@ -49,6 +51,7 @@ enum {
 enum { COST_KNOTS = F_COUNT, /* the knot edits frame by frame (and their per-entry flag) */
        COST_FLAGS,           /* + 2 · list + rotation: correction gaps slot by slot (and their per-list flag) */
        COST_CHECK = COST_FLAGS + 4, /* the end check and the flush byte */
+       COST_ENTRY_FLAGS,            /* v21: the entries' index gaps unit by unit (and their per-body flag) */
        COST_CLASSES };
 _Static_assert(COST_CLASSES == HKS_REC_COST_CLASSES, "record.h names every cost class");
 static const char *const cost_names[COST_CLASSES] = {
@@ -61,7 +64,8 @@ static const char *const cost_names[COST_CLASSES] = {
 	"knot ranges", "rotation REFIT_INV heads", "rotation seen correction (or XOR run) counts",
 	"rotation seen correction (or XOR run) gaps", "rotation seen correction codes (or XOR run lengths)",
 	"rotation hidden correction counts", "rotation hidden correction gaps", "rotation hidden correction codes",
-	"knot symbols", "hidden flags", "rotation hidden flags", "seen flags", "rotation seen flags", "end check"};
+	"knot symbols", "hidden flags", "rotation hidden flags", "seen flags", "rotation seen flags", "end check",
+	"entry flags"};
 
 #define MODELS 7
 /* Slots per model: 2^bits with bits from the body's size (table_bits), so that a small body does not pay
@@ -171,6 +175,21 @@ typedef struct gap_model {
 	unsigned history, distance;
 } gap_model;
 
+/* v21: the entries' index gaps coded unit by unit (docs/RECORD.md "Entry gaps unit by unit since version 21"): at
+ * each unit, whether it has an entry, predicted by one slot whose context is the unit's part kind and whether the
+ * units one, three, six and nine before have entries (the same part of the three tracks before, for transform
+ * parts), starting from P(1) counted over Sekiro's records (entry_prior). */
+#define ENTRY_GAP_MAX 65535u /* a gap of this many units ends without its flag */
+#define ENTRY_CONTEXTS 324u  /* part kind (4) x the same part three, six and nine units before (3 each: no, yes,
+                                none in this block) x the unit before (3: no, yes, none) */
+#define ENTRY_DENSITY_CONTEXTS 972u
+typedef struct entry_model {
+	slot unit[ENTRY_CONTEXTS];
+	slot density[ENTRY_DENSITY_CONTEXTS];
+	slot by_unit;     /* per body: gaps coded unit by unit or as bytes */
+	uint64_t history; /* bit i: an entry at the unit i + 1 before this one */
+} entry_model;
+
 typedef struct model {
 	slot *table[MODELS];       /* 2^table_bits slots each, after the struct */
 	unsigned table_bits;
@@ -196,6 +215,8 @@ typedef struct model {
 	unsigned final_set;
 	knot_model knots;
 	gap_model gaps;
+	entry_model entries;
+	unsigned unit_part; /* v21: while a kind byte is coded, its unit's part kind + 1 (walk_body); else 0 */
 	unsigned field, partial, nibble, previous, before_previous; /* partial byte and half byte with a leading
 	                                                               1; the body's two previous bytes */
 } model;
@@ -231,6 +252,123 @@ static const uint16_t knot_prior[10][KNOT_STEPS] = { /* by the last symbol (9: n
 	{2107, 204, 2729, 940, 804, 2100, 4095},   {1349, 1887, 0, 1209, 4095, 2048, 2048},
 	{1833, 1855, 2555, 1510, 932, 1718, 4095}, {2048, 2048, 2048, 2048, 2048, 2048, 2048},
 	{2048, 2048, 2048, 2048, 2048, 2048, 2048}, {4095, 2048, 2048, 2048, 2048, 2048, 2048}};
+
+#define ENTRY_PRIOR_SEEN 30 /* the updates the prior counts as */
+/* v21: P(an entry at the unit) in 1/65536 by entry context (entry_context: the part kind, the same part three, six
+ * and nine units before, the unit before), counted over the Sekiro records of the development corpus as
+ * (entries + 0.4) / (units + 0.8), a context no unit had taking its part kind's rate. */
+static const uint16_t entry_prior_density[ENTRY_DENSITY_CONTEXTS] = {
+	32768, 5421, 27181, 27423, 5421, 5421, 75, 5421, 5421, 450, 5421, 5421,
+	39834, 5421, 5421, 192, 5421, 5421, 192, 5421, 5421, 14564, 5421, 5421,
+	3678, 30258, 5421, 5421, 5421, 5421, 28862, 5421, 5421, 53, 5421, 5421,
+	187, 5421, 5421, 42163, 5421, 5421, 68, 5421, 5421, 1084, 5421, 5421,
+	19860, 5421, 5421, 5427, 9362, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	139, 5421, 5421, 1527, 5421, 5421, 46701, 5421, 5421, 71, 5421, 5421,
+	782, 5421, 5421, 20219, 5421, 5421, 5480, 40570, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 46421, 5421, 5421,
+	196, 5421, 5421, 1665, 5421, 5421, 26448, 5421, 5421, 10827, 1016, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 6899, 5421, 5421, 58637, 5421, 5421, 41391, 5421, 5421,
+	16295, 1900, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	24145, 5421, 5421, 23018, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 26485, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 35044, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	53351, 5421, 5421, 12588, 16606, 12997, 56, 79, 12997, 33, 12997, 12997,
+	1586, 41391, 12997, 93, 52, 12997, 33, 12997, 12997, 457, 40215, 12997,
+	4959, 5785, 12997, 5146, 5647, 12997, 12997, 12997, 12997, 223, 245, 12997,
+	117, 12997, 12997, 13238, 32768, 12997, 370, 204, 12997, 132, 12997, 12997,
+	3855, 49717, 12997, 26770, 37099, 12997, 9893, 11861, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 1900, 776, 12997,
+	560, 12997, 12997, 39501, 41391, 12997, 29424, 45981, 12997, 14953, 19042, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 48128, 56174, 12997,
+	20847, 26292, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 26026, 28548, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 32594, 35642, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 37981, 42191, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	45711, 53724, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 55662, 57426, 12997, 33, 117, 210, 26, 210, 210,
+	26, 210, 210, 27, 387, 210, 26, 210, 210, 26, 210, 210,
+	27, 487, 210, 32, 133, 210, 96, 362, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 2380, 19448, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	5975, 37659, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 200, 4520, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+};
+static const uint16_t entry_prior[ENTRY_CONTEXTS] = {
+	4050, 30258, 5421, 9097, 5421, 5421, 75, 5421, 5421, 7495, 1057, 5421,
+	7462, 5421, 5421, 109, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	27423, 5421, 5421, 8898, 9656, 5421, 6800, 5421, 5421, 104, 5421, 5421,
+	25845, 23666, 5421, 33384, 5461, 5421, 139, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 28862, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421, 5421,
+	5421, 5421, 5421, 5421, 5421, 5421, 32768, 5421, 27181, 5720, 7847, 12997,
+	12678, 14663, 12997, 33, 12997, 12997, 15799, 14452, 12997, 23292, 30530, 12997,
+	117, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 56, 79, 12997,
+	21590, 22327, 12997, 31270, 38483, 12997, 12997, 12997, 12997, 34108, 26507, 12997,
+	51555, 52362, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	223, 245, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997, 12997,
+	12997, 12997, 12997, 12588, 16606, 12997, 91, 355, 210, 234, 24544, 210,
+	26, 210, 210, 10327, 14075, 210, 978, 9362, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 26, 210, 210, 701, 21933, 210,
+	1150, 210, 210, 210, 210, 210, 64212, 63877, 210, 910, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210,
+	33, 117, 210, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+	32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768,
+};
 
 static unsigned table_bits(size_t body_size)
 {
@@ -332,10 +470,22 @@ static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version, con
 		m->rate[n] = (uint16_t)(131072u / (2u * n + 3u)); /* 65536 / (n + 1.5) */
 	memset(m->history, 0, sizeof(m->history));
 	m->field = 0;
+	m->unit_part = 0;
 	m->partial = m->nibble = 1;
 	m->previous = m->before_previous = 0;
 	if (version >= 11) /* only version 11 uses them: a record of an earlier version does not clear them */
 		knot_and_gap_models_start(m);
+	if (version >= HKS_REC_VERSION_ENTRY_FLAGS) {
+		memset(&m->entries, 0, sizeof(m->entries));
+		for (unsigned c = 0; c < ENTRY_CONTEXTS; c++) {
+			m->entries.unit[c].prob = (uint16_t)(entry_prior[c] ^ 0x8000u);
+			m->entries.unit[c].seen = ENTRY_PRIOR_SEEN;
+		}
+		for (unsigned c = 0; c < ENTRY_DENSITY_CONTEXTS; c++) {
+			m->entries.density[c].prob = (uint16_t)(entry_prior_density[c] ^ 0x8000u);
+			m->entries.density[c].seen = ENTRY_PRIOR_SEEN;
+		}
+	}
 	if (prior)
 		prior_apply(m, prior);
 	return m;
@@ -448,6 +598,12 @@ static void model_contexts(model *m)
 	h[4] = 0x2545F491u;                          /* no field: what all fields share */
 	h[5] = (m->previous + 1u) * 0x7FEB352Du ^ f; /* the body's previous byte: the other field of a pair */
 	h[6] = (m->before_previous << 16 | m->previous << 8 | c1) * 0x846CA68Bu ^ f;
+	if (m->unit_part) {
+		/* v21: a kind byte's contexts know its unit's part kind, in place of the body's previous byte (in the
+		 * kinds column, the field's own) and of the order-4 context */
+		h[2] = (m->unit_part * 0x61C88647u ^ f) * 0x9E3779B1u + 0x5BD1E995u;
+		h[5] = m->unit_part * 0x2F0F1E2Du ^ f;
+	}
 }
 
 /* The slot groups of the half byte that starts (the high one: just the contexts; the low one: with the
@@ -567,6 +723,7 @@ typedef struct walker {
 	unsigned version;  /* the record's: from 11 on, the hidden points' corrections come first, apart, and
 	                      the knot edits are coded frame by frame */
 	uint64_t budget; /* v11: binary decisions left for knot symbols and gap flags (bounds the decoder's work) */
+	uint64_t entry_budget; /* v21: the same for the entry flags, apart (so that they leave the others' as it was) */
 	double *cost;    /* hks_rec_model_costs: the bits coded per cost class (COST_*), or NULL */
 	unsigned cost_class;
 	/* coder */
@@ -1080,6 +1237,115 @@ size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, u
 	return w.ended || w.unterminated ? 0 : w.pos;
 }
 
+/* ---- v21: the entries' index gaps unit by unit ---- */
+
+/* Encoding: whether the gaps column at the body's position can be coded unit by unit (each gap a minimal varint of
+ * at most ENTRY_GAP_MAX) and how many flags that takes. */
+static int entry_gaps_as_flags(const walker *w, uint64_t n, uint64_t *flags)
+{
+	size_t at = w->pos;
+	*flags = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t gap;
+		size_t a = minimal_varint_at(w, at, &gap);
+		if (!a || gap > ENTRY_GAP_MAX)
+			return 0;
+		at += a;
+		*flags += gap < ENTRY_GAP_MAX ? gap + 1 : gap;
+	}
+	return 1;
+}
+
+/* The context of unit `unit` (entry_model): its part kind (rotation, translation, scale, float) from its place in
+ * the block's 3T + F units, whether the same part of the three tracks before has an entry (2: no such track in the
+ * block), and whether the unit before has one (2: the first unit). */
+static unsigned entry_context(uint64_t history, uint64_t unit, uint64_t tracks, uint64_t per)
+{
+	uint64_t u = per ? unit % per : 0;
+	int transform = u < 3u * tracks;
+	unsigned kind = transform ? (unsigned)(u % 3u) : 3u;
+	unsigned back[3];
+	for (unsigned t = 0; t < 3; t++)
+		back[t] = transform && u >= 3u * (t + 1u) ? (unsigned)(history >> (3u * t + 2u) & 1u) : 2u;
+	unsigned before = unit ? (unsigned)(history & 1u) : 2u;
+	return (((kind * 3u + back[0]) * 3u + back[1]) * 3u + back[2]) * 3u + before;
+}
+
+static unsigned entry_density_context(uint64_t history, uint64_t unit, uint64_t tracks, uint64_t per)
+{
+	uint64_t u = per ? unit % per : 0;
+	int transform = u < 3u * tracks;
+	unsigned kind = transform ? (unsigned)(u % 3u) : 3u, dens = 0, avail = 0;
+	for (unsigned j = 1; j <= 8; j++)
+		if (transform && u >= 3u * j) {
+			avail++;
+			dens += (unsigned)(history >> (3u * j - 1u) & 1u);
+		}
+	unsigned before = unit ? (unsigned)(history & 1u) : 2u;
+	return ((kind * 9u + dens) * 9u + avail) * 3u + before;
+}
+
+static int entry_flag(walker *w, unsigned context, unsigned context2, int bit)
+{
+	model *m = w->m;
+	slot *s = &m->entries.unit[context], *s2 = &m->entries.density[context2];
+	/* the mean of the two in the stretched domain: a mixer that learned its weights, from 1/2 each, made Sekiro's
+	 * records 80 bytes larger (the flags are too skewed for its rate) */
+	int32_t d = shift_down(m->stretch[(s->prob ^ 0x8000u) >> 4] + m->stretch[(s2->prob ^ 0x8000u) >> 4], 1);
+	w->cost_class = COST_ENTRY_FLAGS;
+	bit = code_bit_at(w, bit, (uint32_t)m->squashed[d + 2047], 0);
+	slot_learn(m, s, bit);
+	slot_learn(m, s2, bit);
+	return bit;
+}
+
+/* The gaps column: unit by unit when the bytes allow it and the budget lasts (a flag per body says which), else
+ * as varints. */
+static void walk_entry_gaps(walker *w, uint64_t entries, uint64_t tracks, uint64_t per)
+{
+	entry_model *e = &w->m->entries;
+	uint64_t need = 0;
+	int ok = w->decoding ? 0 : entry_gaps_as_flags(w, entries, &need) && need <= w->entry_budget;
+	w->cost_class = COST_ENTRY_FLAGS;
+	int by_unit = code_bit_at(w, ok, slot_p12(&e->by_unit), 0);
+	slot_learn(w->m, &e->by_unit, by_unit);
+	if (!by_unit) {
+		for (uint64_t i = 0; i < entries && !w->ended; i++)
+			field_varint(w, F_GAP);
+		return;
+	}
+	e->history = 0;
+	uint64_t unit = 0;
+	for (uint64_t i = 0; i < entries && !w->ended; i++) {
+		uint64_t gap = 0;
+		size_t len = 0;
+		if (!w->decoding)
+			len = minimal_varint_at(w, w->pos, &gap);
+		uint64_t g = 0;
+		for (; g < ENTRY_GAP_MAX && w->entry_budget; g++, unit++) {
+			w->entry_budget--;
+			if (entry_flag(w, entry_context(e->history, unit, tracks, per),
+			               entry_density_context(e->history, unit, tracks, per), w->decoding ? 0 : g == gap))
+				break;
+			e->history <<= 1;
+		}
+		e->history = e->history << 1 | 1u;
+		unit++;
+		if (w->decoding) {
+			uint8_t tmp[10];
+			size_t n = hks_rec_varint_bytes(tmp, g);
+			for (size_t b = 0; b < n && !w->ended; b++) {
+				if (w->pos >= w->size)
+					w->ended = 1;
+				else
+					w->body[w->pos++] = tmp[b];
+			}
+		} else {
+			w->pos += len;
+		}
+	}
+}
+
 static void walk_body(walker *w)
 {
 	unsigned kind = field_byte(w, F_HEAD);
@@ -1125,10 +1391,25 @@ static void walk_body(walker *w)
 		field_bytes(w, F_HEAD, 12);
 	uint64_t entries = field_varint(w, F_HEAD);
 	size_t gaps = w->pos;
-	for (uint64_t i = 0; i < entries && !w->ended; i++)
-		field_varint(w, F_GAP);
+	uint64_t per = 3u * tracks + floats, next = 0;
+	if (w->version >= HKS_REC_VERSION_ENTRY_FLAGS && w->m && entries && !w->ended)
+		walk_entry_gaps(w, entries, tracks, per);
+	else
+		for (uint64_t i = 0; i < entries && !w->ended; i++)
+			field_varint(w, F_GAP);
 	size_t kinds = w->pos;
-	field_bytes(w, F_KIND, entries);
+	if (w->version >= HKS_REC_VERSION_ENTRY_FLAGS && w->m) {
+		size_t at = gaps; /* v21: each kind byte with its unit's part kind, from the gaps column */
+		for (uint64_t i = 0, index = 0; i < entries && !w->ended; i++, index++) {
+			index += body_varint(w, &at);
+			uint64_t u = per ? index % per : 0;
+			w->m->unit_part = 1u + (u < 3u * tracks ? (unsigned)(u % 3u) : 3u);
+			field_byte(w, F_KIND);
+		}
+		w->m->unit_part = 0;
+	} else {
+		field_bytes(w, F_KIND, entries);
+	}
 	entries = w->pos - kinds;
 	size_t sizes = w->pos;
 	for (uint64_t i = 0; i < entries && !w->ended; i++)
@@ -1137,7 +1418,6 @@ static void walk_body(walker *w)
 	for (uint64_t i = 0; i < entries && !w->ended; i++)
 		if (w->body[kinds + i] & 0x80u)
 			field_bytes(w, F_HASH, 4);
-	uint64_t per = 3u * tracks + floats, next = 0;
 	for (uint64_t i = 0; i < entries && !w->ended; i++) {
 		uint64_t index = next + body_varint(w, &gaps);
 		next = index + 1;
@@ -1213,6 +1493,7 @@ static hks_result walker_start(hks_ctx *ctx, walker *w, uint8_t *body, size_t si
 	w->size = size;
 	w->high = 0xFFFFFFFFu;
 	w->budget = 8u * (uint64_t)size + 4096u; /* the corpus' bodies take 3.1 a byte, 5.7 at most above 5 KB */
+	w->entry_budget = 4u * (uint64_t)size + 4096u; /* Sekiro's bodies take 1.0 a byte, 2.7 at most */
 	return HKS_OK;
 }
 

@@ -39,13 +39,13 @@ for f in "$work"/seeds/*/*; do
 	fi
 done
 # and every file of a folder the generators write must be written by them, except the records of older
-# versions kept on purpose (record/*_v9.hksr to record/*_v19.hksr)
+# versions kept on purpose (record/*_v9.hksr to record/*_v20.hksr)
 for d in "$work"/seeds/*/; do
 	name=$(basename "$d")
 	for f in "$seeds/$name"/*; do
 		[ -f "$f" ] || continue
 		base=$(basename "$f")
-		case "$name/$base" in record/*_v9.hksr | record/*_v10.hksr | record/*_v11.hksr | record/*_v12.hksr | record/*_v13.hksr | record/*_v14.hksr | record/*_v15.hksr | record/*_v16.hksr | record/*_v17.hksr | record/*_v18.hksr | record/*_v19.hksr) continue ;; esac
+		case "$name/$base" in record/*_v9.hksr | record/*_v10.hksr | record/*_v11.hksr | record/*_v12.hksr | record/*_v13.hksr | record/*_v14.hksr | record/*_v15.hksr | record/*_v16.hksr | record/*_v17.hksr | record/*_v18.hksr | record/*_v19.hksr | record/*_v20.hksr) continue ;; esac
 		if [ ! -f "$work/seeds/$name/$base" ]; then
 			echo "tests/fuzz/seeds/$name/$base is no longer written by the generators"
 			status=1
