@@ -474,8 +474,8 @@ static void test_exact_round_trip(void **state)
 		hks_buffer_free(NULL,
 		                recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 19, &v19_size),
 		                v19_size);
-		/* version 20 (the entries' gaps and kinds coded without their units' part kinds; docs/RECORD.md "Entry gaps
-		 * unit by unit since version 21") is still written and applied */
+		/* version 20 (the entries' gaps and kinds coded without their units' part kinds; docs/RECORD.md "Body
+		 * coding", "Since version 21") is still written and applied */
 		size_t v20_size = 0;
 		hks_buffer_free(NULL,
 		                recompress_old_applied(&s, &d.in, (int)(v & 1), ladders[(v >> 1) % 3], cpus[v / 6], 20, &v20_size),

@@ -55,7 +55,7 @@ static inline unsigned hks_rec_implied_steps(unsigned version)
  * "Bound bases since version 20"). */
 #define HKS_REC_VERSION_BOUND_BASES 20u
 /* The first version whose body coder codes the entries' index gaps unit by unit, each unit's flag predicted from its
- * part kind and the entries of the units before it (docs/RECORD.md "Entry gaps unit by unit since version 21"). */
+ * part kind and the entries of the units before it (docs/RECORD.md "Body coding", "Since version 21"). */
 #define HKS_REC_VERSION_ENTRY_FLAGS 21u
 #define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */
@@ -190,7 +190,7 @@ void hks_rec_prior_free(hks_ctx *ctx, hks_rec_prior *p);
 int hks_rec_prior_check(hks_ctx *ctx, const hks_rec_prior *p);
 /* Developer (tools/make_record_prior.c --fields): what coding the body costs, in bits, added to bits[] by cost
  * class: the body's fields (docs/RECORD.md "Byte layout"), the knot symbols, the correction flags by list and
- * part, the end check; hks_rec_model_cost_name names a class (NULL beyond the last). The coded stream is the
+ * part, the end check, the entry flags (v21); hks_rec_model_cost_name names a class (NULL beyond the last). The coded stream is the
  * same as hks_rec_model_encode's (and is dropped). */
 #define HKS_REC_COST_CLASSES 43
 hks_result hks_rec_model_costs(hks_ctx *ctx, const uint8_t *body, size_t size, unsigned version,

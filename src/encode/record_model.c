@@ -175,14 +175,17 @@ typedef struct gap_model {
 	unsigned history, distance;
 } gap_model;
 
-/* v21: the entries' index gaps coded unit by unit (docs/RECORD.md "Entry gaps unit by unit since version 21"): at
- * each unit, whether it has an entry, predicted by one slot whose context is the unit's part kind and whether the
- * units one, three, six and nine before have entries (the same part of the three tracks before, for transform
- * parts), starting from P(1) counted over Sekiro's records (entry_prior). */
+/* v21: the entries' index gaps coded unit by unit (docs/RECORD.md "Body coding", "Since version 21"): at each unit,
+ * whether it has an entry. Each flag's probability is the mean, in the stretched domain, of two slots (entry_flag):
+ * one by entry_context (the unit's part kind, whether the same part of each of the three tracks before has an entry
+ * and whether the unit before has one), one by entry_density_context (the part kind, how many of the same part of
+ * the eight tracks before have entries, how many such tracks the block has, and the unit before). Both start from
+ * rates counted over Sekiro's training records (entry_prior, entry_prior_density). */
 #define ENTRY_GAP_MAX 65535u /* a gap of this many units ends without its flag */
 #define ENTRY_CONTEXTS 324u  /* part kind (4) x the same part three, six and nine units before (3 each: no, yes,
                                 none in this block) x the unit before (3: no, yes, none) */
-#define ENTRY_DENSITY_CONTEXTS 972u
+#define ENTRY_DENSITY_CONTEXTS 972u /* part kind (4) x entries among the same part of the eight tracks before (0..8)
+                                       x such tracks in the block (0..8) x the unit before (3); not all reachable */
 typedef struct entry_model {
 	slot unit[ENTRY_CONTEXTS];
 	slot density[ENTRY_DENSITY_CONTEXTS];
@@ -253,10 +256,11 @@ static const uint16_t knot_prior[10][KNOT_STEPS] = { /* by the last symbol (9: n
 	{1833, 1855, 2555, 1510, 932, 1718, 4095}, {2048, 2048, 2048, 2048, 2048, 2048, 2048},
 	{2048, 2048, 2048, 2048, 2048, 2048, 2048}, {4095, 2048, 2048, 2048, 2048, 2048, 2048}};
 
-#define ENTRY_PRIOR_SEEN 30 /* the updates the prior counts as */
-/* v21: P(an entry at the unit) in 1/65536 by entry context (entry_context: the part kind, the same part three, six
- * and nine units before, the unit before), counted over the Sekiro records of the development corpus as
- * (entries + 0.4) / (units + 0.8), a context no unit had taking its part kind's rate. */
+#define ENTRY_PRIOR_SEEN 30 /* the updates the priors count as */
+/* v21: P(an entry at the unit) in 1/65536 by entry_density_context (below) and by entry_context (entry_prior, after
+ * it), counted over the version 20 records of the 1,032 Sekiro training files (Sekiro's folder without c1060/, as
+ * record_prior.c's) as (entries + 0.4) / (units + 0.8); a context no unit had takes its part kind's rate, and the
+ * float units, which Sekiro has none of, 1/2. */
 static const uint16_t entry_prior_density[ENTRY_DENSITY_CONTEXTS] = {
 	32768, 5421, 27181, 27423, 5421, 5421, 75, 5421, 5421, 450, 5421, 5421,
 	39834, 5421, 5421, 192, 5421, 5421, 192, 5421, 5421, 14564, 5421, 5421,
