@@ -1123,6 +1123,24 @@ static void gap_slots_passed(gap_model *g, unsigned n, int corrected)
 	}
 }
 
+/* After a gap coded flag by flag: the decoder writes its minimal varint into the body (as far as the body goes),
+ * the encoder steps over the `len` bytes it has. */
+static void flagged_gap_done(walker *w, uint64_t gap, size_t len)
+{
+	if (!w->decoding) {
+		w->pos += len;
+		return;
+	}
+	uint8_t tmp[10];
+	size_t n = hks_rec_varint_bytes(tmp, gap);
+	for (size_t i = 0; i < n && !w->ended; i++) {
+		if (w->pos >= w->size)
+			w->ended = 1;
+		else
+			w->body[w->pos++] = tmp[i];
+	}
+}
+
 /* A correction list (v11: list 0 the hidden points', 1 the others'): count, then per item gap, code and
  * (code 0) a packed point. From version 11 the gaps are coded slot by slot when the body's bytes allow it and
  * the budget lasts (a flag per list says which); `per_point` slots a point give each slot its component. */
@@ -1155,18 +1173,7 @@ static void walk_corrections(walker *w, unsigned list, unsigned rot, size_t per_
 					break;
 				gap_slots_passed(&w->m->gaps, 1, 0);
 			}
-			if (w->decoding) {
-				uint8_t tmp[10];
-				size_t n2 = hks_rec_varint_bytes(tmp, g);
-				for (size_t i = 0; i < n2 && !w->ended; i++) {
-					if (w->pos >= w->size)
-						w->ended = 1;
-					else
-						w->body[w->pos++] = tmp[i];
-				}
-			} else {
-				w->pos += len;
-			}
+			flagged_gap_done(w, g, len);
 			j += g;
 		} else {
 			j += field_varint(w, fgap);
@@ -1335,18 +1342,7 @@ static void walk_entry_gaps(walker *w, uint64_t entries, uint64_t tracks, uint64
 		}
 		e->history = e->history << 1 | 1u;
 		unit++;
-		if (w->decoding) {
-			uint8_t tmp[10];
-			size_t n = hks_rec_varint_bytes(tmp, g);
-			for (size_t b = 0; b < n && !w->ended; b++) {
-				if (w->pos >= w->size)
-					w->ended = 1;
-				else
-					w->body[w->pos++] = tmp[b];
-			}
-		} else {
-			w->pos += len;
-		}
+		flagged_gap_done(w, g, len);
 	}
 }
 
