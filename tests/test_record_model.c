@@ -314,10 +314,10 @@ static void test_hostile_streams(void **state)
  * edits are ranks (src/encode/record_prior_v19.c, docs/RECORD.md "Version 19") */
 #define PINNED_SIZE_V19 228
 #define PINNED_HASH_V19 UINT64_C(0xc8cd71603e459e3a)
-/* version 21: version 19's body and start state; the entries' gaps unit by unit and their kinds with their units'
- * part kinds (docs/RECORD.md "Version 21") */
-#define PINNED_SIZE_V21 234
-#define PINNED_HASH_V21 UINT64_C(0x792630c98301ad3a)
+/* version 21: version 19's body and start state; the entries' gaps unit by unit, their kinds with their units' part
+ * kinds and the bounds' bytes with their places (docs/RECORD.md "Version 21") */
+#define PINNED_SIZE_V21 233
+#define PINNED_HASH_V21 UINT64_C(0xa33e38174818c386)
 /* hks_rec_refit_inv_length of a payload laid out as version 10 (in[0] the try byte), with a range byte
  * inserted after the try for version 11; the length it measures, less that byte (0 stays 0). `avail` of the
  * n bytes are available. */
@@ -708,6 +708,57 @@ static void test_entry_gaps(void **state)
 	}
 }
 
+/* Version 21 codes each REFIT bound byte with its place among its lane's eight (docs/RECORD.md "Body coding", "Since
+ * version 21"): bounds whose zigzagged offsets are small, so that their high bytes are 0 and their low bytes are
+ * not, cost less than in version 20. */
+static void test_bound_places(void **state)
+{
+	(void)state;
+	rng_state = 0xB0u;
+	hks_ctx ctx;
+	hks_ctx_init(&ctx, NULL, 0, NULL);
+	enum { T = 40 };
+	hks_bytebuf body;
+	hks_bytebuf_init(&body, &ctx);
+	put(&body, (uint8_t)(HKS_REC_HEAD_BLOCKS | 1u << HKS_REC_HEAD_CPU_SHIFT));
+	put_varint(&body, 120);
+	put_varint(&body, T);
+	put_varint(&body, 0);
+	put_varint(&body, 256);
+	put_varint(&body, 1);
+	put_n(&body, 4 + 4, 256);
+	put_n(&body, T, 4);
+	put_varint(&body, T); /* a REFIT_INV entry at every translation (unit 3t) */
+	for (unsigned t = 0; t < T; t++)
+		put_varint(&body, t ? 2 : 0);
+	for (unsigned t = 0; t < T; t++)
+		put(&body, HKS_REC_ENTRY_REFIT_INV);
+	for (unsigned t = 0; t < T; t++) {
+		put(&body, 0);       /* try */
+		put_varint(&body, 0); /* knot range */
+		put_varint(&body, 0); /* no edits */
+		put(&body, 0x11);    /* mask byte 0 (a translation's) */
+		put(&body, 0x70);    /* mask: three spline lanes */
+		put(&body, 1);       /* 16-bit quantization */
+		for (unsigned lane = 0; lane < 3; lane++)
+			for (unsigned b = 0; b < 2; b++) { /* the minimum's and the maximum's offsets: up to 12 bits */
+				uint32_t z = rng() % 3 ? rng() % 4096u : 0u;
+				put(&body, (uint8_t)z);
+				put(&body, (uint8_t)(z >> 8));
+				put(&body, 0);
+				put(&body, 0);
+			}
+		put_varint(&body, 0); /* no hidden points' corrections */
+		put_varint(&body, 0); /* no others */
+	}
+	round_trip(body.data, body.size, 1);
+	double bits = cost_of(body.data, body.size, version, "bounds");
+	double bits_20 = cost_of(body.data, body.size, 20, "bounds");
+	printf("%u lanes' bounds: %.1f bits (version 20: %.1f)\n", 3 * T, bits, bits_20);
+	assert_true(bits > 0.0 && bits < 0.92 * bits_20);
+	hks_bytebuf_free(&body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +803,7 @@ int main(void)
 		cmocka_unit_test_setup(test_refit_inv_length, version_21),
 		cmocka_unit_test_setup(test_costs, version_21),
 		cmocka_unit_test_setup(test_entry_gaps, version_21),
+		cmocka_unit_test_setup(test_bound_places, version_21),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,7 +55,8 @@ static inline unsigned hks_rec_implied_steps(unsigned version)
  * "Bound bases since version 20"). */
 #define HKS_REC_VERSION_BOUND_BASES 20u
 /* The first version whose body coder codes the entries' index gaps unit by unit, each unit's flag predicted from its
- * part kind and the entries of the units before it (docs/RECORD.md "Body coding", "Since version 21"). */
+ * part kind and the entries of the units before it, the kind bytes with their units' part kinds and the REFIT bounds'
+ * bytes with their places (docs/RECORD.md "Body coding", "Since version 21"). */
 #define HKS_REC_VERSION_ENTRY_FLAGS 21u
 #define HKS_REC_IMPLIED_OVERRIDES 8u      /* the verified inversion is each unit's candidate after step 0 */
 enum { HKS_REC_DURATION_STORED = 0, /* the f32 bits follow */

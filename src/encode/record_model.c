@@ -15,8 +15,9 @@
  *
  * Since version 14 the model starts from a state trained on Sekiro's record
  * bodies (record_prior.c, written by tools/make_record_prior.c; "Version 14").
- * Since version 21 the entries' index gaps are coded unit by unit and their
- * kind bytes know their units' part kinds ("Version 21").
+ * Since version 21 the entries' index gaps are coded unit by unit, their
+ * kind bytes know their units' part kinds and the bounds' bytes their places
+ * ("Version 21").
  *
  * Everything is integer arithmetic with fixed tables, so the coded bytes are
  * the same on every compiler and machine. The decoder never fails on hostile
@@ -220,6 +221,7 @@ typedef struct model {
 	gap_model gaps;
 	entry_model entries;
 	unsigned unit_part; /* v21: while a kind byte is coded, its unit's part kind + 1 (walk_body); else 0 */
+	unsigned bound_byte; /* v21: while a bound byte is coded, its place among its lane's eight + 1; else 0 */
 	unsigned field, partial, nibble, previous, before_previous; /* partial byte and half byte with a leading
 	                                                               1; the body's two previous bytes */
 } model;
@@ -475,6 +477,7 @@ static model *model_create(hks_ctx *ctx, size_t body_size, unsigned version, con
 	memset(m->history, 0, sizeof(m->history));
 	m->field = 0;
 	m->unit_part = 0;
+	m->bound_byte = 0;
 	m->partial = m->nibble = 1;
 	m->previous = m->before_previous = 0;
 	if (version >= 11) /* only version 11 uses them: a record of an earlier version does not clear them */
@@ -607,6 +610,15 @@ static void model_contexts(model *m)
 		 * kinds column, the field's own) and of the order-4 context */
 		h[2] = (m->unit_part * 0x61C88647u ^ f) * 0x9E3779B1u + 0x5BD1E995u;
 		h[5] = m->unit_part * 0x2F0F1E2Du ^ f;
+	}
+	if (m->bound_byte) {
+		/* v21: a bound byte's contexts know its place among its lane's eight (the zigzagged offsets of the minimum
+		 * and of the maximum, each little-endian: their high bytes are mostly 0, their low bytes not), in place
+		 * of the body's previous byte (the field's own there), the order-4 context and the byte two back (the
+		 * place with the byte before instead) */
+		h[2] = (m->bound_byte * 0x61C88647u ^ f) * 0x9E3779B1u + 0x5BD1E995u;
+		h[3] = ((m->bound_byte << 8 | c1) * 0x165667B1u ^ f) + 0x1234567u;
+		h[5] = m->bound_byte * 0x2F0F1E2Du ^ f;
 	}
 }
 
@@ -1204,10 +1216,19 @@ static void walk_refit_inv(walker *w, unsigned part)
 	uint8_t mask = w->body[w->pos - 2], quant = w->body[w->pos - 1];
 	uint8_t flags = part == 3 ? (uint8_t)(mask & 0xF9) : mask;
 	for (unsigned lane = 0; part != 1 && lane < (part == 3 ? 1u : 3u); lane++) {
-		if (flags & (0x01u << lane))
+		if (flags & (0x01u << lane)) {
 			field_bytes(w, F_STATIC, 4);
-		else if (flags & (0x10u << lane))
-			field_bytes(w, F_BOUND, 8);
+		} else if (flags & (0x10u << lane)) {
+			if (w->version < HKS_REC_VERSION_ENTRY_FLAGS || !w->m) {
+				field_bytes(w, F_BOUND, 8);
+				continue;
+			}
+			for (unsigned k = 0; k < 8 && !w->ended; k++) { /* v21: each byte with its place */
+				w->m->bound_byte = k + 1u;
+				field_byte(w, F_BOUND);
+			}
+			w->m->bound_byte = 0;
+		}
 	}
 	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
 	size_t width = part == 1 && slots ? hks_rotation_size(quant) : 0;
