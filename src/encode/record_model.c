@@ -1219,15 +1219,14 @@ static void walk_refit_inv(walker *w, unsigned part)
 		if (flags & (0x01u << lane)) {
 			field_bytes(w, F_STATIC, 4);
 		} else if (flags & (0x10u << lane)) {
-			if (w->version < HKS_REC_VERSION_ENTRY_FLAGS || !w->m) {
-				field_bytes(w, F_BOUND, 8);
-				continue;
-			}
-			for (unsigned k = 0; k < 8 && !w->ended; k++) { /* v21: each byte with its place */
-				w->m->bound_byte = k + 1u;
+			int with_place = w->version >= HKS_REC_VERSION_ENTRY_FLAGS && w->m;
+			for (unsigned k = 0; k < 8 && !w->ended; k++) {
+				if (with_place) /* v21: each byte with its place */
+					w->m->bound_byte = k + 1u;
 				field_byte(w, F_BOUND);
 			}
-			w->m->bound_byte = 0;
+			if (w->m)
+				w->m->bound_byte = 0;
 		}
 	}
 	int slots = part == 1 ? hks_threecomp_bits(quant) != 0 : quant <= 1;
@@ -1271,6 +1270,16 @@ size_t hks_rec_refit_inv_length(unsigned part, const uint8_t *p, size_t avail, u
 
 /* ---- v21: the entries' index gaps unit by unit ---- */
 
+/* The part kind of unit `index` (0 translation, 1 rotation, 2 scale, 3 float: docs/RECORD.md "Byte layout", a block's
+ * units being 3t + kind, then the floats) and its place among its block's `per` units. */
+static unsigned unit_part(uint64_t index, uint64_t tracks, uint64_t per, uint64_t *place)
+{
+	uint64_t u = per ? index % per : 0;
+	if (place)
+		*place = u;
+	return u < 3u * tracks ? (unsigned)(u % 3u) : 3u;
+}
+
 /* Encoding: whether the gaps column at the body's position can be coded unit by unit (each gap a minimal varint of
  * at most ENTRY_GAP_MAX) and how many flags that takes. */
 static int entry_gaps_as_flags(const walker *w, uint64_t n, uint64_t *flags)
@@ -1288,39 +1297,26 @@ static int entry_gaps_as_flags(const walker *w, uint64_t n, uint64_t *flags)
 	return 1;
 }
 
-/* The context of unit `unit` (entry_model): its part kind (rotation, translation, scale, float) from its place in
- * the block's 3T + F units, whether the same part of the three tracks before has an entry (2: no such track in the
- * block), and whether the unit before has one (2: the first unit). */
-static unsigned entry_context(uint64_t history, uint64_t unit, uint64_t tracks, uint64_t per)
-{
-	uint64_t u = per ? unit % per : 0;
-	int transform = u < 3u * tracks;
-	unsigned kind = transform ? (unsigned)(u % 3u) : 3u;
-	unsigned back[3];
-	for (unsigned t = 0; t < 3; t++)
-		back[t] = transform && u >= 3u * (t + 1u) ? (unsigned)(history >> (3u * t + 2u) & 1u) : 2u;
-	unsigned before = unit ? (unsigned)(history & 1u) : 2u;
-	return (((kind * 3u + back[0]) * 3u + back[1]) * 3u + back[2]) * 3u + before;
-}
-
-static unsigned entry_density_context(uint64_t history, uint64_t unit, uint64_t tracks, uint64_t per)
-{
-	uint64_t u = per ? unit % per : 0;
-	int transform = u < 3u * tracks;
-	unsigned kind = transform ? (unsigned)(u % 3u) : 3u, dens = 0, avail = 0;
-	for (unsigned j = 1; j <= 8; j++)
-		if (transform && u >= 3u * j) {
-			avail++;
-			dens += (unsigned)(history >> (3u * j - 1u) & 1u);
-		}
-	unsigned before = unit ? (unsigned)(history & 1u) : 2u;
-	return ((kind * 9u + dens) * 9u + avail) * 3u + before;
-}
-
-static int entry_flag(walker *w, unsigned context, unsigned context2, int bit)
+/* The flag of unit `unit` (entry_model), from its part kind and place in its block, whether the unit before has an
+ * entry (2: the first unit) and, for transform parts, the same part of the tracks before (`history`): entry_context
+ * whether each of the three before has one (2: no such track in the block), entry_density_context how many of the
+ * eight before do and how many there are. */
+static int entry_flag(walker *w, uint64_t unit, uint64_t tracks, uint64_t per, int bit)
 {
 	model *m = w->m;
-	slot *s = &m->entries.unit[context], *s2 = &m->entries.density[context2];
+	uint64_t history = m->entries.history, place;
+	unsigned kind = unit_part(unit, tracks, per, &place), before = unit ? (unsigned)(history & 1u) : 2u;
+	unsigned back[3], dens = 0, avail = 0;
+	for (unsigned t = 0; t < 3; t++)
+		back[t] = kind < 3 && place >= 3u * (t + 1u) ? (unsigned)(history >> (3u * t + 2u) & 1u) : 2u;
+	for (unsigned t = 1; t <= 8; t++)
+		if (kind < 3 && place >= 3u * t) {
+			avail++;
+			dens += (unsigned)(history >> (3u * t - 1u) & 1u);
+		}
+	unsigned entry_context = (((kind * 3u + back[0]) * 3u + back[1]) * 3u + back[2]) * 3u + before;
+	unsigned entry_density_context = ((kind * 9u + dens) * 9u + avail) * 3u + before;
+	slot *s = &m->entries.unit[entry_context], *s2 = &m->entries.density[entry_density_context];
 	/* the mean of the two in the stretched domain: a mixer that learned its weights, from 1/2 each, made Sekiro's
 	 * records 80 bytes larger (the flags are too skewed for its rate) */
 	int32_t d = shift_down(m->stretch[(s->prob ^ 0x8000u) >> 4] + m->stretch[(s2->prob ^ 0x8000u) >> 4], 1);
@@ -1331,9 +1327,9 @@ static int entry_flag(walker *w, unsigned context, unsigned context2, int bit)
 	return bit;
 }
 
-/* The gaps column: unit by unit when the bytes allow it and the budget lasts (a flag per body says which), else
- * as varints. */
-static void walk_entry_gaps(walker *w, uint64_t entries, uint64_t tracks, uint64_t per)
+/* The gaps column unit by unit when the bytes allow it and the budget lasts (a flag per body says which): whether
+ * it was (otherwise the caller walks it as varints). */
+static int walk_entry_gaps(walker *w, uint64_t entries, uint64_t tracks, uint64_t per)
 {
 	entry_model *e = &w->m->entries;
 	uint64_t need = 0;
@@ -1341,11 +1337,8 @@ static void walk_entry_gaps(walker *w, uint64_t entries, uint64_t tracks, uint64
 	w->cost_class = COST_ENTRY_FLAGS;
 	int by_unit = code_bit_at(w, ok, slot_p12(&e->by_unit), 0);
 	slot_learn(w->m, &e->by_unit, by_unit);
-	if (!by_unit) {
-		for (uint64_t i = 0; i < entries && !w->ended; i++)
-			field_varint(w, F_GAP);
-		return;
-	}
+	if (!by_unit)
+		return 0;
 	e->history = 0;
 	uint64_t unit = 0;
 	for (uint64_t i = 0; i < entries && !w->ended; i++) {
@@ -1356,8 +1349,7 @@ static void walk_entry_gaps(walker *w, uint64_t entries, uint64_t tracks, uint64
 		uint64_t g = 0;
 		for (; g < ENTRY_GAP_MAX && w->entry_budget; g++, unit++) {
 			w->entry_budget--;
-			if (entry_flag(w, entry_context(e->history, unit, tracks, per),
-			               entry_density_context(e->history, unit, tracks, per), w->decoding ? 0 : g == gap))
+			if (entry_flag(w, unit, tracks, per, w->decoding ? 0 : g == gap))
 				break;
 			e->history <<= 1;
 		}
@@ -1365,6 +1357,7 @@ static void walk_entry_gaps(walker *w, uint64_t entries, uint64_t tracks, uint64
 		unit++;
 		flagged_gap_done(w, g, len);
 	}
+	return 1;
 }
 
 static void walk_body(walker *w)
@@ -1413,24 +1406,20 @@ static void walk_body(walker *w)
 	uint64_t entries = field_varint(w, F_HEAD);
 	size_t gaps = w->pos;
 	uint64_t per = 3u * tracks + floats, next = 0;
-	if (w->version >= HKS_REC_VERSION_ENTRY_FLAGS && w->m && entries && !w->ended)
-		walk_entry_gaps(w, entries, tracks, per);
-	else
+	int v21 = w->version >= HKS_REC_VERSION_ENTRY_FLAGS && w->m;
+	if (!(v21 && entries && !w->ended && walk_entry_gaps(w, entries, tracks, per)))
 		for (uint64_t i = 0; i < entries && !w->ended; i++)
 			field_varint(w, F_GAP);
-	size_t kinds = w->pos;
-	if (w->version >= HKS_REC_VERSION_ENTRY_FLAGS && w->m) {
-		size_t at = gaps; /* v21: each kind byte with its unit's part kind, from the gaps column */
-		for (uint64_t i = 0, index = 0; i < entries && !w->ended; i++, index++) {
+	size_t kinds = w->pos, at = gaps;
+	for (uint64_t i = 0, index = 0; i < entries && !w->ended; i++, index++) {
+		if (v21) { /* each kind byte with its unit's part kind, from the gaps column */
 			index += body_varint(w, &at);
-			uint64_t u = per ? index % per : 0;
-			w->m->unit_part = 1u + (u < 3u * tracks ? (unsigned)(u % 3u) : 3u);
-			field_byte(w, F_KIND);
+			w->m->unit_part = 1u + unit_part(index, tracks, per, NULL);
 		}
-		w->m->unit_part = 0;
-	} else {
-		field_bytes(w, F_KIND, entries);
+		field_byte(w, F_KIND);
 	}
+	if (w->m)
+		w->m->unit_part = 0;
 	entries = w->pos - kinds;
 	size_t sizes = w->pos;
 	for (uint64_t i = 0; i < entries && !w->ended; i++)
@@ -1447,8 +1436,7 @@ static void walk_body(walker *w)
 			field_bytes(w, F_PAYLOAD0 + (k < 5 ? k : 4u), body_varint(w, &sizes));
 			continue;
 		}
-		uint64_t u = per ? index % per : 0;
-		walk_refit_inv(w, u < 3u * tracks ? (unsigned)(u % 3u) : 3u);
+		walk_refit_inv(w, unit_part(index, tracks, per, NULL));
 	}
 	field_bytes(w, F_TAIL, w->size - w->pos);
 }
