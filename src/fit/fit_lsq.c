@@ -77,6 +77,18 @@ void hks_fit_lsq_build(hks_fit_workspace *ws, int n, int p, const float *U, int 
 			ws->Rd[k][c] = ((double)Q[k].v[c] - (double)N0 * Q[0].v[c]) - (double)Nn * Q[m].v[c];
 	}
 	ws->row_start[m - 1 > 0 ? m - 1 : 0] = ws->num_triples;
+	/* the column index: a counting sort by column, stable, so each column lists its triples in stored order */
+	for (int c = 0; c <= ws->cols; c++)
+		ws->col_start[c] = 0;
+	for (int t = 0; t < ws->num_triples; t++)
+		ws->col_start[ws->trip_col[t] + 1]++;
+	for (int c = 0; c < ws->cols; c++)
+		ws->col_start[c + 1] += ws->col_start[c];
+	int fill[HKS_FIT_MAX_UNKNOWNS];
+	for (int c = 0; c < ws->cols; c++)
+		fill[c] = ws->col_start[c];
+	for (int t = 0; t < ws->num_triples; t++)
+		ws->col_trip[fill[ws->trip_col[t]]++] = (uint16_t)t;
 	/* B[i−1] = Σ_k N_{i,p}(ub[k])·R[k], from 0 in k order: the triples are stored k-major. */
 	for (int i = 0; i < ws->cols; i++) {
 		ws->B[i] = hks_fit_v4_zero();
@@ -95,14 +107,23 @@ void hks_fit_lsq_build(hks_fit_workspace *ws, int n, int p, const float *U, int 
 /* out = Nᵀ(N v), in the stored triple order (ENCODER.md §7.6 "A(v)"). */
 static void apply_normal(const hks_fit_workspace *ws, const float *v, float *scratch, float *out)
 {
-	for (int r = 0; r < ws->rows; r++)
-		scratch[r] = 0.0f;
-	for (int t = 0; t < ws->num_triples; t++)
-		scratch[ws->trip_row[t]] = scratch[ws->trip_row[t]] + v[ws->trip_col[t]] * ws->trip_val[t];
-	for (int c = 0; c < ws->cols; c++)
-		out[c] = 0.0f;
-	for (int t = 0; t < ws->num_triples; t++)
-		out[ws->trip_col[t]] = out[ws->trip_col[t]] + ws->trip_val[t] * scratch[ws->trip_row[t]];
+	/* Each sum is from 0, its terms added in the stored triple order, as when every triple adds to its
+	 * row's (then its column's) entry in turn; kept in a register, row by row (a row's triples are
+	 * consecutive: row_start), then column by column (col_start), the sums do not wait for stores. */
+	for (int r = 0; r < ws->rows; r++) {
+		float s = 0.0f;
+		for (int t = ws->row_start[r]; t < ws->row_start[r + 1]; t++)
+			s = s + v[ws->trip_col[t]] * ws->trip_val[t];
+		scratch[r] = s;
+	}
+	for (int c = 0; c < ws->cols; c++) {
+		float s = 0.0f;
+		for (int i = ws->col_start[c]; i < ws->col_start[c + 1]; i++) {
+			int t = ws->col_trip[i];
+			s = s + ws->trip_val[t] * scratch[ws->trip_row[t]];
+		}
+		out[c] = s;
+	}
 }
 
 static float dot_f32(const float *a, const float *b, int count)
