@@ -293,6 +293,51 @@ static void test_first_smallest_bound(void **state)
 	}
 }
 
+/* The span walk (hks_nurbs_find_span_near) must give FindSpan's span for every sorted knot vector (repeated
+ * knots, ±0, infinities), every parameter (on knots, between, outside, NaN) and every hint; unsorted or NaN
+ * knots are refused by hks_nurbs_span_knots_sorted. */
+static void test_find_span_near(void **state)
+{
+	(void)state;
+	float U[40];
+	lcg_state = 777u;
+	int checked = 0;
+	for (int it = 0; it < 20000; it++) {
+		int p = 1 + (int)(lcg() % 3u), n = p + (int)(lcg() % 30u), K = n + p + 1;
+		unsigned kind = lcg() % 4u;
+		float x = kind == 1 ? -0.0f : (float)(lcg() % 5u);
+		for (int k = 0; k <= K; k++) {
+			if (k > 0 && lcg() % 3u)
+				x += kind == 2 ? 0.5f : (float)(lcg() % 3u);
+			U[k] = x;
+		}
+		if (kind == 3) {
+			U[K] = INFINITY;
+			U[0] = -INFINITY;
+		}
+		unsigned bad = lcg() % 8u;
+		if (bad == 0)
+			U[p + (int)(lcg() % (unsigned)(n - p + 2))] = NAN;
+		else if (bad == 1 && n > p)
+			U[p + 1] = U[n + 1] + 1.0f; /* out of order */
+		bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
+		if (bad <= 1 && (bad == 0 || U[p + 1] > U[p + 2])) {
+			assert_false(sorted);
+			continue;
+		}
+		assert_true(sorted);
+		for (int j = 0; j < 20; j++) {
+			unsigned r = lcg() % 10u;
+			float u = r == 0 ? NAN : r == 1 ? U[(int)(lcg() % (unsigned)(K + 1))] : r == 2 ? -1.0f
+			          : r == 3 ? U[n + 1] + 1.0f : (float)(lcg() % 400u) / 8.0f - 2.0f;
+			int hint = (int)(lcg() % (unsigned)(K + 3)) - 1;
+			assert_int_equal(hks_nurbs_find_span_near(n, p, u, U, hint), hks_nurbs_find_span(n, p, u, U));
+			checked++;
+		}
+	}
+	assert_true(checked > 100000);
+}
+
 /* At degree 2, with the KEPT_POINT rule, the accumulated bounds bound the true errors
  * (the spec's rule for p + s odd does not: docs/FIT.md). */
 static void test_remove_knots_bound_degree2(void **state)
@@ -751,6 +796,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_remove_knots_within_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_knots_bound_degree2, setup, teardown),
 		cmocka_unit_test(test_first_smallest_bound),
+		cmocka_unit_test(test_find_span_near),
 		cmocka_unit_test_setup_teardown(test_well_posed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cg_agrees_with_lapack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_least_squares_recovers_curve, setup, teardown),

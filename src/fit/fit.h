@@ -140,6 +140,14 @@ void hks_fit_linspace(int m, float a, float b, hks_fit_rcp_fn rcp, const void *m
  * forever, also for NaN u or unsorted knots (then the result is some index in [p, n]). */
 int hks_nurbs_find_span(int n, int p, float u, const float *U);
 
+/* Whether U[p … n + 1] never decreases (no NaN): then hks_nurbs_find_span_near may be used. */
+bool hks_nurbs_span_knots_sorted(int n, int p, const float *U);
+/* hks_nurbs_find_span's answer for knots U[p … n + 1] that never decrease (hks_nurbs_span_knots_sorted),
+ * found by walking from the span `hint` (any index; the previous parameter's span saves the search when the
+ * parameters ascend). Past the two end guards exactly one span holds a non-NaN u, and the binary search finds
+ * that one, so the answers agree; a NaN u takes the binary search itself. */
+int hks_nurbs_find_span_near(int n, int p, float u, const float *U, int hint);
+
 /* A2.2 BasisFuns: N[0 … p] = the non-zero basis functions at u of span `span`. */
 void hks_nurbs_basis_funs(int span, float u, int p, const float *U, float *N);
 
@@ -150,6 +158,8 @@ void hks_nurbs_one_basis4(int p, int K, const float *U, int i, const float *u4, 
 
 /* C(u) (ENCODER.md §7.8): FindSpan, BasisFuns, C = N[0]·P[span−p] + N[1]·P[…] + … in that order. */
 hks_fit_v4 hks_nurbs_curve_point(int n, int p, const float *U, const hks_fit_v4 *P, float u);
+/* The same with the span given (as hks_nurbs_find_span gives it for u). */
+hks_fit_v4 hks_nurbs_curve_point_in(int p, const float *U, const hks_fit_v4 *P, float u, int span);
 
 /* Multiplicity of U[r] (equal values in both directions), K = last knot index. */
 int hks_nurbs_multiplicity(int K, const float *U, int r);

@@ -20,8 +20,12 @@ void hks_fit_workspace_free(hks_ctx *ctx, hks_fit_workspace *ws)
 static void update_fit(int n, int p, const float *U, const hks_fit_v4 *P, int m, const hks_fit_v4 *Q,
                        const float *ub, float *e)
 {
-	for (int k = 0; k <= m; k++)
-		e[k] = hks_fit_mag(hks_fit_v4_sub(Q[k], hks_nurbs_curve_point(n, p, U, P, ub[k])));
+	bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
+	int span = p;
+	for (int k = 0; k <= m; k++) {
+		span = sorted ? hks_nurbs_find_span_near(n, p, ub[k], U, span) : hks_nurbs_find_span(n, p, ub[k], U);
+		e[k] = hks_fit_mag(hks_fit_v4_sub(Q[k], hks_nurbs_curve_point_in(p, U, P, ub[k], span)));
+	}
 }
 
 hks_result hks_fit_curve_run(hks_ctx *ctx, hks_fit_workspace *ws, int m, const hks_fit_v4 *Q, const float *ub,

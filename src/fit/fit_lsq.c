@@ -14,8 +14,10 @@ bool hks_fit_is_well_posed(int n, int p, const float *U, int m, const float *ub,
 	for (int i = 0; i <= n; i++)
 		marked[i] = false;
 	/* A span is marked by a sample strictly inside it by at least `margin` (f32 sums). */
+	bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
+	int span = p;
 	for (int k = 0; k <= m; k++) {
-		int span = hks_nurbs_find_span(n, p, ub[k], U);
+		span = sorted ? hks_nurbs_find_span_near(n, p, ub[k], U, span) : hks_nurbs_find_span(n, p, ub[k], U);
 		if (U[span] + margin <= ub[k] && ub[k] <= U[span + 1] - margin)
 			marked[span] = true;
 	}
@@ -47,9 +49,11 @@ void hks_fit_lsq_build(hks_fit_workspace *ws, int n, int p, const float *U, int 
 	ws->cols = n - 1;
 	ws->num_triples = 0;
 	hks_fit_v4 R[HKS_FIT_MAX_FRAMES];
+	bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
+	int span = p;
 	for (int k = 1; k <= m - 1; k++) {
 		float u = ub[k];
-		int span = hks_nurbs_find_span(n, p, u, U);
+		span = sorted ? hks_nurbs_find_span_near(n, p, u, U, span) : hks_nurbs_find_span(n, p, u, U);
 		float N0, Nn;
 		ws->row_start[k - 1] = ws->num_triples;
 		/* Havok scans i = 1 … n−1 and keeps the non-zero values. Outside
@@ -87,8 +91,11 @@ void hks_fit_lsq_build(hks_fit_workspace *ws, int n, int p, const float *U, int 
 	int fill[HKS_FIT_MAX_UNKNOWNS];
 	for (int c = 0; c < ws->cols; c++)
 		fill[c] = ws->col_start[c];
-	for (int t = 0; t < ws->num_triples; t++)
-		ws->col_trip[fill[ws->trip_col[t]]++] = (uint16_t)t;
+	for (int t = 0; t < ws->num_triples; t++) {
+		int at = fill[ws->trip_col[t]]++;
+		ws->col_row[at] = ws->trip_row[t];
+		ws->col_val[at] = ws->trip_val[t];
+	}
 	/* B[i−1] = Σ_k N_{i,p}(ub[k])·R[k], from 0 in k order: the triples are stored k-major. */
 	for (int i = 0; i < ws->cols; i++) {
 		ws->B[i] = hks_fit_v4_zero();
@@ -118,10 +125,8 @@ static void apply_normal(const hks_fit_workspace *ws, const float *v, float *scr
 	}
 	for (int c = 0; c < ws->cols; c++) {
 		float s = 0.0f;
-		for (int i = ws->col_start[c]; i < ws->col_start[c + 1]; i++) {
-			int t = ws->col_trip[i];
-			s = s + ws->trip_val[t] * scratch[ws->trip_row[t]];
-		}
+		for (int i = ws->col_start[c]; i < ws->col_start[c + 1]; i++)
+			s = s + ws->col_val[i] * scratch[ws->col_row[i]];
 		out[c] = s;
 	}
 }
@@ -223,8 +228,11 @@ hks_fit_lsq_status hks_fit_least_squares(hks_fit_workspace *ws, int n, int p, co
 	Pn[0] = Q[0];
 	Pn[n] = Q[m];
 	float limit = E * cfg->accept_factor;
+	bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
+	int span = p;
 	for (int k = 0; k <= m; k++) {
-		hks_fit_v4 C = hks_nurbs_curve_point(n, p, U, Pn, ub[k]);
+		span = sorted ? hks_nurbs_find_span_near(n, p, ub[k], U, span) : hks_nurbs_find_span(n, p, ub[k], U);
+		hks_fit_v4 C = hks_nurbs_curve_point_in(p, U, Pn, ub[k], span);
 		if (hks_fit_dist(Q[k], C) > limit) { /* a NaN distance passes (§7.6) */
 			stats->refit_rejected_tolerance++;
 			return HKS_FIT_LSQ_TOLERANCE;

@@ -39,6 +39,31 @@ int hks_nurbs_find_span(int n, int p, float u, const float *U)
 	return mid;
 }
 
+bool hks_nurbs_span_knots_sorted(int n, int p, const float *U)
+{
+	for (int k = p; k <= n + 1; k++)
+		if (!(U[k] == U[k]) || (k > p && !(U[k] >= U[k - 1])))
+			return false;
+	return true;
+}
+
+int hks_nurbs_find_span_near(int n, int p, float u, const float *U, int hint)
+{
+	if (u >= U[n + 1])
+		return n;
+	if (u <= U[p])
+		return p;
+	if (u != u)
+		return hks_nurbs_find_span(n, p, u, U);
+	/* U[p] < u < U[n + 1] with sorted knots: the one s in [p, n] with U[s] <= u < U[s + 1] */
+	int s = hint < p ? p : hint > n ? n : hint;
+	while (u < U[s])
+		s--;
+	while (u >= U[s + 1])
+		s++;
+	return s;
+}
+
 /* ---- A2.2 ---------------------------------------------------------------- */
 
 void hks_nurbs_basis_funs(int span, float u, int p, const float *U, float *N)
@@ -138,7 +163,11 @@ void hks_nurbs_one_basis4(int p, int K, const float *U, int i, const float *u4, 
 
 hks_fit_v4 hks_nurbs_curve_point(int n, int p, const float *U, const hks_fit_v4 *P, float u)
 {
-	int span = hks_nurbs_find_span(n, p, u, U);
+	return hks_nurbs_curve_point_in(p, U, P, u, hks_nurbs_find_span(n, p, u, U));
+}
+
+hks_fit_v4 hks_nurbs_curve_point_in(int p, const float *U, const hks_fit_v4 *P, float u, int span)
+{
 	float N[HKS_FIT_MAX_DEGREE + 1];
 	hks_nurbs_basis_funs(span, u, p, U, N);
 	hks_fit_v4 C = hks_fit_v4_scale(N[0], P[span - p]);

@@ -31,10 +31,11 @@ struct hks_fit_workspace {
 	uint16_t trip_row[HKS_FIT_MAX_TRIPLES];
 	uint16_t trip_col[HKS_FIT_MAX_TRIPLES];
 	float trip_val[HKS_FIT_MAX_TRIPLES];
-	/* the same triples by column, each column's in stored order: column c's are col_trip[col_start[c] ..
-	 * col_start[c + 1] − 1] (apply_normal's transposed product) */
+	/* the same triples by column, each column's in stored order: column c's rows and values are at
+	 * col_start[c] .. col_start[c + 1] − 1 (apply_normal's transposed product) */
 	int col_start[HKS_FIT_MAX_UNKNOWNS + 1];
-	uint16_t col_trip[HKS_FIT_MAX_TRIPLES];
+	uint16_t col_row[HKS_FIT_MAX_TRIPLES];
+	float col_val[HKS_FIT_MAX_TRIPLES];
 	hks_fit_v4 B[HKS_FIT_MAX_UNKNOWNS];
 	double Rd[HKS_FIT_MAX_FRAMES][4];   /* the right-hand side rows in double (quality solver) */
 	double Bd[HKS_FIT_MAX_UNKNOWNS][4];
