@@ -1113,6 +1113,42 @@ static void test_encode_json_no_container(void **state)
 	free(out);
 }
 
+/* Damaged spline data: every decode that fails (JSON and glTF) names the file in its message, which the
+ * library's error record carries from the walk options (a message without it left the user guessing which
+ * file of a batch it was). Bytes are overwritten with 0xFF at offsets across the sample; some must fail. */
+static void test_decode_errors_name_file(void **state)
+{
+	(void)state;
+	char cmd[4096], *out = NULL, src[600], bad[600], json[600], glb[600]; /* path_in's buffers are reused */
+	snprintf(src, sizeof(src), "%s", path_in("tree/sub/sample.hkx"));
+	snprintf(bad, sizeof(bad), "%s", path_in("dmg.hkx"));
+	snprintf(json, sizeof(json), "%s", path_in("dmg.json"));
+	snprintf(glb, sizeof(glb), "%s", path_in("dmg.glb"));
+	struct stat st;
+	assert_int_equal(stat(src, &st), 0);
+	int failures = 0;
+	for (long off = 0; off + 8 <= (long)st.st_size; off += 37) {
+		snprintf(cmd, sizeof(cmd),
+		         "cp '%s' '%s' && printf '\\377\\377\\377\\377\\377\\377\\377\\377' | dd of='%s' bs=1 seek=%ld "
+		         "conv=notrunc 2>/dev/null",
+		         src, bad, bad, off);
+		assert_int_equal(run(cmd, &out), 0);
+		free(out);
+		for (int k = 0; k < 2; k++) {
+			snprintf(cmd, sizeof(cmd), "'%s' decode '%s' -o '%s' 2>&1", cli, bad, k ? glb : json);
+			int rc = run(cmd, &out);
+			if (rc != 0) {
+				failures++;
+				if (!strstr(out, bad))
+					fprintf(stderr, "offset %ld: the message does not name %s:\n%s\n", off, bad, out);
+				assert_non_null(strstr(out, bad));
+			}
+			free(out);
+		}
+	}
+	assert_true(failures > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1130,6 +1166,7 @@ int main(void)
 	    cmocka_unit_test(test_exit_statuses),
 	    cmocka_unit_test(test_outputs_over_inputs),
 	    cmocka_unit_test(test_member_names),
+	    cmocka_unit_test(test_decode_errors_name_file),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

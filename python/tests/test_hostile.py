@@ -201,3 +201,27 @@ def test_inputs_read_whole_are_regular_files(sample, tmp_path):
                      lambda: hkspline.load(data, compendium=[path])):
             with pytest.raises(OSError):
                 call()
+
+
+def test_decode_error_names_the_file(sample, tmp_path):
+    """Damaged spline data found only when the frames are decoded: the message names the file it came from."""
+    data = bytearray((sample / "s.hkx").read_bytes())
+    failures = 0
+    for off in range(0, len(data) - 8, 37):
+        bad = bytearray(data)
+        bad[off:off + 8] = b"\xff" * 8
+        path = tmp_path / "dmg.hkx"
+        path.write_bytes(bytes(bad))
+        try:
+            f = hkspline.load(str(path))
+        except hkspline.Error as e:
+            assert str(path) in str(e)
+            continue
+        for a in f.animations:
+            try:
+                a.frames()
+            except hkspline.Error as e:
+                failures += 1
+                assert str(path) in str(e), str(e)
+        f.close()
+    assert failures > 0

@@ -62,10 +62,12 @@ static void fill_bone_names(decoded_anim *d, const hks_file *own, const hks_file
 
 /* ---- decoding ---- */
 
-static int decode_spline(const hks_animation *an, uint32_t index, const decode_opts *o, decoded_anim *d)
+static int decode_spline(const char *path, const hks_animation *an, uint32_t index, const decode_opts *o,
+                         decoded_anim *d)
 {
 	hks_walk_options wo = {0};
 	wo.animation_index = (int32_t)index;
+	wo.base.name = path; /* messages name the file */
 	hks_stored_animation *s = NULL;
 	hks_error err;
 	if (hks_stored_read(an, &wo, &s, &err) != HKS_OK) {
@@ -398,7 +400,7 @@ int cmd_decode(int argc, char **argv)
 		d->index = a;
 		int r;
 		if (an->kind == HKS_ANIMATION_SPLINE)
-			r = decode_spline(an, a, &o, d);
+			r = decode_spline(src->path, an, a, &o, d);
 		else if (an->kind == HKS_ANIMATION_INTERLEAVED && o.time_step == 0)
 			r = decode_interleaved(an, d);
 		else {

@@ -36,7 +36,8 @@ typedef struct export_clip {
 	char name[160];
 } export_clip;
 
-static int decode_frames(const hks_animation *an, uint32_t index, hks_gltf_clip *c, export_clip *ec)
+static int decode_frames(const char *path, const hks_animation *an, uint32_t index, hks_gltf_clip *c,
+                         export_clip *ec)
 {
 	hks_error err;
 	if (an->kind == HKS_ANIMATION_INTERLEAVED) {
@@ -66,6 +67,7 @@ static int decode_frames(const hks_animation *an, uint32_t index, hks_gltf_clip 
 	} else {
 		hks_walk_options wo = {0};
 		wo.animation_index = (int32_t)index;
+		wo.base.name = path; /* messages name the file */
 		hks_stored_animation *s = NULL;
 		if (hks_stored_read(an, &wo, &s, &err) != HKS_OK) {
 			cli_print_error(&err);
@@ -218,7 +220,7 @@ int cli_decode_gltf(int argc, char **argv)
 		hks_gltf_clip *c = &clips[nclips];
 		export_clip *ec = &ecs[nclips];
 		nclips++;
-		if ((rc = decode_frames(an, a, c, ec)) != 0)
+		if ((rc = decode_frames(src->path, an, a, c, ec)) != 0)
 			goto done;
 		rc = 2;
 		const hks_binding *bind = cli_binding_for(f, a);
