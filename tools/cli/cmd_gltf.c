@@ -1068,9 +1068,15 @@ int cli_encode_gltf(int argc, char **argv)
 			        ar.scales_from_like, opt.like);
 		fprintf(stderr,
 		        "hkspline encode: untouched: %u of %u tracks (%u of %u parts) and %u of %u float tracks equal %s's "
-		        "decoded frames within %g: taken bit for bit; %llu quaternion signs matched to %s's\n",
+		        "decoded frames within %g: their frames taken bit for bit; %llu quaternion signs matched to %s's\n",
 		        ar.tracks_untouched, T, ar.parts_untouched, 3 * T, ar.floats_untouched, F, opt.like, untouched_tol,
 		        (unsigned long long)ar.signs_matched, opt.like);
+		if (!opt.record_path && ar.parts_untouched)
+			fprintf(stderr,
+			        "hkspline encode: without --record they are fitted again, so their bytes differ from %s's (within "
+			        "the tolerances); to keep its bytes: hkspline recompress ORIGINAL --record R, then encode with "
+			        "--record R\n",
+			        opt.like);
 		if (ar.tracks_untouched < T) {
 			fprintf(stderr, "hkspline encode: changed tracks (fitted afresh):");
 			for (uint32_t k = 0; k < ar.num_changed; k++)
