@@ -144,3 +144,34 @@ def test_binder_adds_like_encode_into(corpus, cli, tmp_path):
     # explicit id / flags: hks_bnd4_add, the name as given
     b.replace("x_new.hkx", b"x", id=5)
     assert b.entries[-1] == {"name": "x_new.hkx", "id": 5, "flags": 0, "size": 1}
+
+
+def test_cli_refuses_another_characters_gltf(corpus, cli, tmp_path):
+    """An Elden Ring c3160 clip's glTF onto a Sekiro c1050 clip: refused (exit 1, nothing written) unless
+    --allow-unmatched; decoding with the other character's skeleton warns. The CLI is the binding's peer here:
+    the check guards the command line's glTF path."""
+    er = os.path.join(corpus, "elden_ring", "c3160")
+    sk = os.path.join(corpus, "sekiro", "c1050")
+    if not os.path.isdir(er) or not os.path.isdir(sk):
+        pytest.skip("no elden_ring/c3160 or sekiro/c1050 in the corpus")
+    er_clip = os.path.join(er, sorted(n for n in os.listdir(er) if n.startswith("a0"))[0])
+    sk_clip = os.path.join(sk, sorted(n for n in os.listdir(sk) if n.startswith("a0"))[0])
+    sk_skel = os.path.join(sk, next(n for n in os.listdir(sk) if n.lower() == "skeleton.hkx"))
+    glb = tmp_path / "er.glb"
+    run(cli, "decode", "--compendium", corpus, er_clip, "-o", glb)
+    out = tmp_path / "mism.hkx"
+    r = run(cli, "encode", glb, "--like", sk_clip, "-o", out, check=False)
+    assert r.returncode == 1, r.stderr.decode(errors="replace")
+    assert "--allow-unmatched" in r.stderr.decode(errors="replace") and not out.exists()
+    r = run(cli, "encode", glb, "--like", sk_clip, "-o", out, "--allow-unmatched", check=False)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    assert out.exists()
+    # the right character's clip encodes without the flag
+    r = run(cli, "encode", glb, "--like", er_clip, "--compendium", corpus, "-o", tmp_path / "ok.hkx", check=False)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    # decoding with another character's skeleton: a warning naming both skeletons, still exit 0
+    r = run(cli, "decode", "--skeleton", sk_skel, "--compendium", corpus, er_clip, "-o", tmp_path / "w.glb",
+            check=False)
+    assert r.returncode == 0 and "warning" in r.stderr.decode(errors="replace") and '"c3160"' in r.stderr.decode(errors="replace") and '"c1050"' in r.stderr.decode(errors="replace"), r.stderr.decode(errors="replace")
+    r = run(cli, "decode", "--compendium", corpus, er_clip, "-o", tmp_path / "n.glb", check=False)
+    assert r.returncode == 0 and "warning" not in r.stderr.decode(errors="replace"), r.stderr.decode(errors="replace")

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_donor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -38,6 +39,21 @@ const hks_binding *cli_binding_for(const hks_file *f, uint32_t anim) { return hk
 const hks_skeleton *cli_pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind)
 {
 	return hks_file_pick_skeleton(own, ext, bind);
+}
+
+int cli_warn_other_skeleton(const char *cmd, const char *path, uint32_t anim, const hks_binding *bind,
+                            const hks_skeleton *sk, const char *skeleton_path)
+{
+	if (!bind || !bind->original_skeleton_name || !*bind->original_skeleton_name || !sk || !sk->name ||
+	    !strcmp(bind->original_skeleton_name, sk->name))
+		return 0;
+	fprintf(stderr,
+	        "hkspline %s: warning: %s animation %u is bound to skeleton \"%s\", but %s holds \"%s\": tracks are "
+	        "matched to bones by index, so unless the two share their bones in order the bone names and the motion "
+	        "land on the wrong bones; check that it is this clip's character\n",
+	        cmd, path, anim, bind->original_skeleton_name, skeleton_path ? skeleton_path : "the skeleton given",
+	        sk->name);
+	return 1;
 }
 
 int cli_find_donor_for(const hks_load_options *lo, const char *where, const char *sdk, const char *skeleton_name,

@@ -19,6 +19,14 @@ const hks_binding *cli_binding_for(const hks_file *f, uint32_t anim);
  * the first skeleton of either. NULL when neither holds one. */
 const hks_skeleton *cli_pick_skeleton(const hks_file *own, const hks_file *ext, const hks_binding *bind);
 
+/* A warning on standard error ("hkspline CMD: warning: ...") when animation `anim` of `path` is bound to a
+ * skeleton of another name than `sk`, the one the user gave (--skeleton SKELETON_PATH): tracks are matched to
+ * bones by index, so another character's skeleton gives wrong bone names and motion on the wrong bones.
+ * Only a warning: some retail skeletons are named otherwise than their bindings say (Elden Ring's c0000
+ * clips name "c0000", its skeleton is "Master"). Returns 1 when it warned. */
+int cli_warn_other_skeleton(const char *cmd, const char *path, uint32_t anim, const hks_binding *bind,
+                            const hks_skeleton *sk, const char *skeleton_path);
+
 /* The skeleton file of `path`: the file itself, BINDER:MEMBER, or the first unit of
  * a binder / folder that holds an hkaSkeleton (units named like "skel" first).
  * Returns 0 with *loader and *out set (free both), or cli_input_status's status after printing why

@@ -390,6 +390,13 @@ int cmd_decode(int argc, char **argv)
 	skeleton_path = skel ? skel->path : (src->file->num_skeletons ? src->path : NULL);
 
 	const hks_file *f = src->file;
+	if (f->num_animations == 0)
+		fprintf(stderr, "hkspline decode: note: %s has no animation (the output lists none)\n", src->path);
+	if (skeleton && skel && f->num_skeletons == 0)
+		for (uint32_t a = 0; a < f->num_animations; a++)
+			if (cli_warn_other_skeleton("decode", src->path, a, cli_binding_for(f, a),
+			                            cli_pick_skeleton(f, skel->file, cli_binding_for(f, a)), skeleton))
+				break;
 	ds = calloc(f->num_animations + 1, sizeof(*ds));
 	if (!ds)
 		goto done;

@@ -210,6 +210,7 @@ int cli_decode_gltf(int argc, char **argv)
 	if (!clips || !ecs)
 		goto done;
 	const hks_skeleton *sk = NULL;
+	int warned_skeleton = 0;
 	for (uint32_t a = 0; a < f->num_animations; a++) {
 		const hks_animation *an = &f->animations[a];
 		if (an->kind != HKS_ANIMATION_SPLINE && an->kind != HKS_ANIMATION_INTERLEAVED) {
@@ -227,6 +228,8 @@ int cli_decode_gltf(int argc, char **argv)
 		const hks_skeleton *this_sk = cli_pick_skeleton(f, skel ? skel->file : NULL, bind);
 		if (!sk)
 			sk = this_sk;
+		if (skeleton && !warned_skeleton && f->num_skeletons == 0)
+			warned_skeleton = cli_warn_other_skeleton("decode", src->path, a, bind, this_sk, skeleton);
 		if (bind && bind->num_transform_track_to_bone_indices) {
 			if (bind->num_transform_track_to_bone_indices < c->num_transform_tracks) {
 				fprintf(stderr, "hkspline decode: animation %u: the binding maps %u of %u tracks\n", a,
@@ -314,6 +317,8 @@ static void encode_usage(FILE *out)
 	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
 	        "  --object-tolerance D, --shell S, --shell-override GLOB=S, --bone-tolerance GLOB=T,\n"
 	        "  --optimize havok|size, --report   error control, as for JSON input (docs/ENCODE.md)\n"
+	        "  --allow-unmatched  encode even when a quarter of the track bones have no glTF node and the glTF\n"
+	        "                   has bones of its own (another character's animation: refused by default)\n"
 	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 5e-4) take\n"
 	        "                   them bit for bit (docs/GLTF.md \"Alignment with --like\")\n"
 	        "  --record R       record of ORIGINAL (hkspline recompress ORIGINAL --record R): untouched parts keep\n"
@@ -759,6 +764,7 @@ int cli_encode_gltf(int argc, char **argv)
 	float *ref_floats = NULL;
 	int16_t *identity = NULL, *float_slots = NULL;
 	float(*samples)[4] = NULL;
+	bool allow_unmatched = false;
 	if (!cli_encode_args_init(&opt, argc)) {
 		cli_encode_args_free(&opt);
 		return 2;
@@ -779,6 +785,8 @@ int cli_encode_gltf(int argc, char **argv)
 			goto done;
 		} else if (!strcmp(a, "--animation") && has)
 			anim_sel = argv[++i];
+		else if (!strcmp(a, "--allow-unmatched"))
+			allow_unmatched = true;
 		else if (!strcmp(a, "--untouched-tolerance") && has) {
 			double v = 0;
 			if (!cli_parse_decimal(argv[++i], &v) || !(v >= 0) || !isfinite(v)) {
@@ -1018,6 +1026,21 @@ int cli_encode_gltf(int argc, char **argv)
 	print_list("track bone(s) have no glTF node (reference pose used)", NULL, ga->missing_bones, sk,
 	           ga->num_missing_bones);
 	print_list("track bone(s) are not animated (node pose used)", NULL, ga->static_bones, sk, ga->num_static_bones);
+	/* Another character's glTF: many track bones without a node while the glTF has bones of its own that
+	 * the skeleton lacks. Writing it would put the reference pose on those bones; a glTF of a subset of the
+	 * bones (no foreign nodes) or of the same bones under another skeleton name still encodes. */
+	if (!allow_unmatched && T >= 4 && ga->num_missing_bones > T / 4 &&
+	    2 * ga->num_unmatched_nodes > ga->num_missing_bones) {
+		fprintf(stderr,
+		        "hkspline encode: %s does not look like an animation of %s's skeleton \"%s\": %u of its %u track "
+		        "bones have no glTF node, and %u glTF nodes are no bone of it; pass the clip (--like) or skeleton "
+		        "(--skeleton) of the glTF's character, or --allow-unmatched to encode it anyway (the bones without "
+		        "a node keep their reference pose)\n",
+		        in, opt.like ? opt.like : "the target", sk && sk->name ? sk->name : "?", ga->num_missing_bones, T,
+		        ga->num_unmatched_nodes);
+		rc = 1;
+		goto done;
+	}
 	print_rest_report(ga, sk);
 	if (ga->off_grid) {
 		double key_fps = 1.0 / ga->key_step, target_fps = 1.0 / (double)ga->frame_duration;
