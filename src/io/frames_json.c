@@ -234,6 +234,12 @@ hks_result hks_frames_json_read(const void *data, size_t size, const hks_options
 	json_error_t je;
 	json_t *root = json_loadb((const char *)data, size, JSON_DECODE_INT_AS_REAL, &je);
 	if (!root) {
+		hks_container kind = hks_detect_container(data, size);
+		if (kind != HKS_CONTAINER_UNKNOWN) /* the usual mix-up: the clip itself instead of its frames */
+			return hks_fail(&ctx, HKS_E_MALFORMED, 0,
+			                "not a decoded-frames JSON (it is a %s): the frames come from `hkspline decode IN -o "
+			                "OUT.json` (or a .glb / .gltf); a Havok file is re-written by repack and recompress",
+			                hks_container_name(kind));
 		hks_err_object(&ctx, "line %d column %d", je.line, je.column);
 		return hks_fail(&ctx, HKS_E_MALFORMED, je.position, "not a decoded-frames JSON: %s", je.text);
 	}

@@ -1174,7 +1174,10 @@ static void build_input_set(hks_loader *L, bool unlocked_walk)
 static void where_add(char *where, size_t cap, const char *what, const char *path, size_t files)
 {
 	size_t len = strlen(where);
-	if (len + 1 < cap)
+	int missing = path && !files && hks_platform_path_kind(path) == HKS_PATH_NONE; /* a mistyped --compendium */
+	if (len + 1 < cap && missing)
+		snprintf(where + len, cap - len, "%s%s %s (no such file or folder)", len ? "; " : "", what, path);
+	else if (len + 1 < cap)
 		snprintf(where + len, cap - len, "%s%s%s%s (%zu file%s)", len ? "; " : "", what, path ? " " : "",
 		         path ? path : "", files, files == 1 ? "" : "s");
 }

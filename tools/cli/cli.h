@@ -134,6 +134,9 @@ bool cli_parse_rotation_quantization(const char *s, unsigned *selector);
 /* Whether IN, -o and the --into / --name pair are all there; else false after saying which is
  * missing (the caller prints the usage). */
 bool cli_encode_args_complete(const cli_encode_args *a, const char *in);
+/* --record names no file: says so (before the input is read; a glTF import takes a while), true then
+ * (exit status 1, a missing input) */
+bool cli_encode_args_record_missing(const cli_encode_args *a);
 /* Whether -o names IN, --record or --skeleton (after printing why): a usage error, exit 2 */
 bool cli_encode_args_clash(const cli_encode_args *a, const char *in);
 /* The encode itself: hks_encode_spline with eo, or with --record the record's entry for

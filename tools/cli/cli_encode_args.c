@@ -182,6 +182,15 @@ bool cli_encode_args_complete(const cli_encode_args *a, const char *in)
 	return !missing;
 }
 
+bool cli_encode_args_record_missing(const cli_encode_args *a)
+{
+	if (!a->record_path || hks_platform_path_kind(a->record_path) == HKS_PATH_FILE)
+		return false;
+	fprintf(stderr, "hkspline encode: --record %s: no such file (make it with: hkspline recompress ORIGINAL --record R)\n",
+	        a->record_path);
+	return true;
+}
+
 bool cli_encode_args_clash(const cli_encode_args *a, const char *in)
 {
 	/* -o over the frames being encoded (or the record or skeleton read beside them) replaced that input
@@ -268,7 +277,10 @@ int cli_encode_frames(const cli_encode_args *opt, const hks_frames_in *frames, c
 	uint8_t *rbytes = cli_read_file(opt->record_path, &rsize);
 	hks_record_file_entry *entries = NULL;
 	uint32_t count = 0;
-	if (!rbytes || hks_record_file_read(rbytes, rsize, NULL, &entries, &count, &err) != HKS_OK) {
+	hks_options ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.name = opt->record_path; /* messages name the record file */
+	if (!rbytes || hks_record_file_read(rbytes, rsize, &ro, &entries, &count, &err) != HKS_OK) {
 		if (rbytes)
 			cli_print_error(&err);
 		free(rbytes);
@@ -284,12 +296,21 @@ int cli_encode_frames(const cli_encode_args *opt, const hks_frames_in *frames, c
 		fprintf(stderr, "hkspline encode: %s holds no record of animation %u\n", opt->record_path, animation);
 	else
 		rr = hks_recompress_apply(frames, e->record, e->size, NULL, packed, &ar, &err);
-	if (e && rr != HKS_OK)
+	if (e && rr != HKS_OK) {
+		if (!err.file[0])
+			snprintf(err.file, sizeof(err.file), "record %s", opt->record_path);
 		cli_print_error(&err);
+	}
 	if (rr == HKS_OK)
 		fprintf(stderr, "hkspline encode: record: %llu of %llu corrected parts kept, %llu refitted%s\n",
 		        (unsigned long long)ar.applied, (unsigned long long)ar.entries, (unsigned long long)ar.refitted,
 		        ar.data_matches ? " (the original data)" : "");
+	if (rr == HKS_OK && ar.entries && !ar.applied)
+		fprintf(stderr,
+		        "hkspline encode: warning: none of %s's corrected parts matched the frames: was it made from this "
+		        "clip (hkspline recompress ORIGINAL --record R)? Expected only when every corrected part was "
+		        "edited\n",
+		        opt->record_path);
 	hks_buffer_free(NULL, entries, count * sizeof(*entries));
 	free(rbytes);
 	return rr == HKS_OK ? 0 : 1;

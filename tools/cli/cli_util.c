@@ -294,7 +294,10 @@ void cli_print_error(const hks_error *err)
 {
 	char buf[2048];
 	hks_error_format(err, buf, sizeof(buf));
-	fprintf(stderr, "hkspline: %s\n", buf);
+	fprintf(stderr, "hkspline: %s%s\n", buf,
+	        err->code == HKS_E_TRUNCATED ? " (the data end before what they describe: a truncated file, such as an "
+	                                       "incomplete copy or extraction, or a damaged one)"
+	                                     : "");
 }
 
 /* ---- JSON ---- */

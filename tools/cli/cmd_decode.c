@@ -319,6 +319,9 @@ int cmd_decode(int argc, char **argv)
 		}
 	}
 	if (!in || !out_path) {
+		fprintf(stderr, "hkspline decode: missing %s\n\n",
+		        !in ? "an input file (IN)"
+		            : "-o OUT (its extension chooses the format: .json, .csv, .glb or .gltf; - writes JSON to stdout)");
 		usage(stderr);
 		free(comps);
 		return 2;

@@ -399,6 +399,10 @@ int cmd_encode(int argc, char **argv)
 	}
 	if (cli_encode_args_clash(&opt, in))
 		goto done;
+	if (cli_encode_args_record_missing(&opt)) {
+		status = 1;
+		goto done;
+	}
 	if (opt.control.use && opt.record_path) {
 		fprintf(stderr, "hkspline encode: --record restores the original's bytes; it does not combine with "
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");

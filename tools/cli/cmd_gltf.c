@@ -818,6 +818,10 @@ int cli_encode_gltf(int argc, char **argv)
 	}
 	if (cli_encode_args_clash(&opt, in))
 		goto done;
+	if (cli_encode_args_record_missing(&opt)) {
+		rc = 1;
+		goto done;
+	}
 	/* --into's checks first: a refused --into writes nothing, not even -o (session 18 new-user trial) */
 	if (opt.into && (rc = cli_into_precheck(opt.into, opt.name)) != 0)
 		goto done;

@@ -25,9 +25,19 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: hkspline recompress IN [-o OUT.hkx] [--record OUT.rec] [--exact]\n"
-	             "                            [--cpu auto|intel|amd-zen|exact] [--ladder 1..%d] [--no-zlib]\n"
-	             "                            [--compendium FILE|DIR]... [-j N]\n",
+	fprintf(out,
+	        "usage: hkspline recompress IN [-o OUT.hkx] [--record OUT.rec] [--exact]\n"
+	        "                            [--cpu auto|intel|amd-zen|exact] [--ladder 1..%d] [--no-zlib]\n"
+	        "                            [--compendium FILE|DIR]... [-j N]\n"
+	        "Re-encodes every spline animation of IN from its decoded frames and measures the reconstruction\n"
+	        "record that gives back the original bytes (docs/RECORD.md).\n"
+	        "  IN               a Havok file, a binder or DCX, a folder, or BINDER:MEMBER\n"
+	        "  --record R       write the record (encode --record R then keeps unedited parts' bytes)\n"
+	        "  -o OUT.hkx       write the prediction; with --exact, prediction plus record (the original bytes)\n"
+	        "  --cpu C          the rcpss model the original was made with (default auto: from the data)\n"
+	        "  --ladder N       predictor tolerance steps per part (default 2)\n"
+	        "  --no-zlib        record bodies stored, not coded\n"
+	        "  -j N             worker threads over a folder (no -o, no --record)\n",
 	        HKS_RECORD_LADDER_MAX);
 }
 
