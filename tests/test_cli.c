@@ -1149,6 +1149,50 @@ static void test_decode_errors_name_file(void **state)
 	assert_true(failures > 0);
 }
 
+/* Messages a new user's trial asked for (session 31): each says what is wrong and what to do. */
+static void test_messages_say_what_to_do(void **state)
+{
+	(void)state;
+	char cmd[4096], *out = NULL;
+	struct {
+		const char *args;
+		int status;
+		const char *says;
+	} cases[] = {
+	    /* a Havok file given to encode: where frames come from */
+	    {"encode '%s/tree/sub/sample.hkx' -o '%s/msg/o.hkx'", 1, "hkspline decode IN -o OUT.json"},
+	    /* decode without -o: what is missing */
+	    {"decode '%s/tree/sub/sample.hkx'", 2, "missing -o OUT"},
+	    /* a folder of several files: one of its files, not BINDER:MEMBER */
+	    {"decode '%s/msg/two' -o '%s/msg/o.json'", 2, "give one of its files"},
+	    /* a truncated file: said so */
+	    {"decode '%s/msg/trunc.hkx' -o '%s/msg/o.json'", 1, "truncated file"},
+	    /* --record that does not exist: said before the input is read, status 1 */
+	    {"encode '%s/msg/s.json' --like '%s/tree/sub/sample.hkx' --record '%s/msg/none.rec' -o '%s/msg/o.hkx'", 1,
+	     "no such file"},
+	};
+	snprintf(cmd, sizeof(cmd),
+	         "mkdir -p '%s/msg/two' && cp '%s' '%s/msg/two/a.hkx' && cp '%s' '%s/msg/two/b.hkx' && head -c 700 '%s' > "
+	         "'%s/msg/trunc.hkx' && '%s' decode '%s' -o '%s/msg/s.json'",
+	         tmp_root, path_in("tree/sub/sample.hkx"), tmp_root, path_in("tree/sub/sample.hkx"), tmp_root,
+	         path_in("tree/sub/sample.hkx"), tmp_root, cli, path_in("tree/sub/sample.hkx"), tmp_root);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char args[2048];
+		snprintf(args, sizeof(args), cases[i].args, tmp_root, tmp_root, tmp_root, tmp_root);
+		snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", cli, args);
+		int rc = run(cmd, &out);
+		if (rc != cases[i].status || !strstr(out, cases[i].says))
+			fprintf(stderr, "%s: status %d, wanted %d and \"%s\":\n%s\n", args, rc, cases[i].status, cases[i].says,
+			        out);
+		assert_int_equal(rc, cases[i].status);
+		assert_non_null(strstr(out, cases[i].says));
+		free(out);
+	}
+	assert_int_equal(access(path_in("msg/o.hkx"), F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1167,6 +1211,7 @@ int main(void)
 	    cmocka_unit_test(test_outputs_over_inputs),
 	    cmocka_unit_test(test_member_names),
 	    cmocka_unit_test(test_decode_errors_name_file),
+	    cmocka_unit_test(test_messages_say_what_to_do),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
