@@ -638,6 +638,9 @@ def _check_replaceable(hk, b, binder: str, full: str) -> None:
 def _write_atomic(path: str, data: bytes) -> None:
     """A temporary beside ``path`` renamed over it; an existing file's mode is kept (a new one gets open()'s
     0666 & ~umask)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise RuntimeError(f"cannot write {path}: its folder {folder} does not exist")
     tmp = path + ".tmp-hkspline"
     with open(tmp, "wb") as fh:
         fh.write(data)

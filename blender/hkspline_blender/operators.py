@@ -103,7 +103,8 @@ class IMPORT_OT_hkspline(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         path = bpy.path.abspath(self.filepath)
         if not os.path.isfile(path):
-            self.report({"ERROR"}, f"hkspline: no such file: {path}")
+            what = "is a folder: choose a clip (.hkx) or a binder in it" if os.path.isdir(path) else "no such file"
+            self.report({"ERROR"}, f"hkspline: {path}: {what}")
             return {"CANCELLED"}
         member = self.member
         if not member and self.clip and self.clip != "__member__":

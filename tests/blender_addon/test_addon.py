@@ -615,6 +615,11 @@ def run_synthetic():
         fh.write(open(clip, "rb").read()[:200])
     msg = reported("truncated", filepath=bad)
     check("truncated" in msg, f"import of a truncated file reports the library's error: {msg.strip()[:140]}")
+    msg = reported("folder", filepath=WORK)
+    check("is a folder" in msg, f"import of a folder says so: {msg.strip()[:100]}")
+    msg = export_op(filepath=os.path.join(WORK, "nodir", "x.hkx"), like_path=clip)
+    check("does not exist" in msg and "tmp-hkspline" not in msg and not os.path.exists(os.path.join(WORK, "nodir")),
+          f"export into a missing folder names the folder, not the temporary file: {msg.strip()[:140]}")
 
 
 try:
