@@ -311,9 +311,11 @@ static void test_find_span_near(void **state)
 				x += kind == 2 ? 0.5f : (float)(lcg() % 3u);
 			U[k] = x;
 		}
-		if (kind == 3) {
-			U[K] = INFINITY;
-			U[0] = -INFINITY;
+		if (kind == 3) { /* infinities at the searched range's ends, U[p] and U[n + 1] */
+			for (int k = 0; k <= p; k++)
+				U[k] = -INFINITY;
+			for (int k = n + 1; k <= K; k++)
+				U[k] = INFINITY;
 		}
 		unsigned bad = lcg() % 8u;
 		if (bad == 0)
@@ -327,9 +329,10 @@ static void test_find_span_near(void **state)
 		}
 		assert_true(sorted);
 		for (int j = 0; j < 20; j++) {
-			unsigned r = lcg() % 10u;
+			unsigned r = lcg() % 13u;
 			float u = r == 0 ? NAN : r == 1 ? U[(int)(lcg() % (unsigned)(K + 1))] : r == 2 ? -1.0f
-			          : r == 3 ? U[n + 1] + 1.0f : (float)(lcg() % 400u) / 8.0f - 2.0f;
+			          : r == 3 ? U[n + 1] + 1.0f : r == 4 ? INFINITY : r == 5 ? -INFINITY : r == 6 ? -0.0f
+			          : (float)(lcg() % 400u) / 8.0f - 2.0f;
 			int hint = (int)(lcg() % (unsigned)(K + 3)) - 1;
 			assert_int_equal(hks_nurbs_find_span_near(n, p, u, U, hint), hks_nurbs_find_span(n, p, u, U));
 			checked++;

@@ -243,8 +243,8 @@ class Animation:
     def _decode(self):
         if self._decoded is None:
             opts = _ffi.DecodeOptions()
-            name = (self.file.path or "").encode()
-            opts.base.name = name or None  # messages name the file
+            name = _path(self.file.path) if self.file.path else None
+            opts.base.name = name  # messages name the file
             if self.file._skeleton_file is not None:
                 opts.skeleton_file = self.file._skeleton_file._live_ptr()
             out = POINTER(_ffi.Decoded)()

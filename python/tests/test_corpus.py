@@ -172,6 +172,9 @@ def test_cli_refuses_another_characters_gltf(corpus, cli, tmp_path):
     # decoding with another character's skeleton: a warning naming both skeletons, still exit 0
     r = run(cli, "decode", "--skeleton", sk_skel, "--compendium", corpus, er_clip, "-o", tmp_path / "w.glb",
             check=False)
-    assert r.returncode == 0 and "warning" in r.stderr.decode(errors="replace") and '"c3160"' in r.stderr.decode(errors="replace") and '"c1050"' in r.stderr.decode(errors="replace"), r.stderr.decode(errors="replace")
+    err = r.stderr.decode(errors="replace")
+    assert r.returncode == 0, err
+    assert "warning" in err and '"c3160"' in err and '"c1050"' in err, err
     r = run(cli, "decode", "--compendium", corpus, er_clip, "-o", tmp_path / "n.glb", check=False)
-    assert r.returncode == 0 and "warning" not in r.stderr.decode(errors="replace"), r.stderr.decode(errors="replace")
+    err = r.stderr.decode(errors="replace")
+    assert r.returncode == 0 and "warning" not in err, err

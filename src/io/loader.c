@@ -1174,7 +1174,8 @@ static void build_input_set(hks_loader *L, bool unlocked_walk)
 static void where_add(char *where, size_t cap, const char *what, const char *path, size_t files)
 {
 	size_t len = strlen(where);
-	int missing = path && !files && hks_platform_path_kind(path) == HKS_PATH_NONE; /* a mistyped --compendium */
+	/* a mistyped --compendium (its locations only: the others were found on disk) */
+	int missing = path && !files && !strcmp(what, "--compendium") && hks_platform_path_kind(path) == HKS_PATH_NONE;
 	if (len + 1 < cap && missing)
 		snprintf(where + len, cap - len, "%s%s %s (no such file or folder)", len ? "; " : "", what, path);
 	else if (len + 1 < cap)

@@ -97,9 +97,10 @@ hks_result hks_loader_open_unit(hks_loader *loader, const char *in, size_t *unit
 	} else if (n == 1)
 		found = 0;
 	else
-		r = hks_fail(&ctx, n ? HKS_E_ARGUMENT : HKS_E_NOT_FOUND, -1, "%s holds %zu Havok files; %s", in, n,
-		             hks_platform_path_kind(in) == HKS_PATH_DIR ? "give one of its files"
-		                                                       : "name one as BINDER:MEMBER or give a file");
+		r = n ? hks_fail(&ctx, HKS_E_ARGUMENT, -1, "%s holds %zu Havok files; %s", in, n,
+		                 hks_platform_path_kind(in) == HKS_PATH_DIR ? "give one of its files"
+		                                                           : "name one as BINDER:MEMBER or give a file")
+		      : hks_fail(&ctx, HKS_E_NOT_FOUND, -1, "%s holds no Havok file", in);
 	free(prefix);
 	if (found == n)
 		return r;

@@ -184,10 +184,11 @@ bool cli_encode_args_complete(const cli_encode_args *a, const char *in)
 
 bool cli_encode_args_record_missing(const cli_encode_args *a)
 {
-	if (!a->record_path || hks_platform_path_kind(a->record_path) == HKS_PATH_FILE)
+	hks_path_kind kind = a->record_path ? hks_platform_path_kind(a->record_path) : HKS_PATH_FILE;
+	if (kind == HKS_PATH_FILE)
 		return false;
-	fprintf(stderr, "hkspline encode: --record %s: no such file (make it with: hkspline recompress ORIGINAL --record R)\n",
-	        a->record_path);
+	fprintf(stderr, "hkspline encode: --record %s: %s (make it with: hkspline recompress ORIGINAL --record R)\n",
+	        a->record_path, kind == HKS_PATH_NONE ? "no such file" : "not a regular file");
 	return true;
 }
 

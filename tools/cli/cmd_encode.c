@@ -399,10 +399,6 @@ int cmd_encode(int argc, char **argv)
 	}
 	if (cli_encode_args_clash(&opt, in))
 		goto done;
-	if (cli_encode_args_record_missing(&opt)) {
-		status = 1;
-		goto done;
-	}
 	if (opt.control.use && opt.record_path) {
 		fprintf(stderr, "hkspline encode: --record restores the original's bytes; it does not combine with "
 		                "--object-tolerance, --bone-tolerance or --optimize size\n");
@@ -411,6 +407,10 @@ int cmd_encode(int argc, char **argv)
 	/* --into's checks first: a refused --into writes nothing, not even -o (session 18 new-user trial) */
 	if (opt.into && (status = cli_into_precheck(opt.into, opt.name)) != 0)
 		goto done;
+	if (cli_encode_args_record_missing(&opt)) {
+		status = 1;
+		goto done;
+	}
 	status = 2;
 	if (!load_json(in, want_index, &jf)) {
 		status = 1; /* the input could not be read or holds no such animation */

@@ -317,8 +317,9 @@ static void encode_usage(FILE *out)
 	        "  --no-guard       Havok's fit as is, without the tolerance guard (docs/ENCODE.md)\n"
 	        "  --object-tolerance D, --shell S, --shell-override GLOB=S, --bone-tolerance GLOB=T,\n"
 	        "  --optimize havok|size, --report   error control, as for JSON input (docs/ENCODE.md)\n"
-	        "  --allow-unmatched  encode even when a quarter of the track bones have no glTF node and the glTF\n"
-	        "                   has bones of its own (another character's animation: refused by default)\n"
+	        "  --allow-unmatched  encode even when more than a quarter of the track bones have no glTF node and\n"
+	        "                   more than half as many glTF nodes are no bone of the skeleton (another\n"
+	        "                   character's animation: refused by default)\n"
 	        "  --untouched-tolerance U   parts equal to --like's decoded frames within U (default 5e-4) take\n"
 	        "                   them bit for bit (docs/GLTF.md \"Alignment with --like\")\n"
 	        "  --record R       record of ORIGINAL (hkspline recompress ORIGINAL --record R): untouched parts keep\n"
@@ -818,13 +819,14 @@ int cli_encode_gltf(int argc, char **argv)
 	}
 	if (cli_encode_args_clash(&opt, in))
 		goto done;
-	if (cli_encode_args_record_missing(&opt)) {
-		rc = 1;
-		goto done;
-	}
 	/* --into's checks first: a refused --into writes nothing, not even -o (session 18 new-user trial) */
 	if (opt.into && (rc = cli_into_precheck(opt.into, opt.name)) != 0)
 		goto done;
+	/* a missing --record before the import (which takes a while), unless a usage error below (exit 2) wins */
+	if (!opt.control.use && opt.like && cli_encode_args_record_missing(&opt)) {
+		rc = 1;
+		goto done;
+	}
 	rc = 2;
 	hks_load_options lo;
 	memset(&lo, 0, sizeof(lo));
