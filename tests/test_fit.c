@@ -325,6 +325,10 @@ static void test_find_span_near(void **state)
 		bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
 		if (bad <= 1 && (bad == 0 || U[p + 1] > U[p + 2])) {
 			assert_false(sorted);
+			/* unsorted: the binary search itself, whatever the hint */
+			float u = (float)(lcg() % 400u) / 8.0f - 2.0f;
+			assert_int_equal(hks_nurbs_find_span_near(n, p, u, U, (int)(lcg() % (unsigned)(K + 1)), false),
+			                 hks_nurbs_find_span(n, p, u, U));
 			continue;
 		}
 		assert_true(sorted);
@@ -334,7 +338,7 @@ static void test_find_span_near(void **state)
 			          : r == 3 ? U[n + 1] + 1.0f : r == 4 ? INFINITY : r == 5 ? -INFINITY : r == 6 ? -0.0f
 			          : (float)(lcg() % 400u) / 8.0f - 2.0f;
 			int hint = (int)(lcg() % (unsigned)(K + 3)) - 1;
-			assert_int_equal(hks_nurbs_find_span_near(n, p, u, U, hint), hks_nurbs_find_span(n, p, u, U));
+			assert_int_equal(hks_nurbs_find_span_near(n, p, u, U, hint, true), hks_nurbs_find_span(n, p, u, U));
 			checked++;
 		}
 	}

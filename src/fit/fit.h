@@ -140,13 +140,13 @@ void hks_fit_linspace(int m, float a, float b, hks_fit_rcp_fn rcp, const void *m
  * forever, also for NaN u or unsorted knots (then the result is some index in [p, n]). */
 int hks_nurbs_find_span(int n, int p, float u, const float *U);
 
-/* Whether U[p … n + 1] never decreases (no NaN): then hks_nurbs_find_span_near may be used. */
+/* Whether U[p … n + 1] never decreases (no NaN): what hks_nurbs_find_span_near's `sorted` asks. */
 bool hks_nurbs_span_knots_sorted(int n, int p, const float *U);
-/* hks_nurbs_find_span's answer for knots U[p … n + 1] that never decrease (hks_nurbs_span_knots_sorted),
- * found by walking from the span `hint` (any index; the previous parameter's span saves the search when the
- * parameters ascend). Past the two end guards exactly one span holds a non-NaN u, and the binary search finds
- * that one, so the answers agree; a NaN u takes the binary search itself. */
-int hks_nurbs_find_span_near(int n, int p, float u, const float *U, int hint);
+/* hks_nurbs_find_span's answer. For knots U[p … n + 1] that never decrease (`sorted`, from
+ * hks_nurbs_span_knots_sorted) it walks from the span `hint` (any index; the previous parameter's span saves the
+ * search when the parameters ascend): past the two end guards exactly one span holds a non-NaN u, and the
+ * binary search finds that one, so the answers agree. Otherwise, and for a NaN u, the binary search itself. */
+int hks_nurbs_find_span_near(int n, int p, float u, const float *U, int hint, bool sorted);
 
 /* A2.2 BasisFuns: N[0 … p] = the non-zero basis functions at u of span `span`. */
 void hks_nurbs_basis_funs(int span, float u, int p, const float *U, float *N);

@@ -23,7 +23,7 @@ static void update_fit(int n, int p, const float *U, const hks_fit_v4 *P, int m,
 	bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
 	int span = p;
 	for (int k = 0; k <= m; k++) {
-		span = sorted ? hks_nurbs_find_span_near(n, p, ub[k], U, span) : hks_nurbs_find_span(n, p, ub[k], U);
+		span = hks_nurbs_find_span_near(n, p, ub[k], U, span, sorted);
 		e[k] = hks_fit_mag(hks_fit_v4_sub(Q[k], hks_nurbs_curve_point_in(p, U, P, ub[k], span)));
 	}
 }

@@ -17,7 +17,7 @@ bool hks_fit_is_well_posed(int n, int p, const float *U, int m, const float *ub,
 	bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
 	int span = p;
 	for (int k = 0; k <= m; k++) {
-		span = sorted ? hks_nurbs_find_span_near(n, p, ub[k], U, span) : hks_nurbs_find_span(n, p, ub[k], U);
+		span = hks_nurbs_find_span_near(n, p, ub[k], U, span, sorted);
 		if (U[span] + margin <= ub[k] && ub[k] <= U[span + 1] - margin)
 			marked[span] = true;
 	}
@@ -53,7 +53,7 @@ void hks_fit_lsq_build(hks_fit_workspace *ws, int n, int p, const float *U, int 
 	int span = p;
 	for (int k = 1; k <= m - 1; k++) {
 		float u = ub[k];
-		span = sorted ? hks_nurbs_find_span_near(n, p, u, U, span) : hks_nurbs_find_span(n, p, u, U);
+		span = hks_nurbs_find_span_near(n, p, u, U, span, sorted);
 		float N0, Nn;
 		ws->row_start[k - 1] = ws->num_triples;
 		/* Havok scans i = 1 … n−1 and keeps the non-zero values. Outside
@@ -231,7 +231,7 @@ hks_fit_lsq_status hks_fit_least_squares(hks_fit_workspace *ws, int n, int p, co
 	bool sorted = hks_nurbs_span_knots_sorted(n, p, U);
 	int span = p;
 	for (int k = 0; k <= m; k++) {
-		span = sorted ? hks_nurbs_find_span_near(n, p, ub[k], U, span) : hks_nurbs_find_span(n, p, ub[k], U);
+		span = hks_nurbs_find_span_near(n, p, ub[k], U, span, sorted);
 		hks_fit_v4 C = hks_nurbs_curve_point_in(p, U, Pn, ub[k], span);
 		if (hks_fit_dist(Q[k], C) > limit) { /* a NaN distance passes (§7.6) */
 			stats->refit_rejected_tolerance++;

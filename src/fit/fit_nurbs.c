@@ -47,14 +47,14 @@ bool hks_nurbs_span_knots_sorted(int n, int p, const float *U)
 	return true;
 }
 
-int hks_nurbs_find_span_near(int n, int p, float u, const float *U, int hint)
+int hks_nurbs_find_span_near(int n, int p, float u, const float *U, int hint, bool sorted)
 {
+	if (!sorted || u != u)
+		return hks_nurbs_find_span(n, p, u, U);
 	if (u >= U[n + 1])
 		return n;
 	if (u <= U[p])
 		return p;
-	if (u != u)
-		return hks_nurbs_find_span(n, p, u, U);
 	/* U[p] < u < U[n + 1] with sorted knots: the one s in [p, n] with U[s] <= u < U[s + 1] */
 	int s = hint < p ? p : hint > n ? n : hint;
 	while (u < U[s])

@@ -395,11 +395,11 @@ int cmd_decode(int argc, char **argv)
 	const hks_file *f = src->file;
 	if (f->num_animations == 0)
 		fprintf(stderr, "hkspline decode: note: %s has no animation (the output lists none)\n", src->path);
-	if (skeleton && skel && f->num_skeletons == 0)
-		for (uint32_t a = 0; a < f->num_animations; a++)
-			if (cli_warn_other_skeleton("decode", src->path, a, cli_binding_for(f, a),
-			                            cli_pick_skeleton(f, skel->file, cli_binding_for(f, a)), skeleton))
-				break;
+	for (uint32_t a = 0; skeleton && skel && f->num_skeletons == 0 && a < f->num_animations; a++) {
+		const hks_binding *bind = cli_binding_for(f, a);
+		if (cli_warn_other_skeleton("decode", src->path, a, bind, cli_pick_skeleton(f, skel->file, bind), skeleton))
+			break;
+	}
 	ds = calloc(f->num_animations + 1, sizeof(*ds));
 	if (!ds)
 		goto done;
